@@ -1,0 +1,120 @@
+/**
+ * Loads connector manifests (top-level manifests/*.yaml) into the shape the checker needs.
+ * Full schema validation is `npm run generate`'s job; this only reads what it uses and
+ * reports a manifest it cannot read.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import YAML from 'yaml';
+import { isRecord, type ActionRef, type Manifest, type ParamDef, type VendorSpecRef, type Waiver } from './types.js';
+
+export type ManifestLoad =
+  | { readonly ok: true; readonly manifest: Manifest }
+  | { readonly ok: false; readonly file: string; readonly connector: string; readonly error: string };
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function readParams(v: unknown, where: string): Record<string, ParamDef> {
+  if (v === undefined || v === null) return {};
+  if (!isRecord(v)) throw new Error(`${where}.params is not a mapping`);
+  const out: Record<string, ParamDef> = {};
+  for (const [name, p] of Object.entries(v)) {
+    if (!isRecord(p) || typeof p['in'] !== 'string') throw new Error(`${where}.params.${name} has no 'in'`);
+    out[name] = { in: p['in'], wire: str(p['wire']), required: typeof p['required'] === 'boolean' ? p['required'] : undefined };
+  }
+  return out;
+}
+
+function readVendorSpec(v: unknown): VendorSpecRef | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isRecord(v)) throw new Error('vendor_spec is not a mapping');
+  const format = str(v['format']);
+  const file = str(v['file']);
+  if (format === undefined || file === undefined) throw new Error('vendor_spec needs format and file');
+  const waivers: Waiver[] = [];
+  const rawWaivers = v['waivers'];
+  if (rawWaivers !== undefined && rawWaivers !== null) {
+    if (!Array.isArray(rawWaivers)) throw new Error('vendor_spec.waivers is not a list');
+    rawWaivers.forEach((w: unknown, i) => {
+      const action = isRecord(w) ? str(w['action']) : undefined;
+      if (!isRecord(w) || action === undefined) throw new Error(`vendor_spec.waivers[${i}] has no action`);
+      waivers.push({ action, param: str(w['param']), reason: str(w['reason']) ?? '' });
+    });
+  }
+  return { format, file, path_prefix: str(v['path_prefix']), waivers };
+}
+
+/** Reads the checker's view of a parsed manifest object; throws with a message on bad shape. */
+export function manifestFromObject(obj: unknown, file: string): Manifest {
+  if (!isRecord(obj)) throw new Error('top level is not a mapping');
+  const connector = str(obj['connector_type']) ?? path.basename(file).replace(/\.ya?ml$/, '');
+  const entities = obj['entities'];
+  if (!isRecord(entities)) throw new Error('entities is missing or not a mapping');
+  const actions: ActionRef[] = [];
+  for (const [entity, e] of Object.entries(entities)) {
+    if (!isRecord(e) || !isRecord(e['actions'])) throw new Error(`entities.${entity}.actions is missing`);
+    for (const [action, a] of Object.entries(e['actions'])) {
+      const where = `entities.${entity}.actions.${action}`;
+      if (!isRecord(a)) throw new Error(`${where} is not a mapping`);
+      const method = str(a['method']);
+      const p = str(a['path']);
+      if (method === undefined || p === undefined) throw new Error(`${where} needs method and path`);
+      const gql = a['graphql'];
+      const constantBody = a['constant_body'];
+      actions.push({
+        entity,
+        action,
+        def: {
+          method,
+          path: p,
+          params: readParams(a['params'], where),
+          additional_params: str(a['additional_params']),
+          constant_body: isRecord(constantBody) ? constantBody : undefined,
+          graphql: isRecord(gql) && typeof gql['document'] === 'string' ? { document: gql['document'] } : undefined,
+        },
+      });
+    }
+  }
+  return {
+    connector,
+    file,
+    base_url: str(obj['base_url']) ?? '',
+    vendor_spec: readVendorSpec(obj['vendor_spec']),
+    actions,
+  };
+}
+
+export function parseManifest(text: string, file: string): Manifest {
+  const doc = YAML.parseDocument(text);
+  const err = doc.errors[0];
+  if (err) {
+    const pos = err.linePos?.[0];
+    const at = pos ? ` at line ${pos.line}, column ${pos.col}` : '';
+    throw new Error(`YAML ${err.code}${at}: ${(err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`);
+  }
+  return manifestFromObject(doc.toJS(), file);
+}
+
+export async function loadManifestFile(file: string): Promise<ManifestLoad> {
+  try {
+    return { ok: true, manifest: parseManifest(await readFile(file, 'utf8'), file) };
+  } catch (e) {
+    const error = e instanceof Error ? e.message : String(e);
+    return { ok: false, file, connector: path.basename(file).replace(/\.ya?ml$/, ''), error };
+  }
+}
+
+/** Top-level `*.yaml` files of the folder, sorted by name. */
+export async function listManifestFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  return entries
+    .filter((d) => d.isFile() && d.name.endsWith('.yaml'))
+    .map((d) => path.join(dir, d.name))
+    .sort();
+}
+
+export async function loadManifests(dir: string): Promise<ManifestLoad[]> {
+  return Promise.all((await listManifestFiles(dir)).map(loadManifestFile));
+}

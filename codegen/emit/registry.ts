@@ -1,0 +1,44 @@
+import type { ConnectorDefinition } from '../../runtime/definition.js';
+import type { SkillDocs } from '../../runtime/skill-docs.js';
+import { GENERATED_HEADER } from './header.js';
+import { pascalCase } from './types.js';
+
+function camel(type: string): string {
+  const p = pascalCase(type);
+  return p[0]!.toLowerCase() + p.slice(1);
+}
+
+export function emitSkillDocsModule(docs: SkillDocs): string {
+  return `${GENERATED_HEADER}import type { SkillDocs } from '../../skill-docs.js';\n\nexport const skillDocs: SkillDocs = ${JSON.stringify(docs, null, 2)};\n`;
+}
+
+/** runtime/generated/index.ts: every connector's definition, validators, skill docs and facade. */
+export function emitRegistry(definitions: ConnectorDefinition[]): string {
+  const lines = [GENERATED_HEADER.trimEnd(), `import type { ConnectorModule } from '../connector.js';`, `import type { SkillDocs } from '../skill-docs.js';`, `import type { CompiledValidator } from '../validation.js';`];
+  for (const d of definitions) {
+    const name = camel(d.connectorType);
+    lines.push(`import { definition as ${name}Definition } from './${d.connectorType}/definition.js';`);
+    lines.push(`import * as ${name}Validators from './${d.connectorType}/validators.js';`);
+    lines.push(`import { skillDocs as ${name}SkillDocs } from './${d.connectorType}/skill-docs.js';`);
+  }
+  lines.push('');
+  for (const d of definitions) lines.push(`export { ${camel(d.connectorType)}Facade } from './${d.connectorType}/types.js';`);
+  lines.push(`export type * from './types.js';`);
+  lines.push('');
+  lines.push('export const connectorModules: Readonly<Record<string, ConnectorModule>> = {');
+  for (const d of definitions) {
+    const name = camel(d.connectorType);
+    lines.push(`  ${JSON.stringify(d.connectorType)}: { definition: ${name}Definition, validators: ${name}Validators as unknown as Record<string, CompiledValidator> },`);
+  }
+  lines.push('};');
+  lines.push('');
+  lines.push('export const skillDocs: Readonly<Record<string, SkillDocs>> = {');
+  for (const d of definitions) lines.push(`  ${JSON.stringify(d.connectorType)}: ${camel(d.connectorType)}SkillDocs,`);
+  lines.push('};');
+  return `${lines.join('\n')}\n`;
+}
+
+/** runtime/generated/types.ts: re-exports every connector's params and record types. */
+export function emitTypesIndex(definitions: ConnectorDefinition[]): string {
+  return `${GENERATED_HEADER}${definitions.map((d) => `export type * from './${d.connectorType}/types.js';`).join('\n')}\n`;
+}

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import Handlebars from 'handlebars';
+import type { ActionDefinition, ConnectorDefinition, JsonObject } from '../../runtime/definition.js';
+import type { SkillDocs, SkillSection } from '../../runtime/skill-docs.js';
+import { markdownToBlocks } from './markdown-blocks.js';
+import { schemaToType } from './types.js';
+
+const handlebars = Handlebars.create();
+handlebars.registerHelper('cell', (value: unknown) => String(value ?? '').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' '));
+
+function template(name: string): Handlebars.TemplateDelegate {
+  return handlebars.compile(readFileSync(new URL(`../templates/${name}.hbs`, import.meta.url), 'utf8'), { noEscape: true, strict: false });
+}
+
+const LIMIT_KEYS = ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'default'] as const;
+
+function limitsOf(schema: JsonObject): string {
+  const parts: string[] = LIMIT_KEYS.filter((k) => schema[k] !== undefined).map((k) => `${k} ${JSON.stringify(schema[k])}`);
+  if (Array.isArray(schema.enum)) parts.push(`one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`);
+  return parts.join('; ');
+}
+
+function exampleValue(name: string, schema: JsonObject): unknown {
+  if (schema.examples && Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  if (schema.default !== undefined) return schema.default;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'integer' || type === 'number') return typeof schema.minimum === 'number' ? Math.max(1, schema.minimum) : 1;
+  if (type === 'boolean') return true;
+  if (type === 'array') return [];
+  if (type === 'object') return {};
+  return `<${name}>`;
+}
+
+function actionSection(entity: string, name: string, action: ActionDefinition, definition: ConnectorDefinition): SkillSection {
+  const params = Object.entries(action.params).map(([paramName, p]) => ({
+    name: paramName,
+    type: schemaToType(p.schema),
+    required: p.required ? 'yes' : 'no',
+    limits: limitsOf(p.schema),
+    description: p.description ?? p.schema.description ?? '',
+  }));
+  const exampleParams: Record<string, unknown> = {};
+  for (const [paramName, p] of Object.entries(action.params)) if (p.required) exampleParams[paramName] = exampleValue(paramName, p.schema);
+  const fields = definition.entities[entity]?.record.fields ?? {};
+  const markdown = template('action')({
+    entity,
+    action: name,
+    description: action.description,
+    method: action.method,
+    path: action.path,
+    many: action.result === 'many',
+    destructive: action.destructive,
+    idempotent: action.idempotent,
+    params,
+    pagination: action.pagination && { style: action.pagination.style, keys: Object.keys(action.pagination.block) },
+    recordFields: action.result === 'many' || name === 'get' ? Object.entries(fields).map(([f, s]) => ({ name: f, type: schemaToType(s) })) : [],
+    example: JSON.stringify({ entity, action: name, params: exampleParams }, null, 2),
+  });
+  return section(`${entity}.${name}`, `${entity}.${name}`, action.description ?? `${action.method} ${action.path}`, markdown);
+}
+
+function section(id: string, title: string, summary: string, markdown: string): SkillSection {
+  const clean = `${markdown.replace(/\n{3,}/g, '\n\n').trim()}\n`;
+  return { id, title, summary: summary.split('\n')[0] ?? summary, markdown: clean, blocks: markdownToBlocks(clean) };
+}
+
+export function buildSkillDocs(definition: ConnectorDefinition): SkillDocs {
+  const entities = Object.values(definition.entities).map((e) => ({ name: e.name, description: e.description, actionList: Object.keys(e.actions).join(', ') }));
+  const sections: SkillSection[] = [
+    section('overview', `${definition.displayName} connector`, definition.description, template('overview')({ ...definition, entities })),
+    section(
+      'authentication',
+      'Authentication',
+      `Credential options: ${definition.auth.map((a) => a.optionTitle).join(', ')}`,
+      template('authentication')({
+        auth: definition.auth.map((a) => ({
+          ...a,
+          fieldRows: Object.entries(a.fields).map(([name, f]) => ({ name, required: f.required ? 'yes' : 'no', secret: f.secret ? 'yes' : 'no', description: f.description })),
+        })),
+        configRows: Object.entries(definition.config).map(([name, c]) => ({
+          name,
+          required: c.required ? 'yes' : 'no',
+          allowed: c.enum ? c.enum.join(', ') : (c.pattern ?? ''),
+          description: c.description,
+        })),
+      }),
+    ),
+  ];
+  for (const [entityName, entity] of Object.entries(definition.entities)) {
+    for (const [actionName, action] of Object.entries(entity.actions)) sections.push(actionSection(entityName, actionName, action, definition));
+  }
+  const version = createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 12);
+  return {
+    id: definition.connectorType,
+    title: `${definition.displayName} connector`,
+    summary: definition.description.split('\n')[0] ?? definition.description,
+    version,
+    tags: [definition.connectorType, definition.category],
+    sections,
+  };
+}
+
+export function skillDocsMarkdown(docs: SkillDocs): string {
+  return `<!-- Generated by \`npm run generate\` from manifests/. Do not edit. -->\n\n${docs.sections.map((s) => s.markdown).join('\n---\n\n')}`;
+}

@@ -1,0 +1,27 @@
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import type { ConnectorDefinition } from '../../runtime/definition.js';
+import { validatorName } from '../../runtime/connector.js';
+import { paramsSchema } from '../normalize.js';
+import { GENERATED_HEADER } from './header.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const standaloneCode = standaloneCodeModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
+
+/** ajv standalone validators for every action's params, compiled now so nothing compiles at runtime. */
+export function emitValidators(definition: ConnectorDefinition): string {
+  const ajv = new Ajv({ allErrors: true, strict: false, code: { source: true, esm: true } });
+  addFormats(ajv);
+  const refs: Record<string, string> = {};
+  for (const [entityName, entity] of Object.entries(definition.entities)) {
+    for (const [actionName, action] of Object.entries(entity.actions)) {
+      const id = validatorName(entityName, actionName);
+      ajv.addSchema({ $id: id, ...paramsSchema(action) });
+      refs[id] = id;
+    }
+  }
+  const code = standaloneCode(ajv, refs);
+  // ajv's ESM output still loads its runtime helpers with require().
+  return `${GENERATED_HEADER}import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${code.replace(/^"use strict";\n?/, '')}\n`;
+}

@@ -1,0 +1,198 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+import { templateReferences } from '../../runtime/templates.js';
+import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
+import type { RawAction, RawManifest, RawPagination } from './types.js';
+
+export const SCHEMA_FILE = fileURLToPath(new URL('../../manifests/schema/manifest.schema.yaml', import.meta.url));
+
+let compiled: ValidateFunction | undefined;
+
+function schemaValidator(): ValidateFunction {
+  if (!compiled) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    compiled = ajv.compile(parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
+  }
+  return compiled;
+}
+
+function segmentsOf(instancePath: string): string[] {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function describe(error: ErrorObject): { message: string; rule: string; extra?: string } {
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return { rule: 'unknown-key', message: `unknown key "${String(error.params.additionalProperty)}"`, extra: String(error.params.additionalProperty) };
+    case 'required':
+      return { rule: 'missing-key', message: `missing required key "${String(error.params.missingProperty)}"` };
+    case 'enum':
+      return { rule: 'enum', message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
+    case 'propertyNames':
+      return { rule: 'key-name', message: `key "${String(error.params.propertyName)}" is not allowed here` };
+    default:
+      return { rule: error.keyword, message: error.message ?? 'is invalid' };
+  }
+}
+
+/** Structural validation against the manifest JSON Schema, one diagnostic per broken rule. */
+export function validateAgainstSchema(manifest: LoadedManifest): Diagnostic[] {
+  const validate = schemaValidator();
+  if (validate(manifest.data)) return [];
+  const seen = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const error of validate.errors ?? []) {
+    if (['if', 'anyOf', 'oneOf', 'allOf'].includes(error.keyword)) continue;
+    // An enum failure on a discriminator makes every branch complain; the enum message is enough.
+    if (error.keyword === 'propertyNames' && error.params.propertyName === undefined) continue;
+    const segments = segmentsOf(error.instancePath);
+    const { message, rule, extra } = describe(error);
+    const pathSegments = extra === undefined ? segments : [...segments, extra];
+    const key = `${pathSegments.join('.')}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const pos = positionOf(manifest, pathSegments, extra !== undefined || error.keyword === 'propertyNames');
+    diagnostics.push({ file: manifest.file, ...pos, path: pathSegments.join('.'), rule, message });
+  }
+  return diagnostics;
+}
+
+const PAGINATION_PARAM_KEYS = ['cursor_param', 'token_param', 'page_param', 'offset_param', 'limit_param', 'url_param'] as const;
+
+/** Cross-reference checks the JSON Schema cannot express. Runs only on schema-valid manifests. */
+export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
+  const m = manifest.data as RawManifest;
+  const diagnostics: Diagnostic[] = [];
+  const report = (segments: string[], rule: string, message: string, atKey = false) =>
+    diagnostics.push({ file: manifest.file, ...positionOf(manifest, segments, atKey), path: segments.join('.'), rule, message });
+
+  const configNames = new Set(Object.keys(m.config ?? {}));
+  const checkTemplate = (template: string, segments: string[], credentialSets: Array<{ title: string; fields: Set<string> }>, allowToken: boolean) => {
+    for (const ref of templateReferences(template)) {
+      if (ref.source === 'config' && !configNames.has(ref.name)) {
+        report(segments, 'unknown-config', `template references config "${ref.name}", which config does not declare`);
+      } else if (ref.source === 'token' && !allowToken) {
+        report(segments, 'unknown-token-value', `template references token "${ref.name}", which no OAuth option keeps`);
+      } else if (ref.source === 'credentials') {
+        for (const set of credentialSets) {
+          if (!set.fields.has(ref.name)) {
+            report(segments, 'unknown-auth-field', `template references credentials "${ref.name}", which auth option "${set.title}" does not declare`);
+          }
+        }
+      }
+    }
+    const stray = template.replace(/\{\{\s*(credentials|config|token)\.[A-Za-z0-9_]+\s*\}\}/g, '');
+    if (stray.includes('{{') || stray.includes('}}')) report(segments, 'template-syntax', 'malformed template: use {{credentials.X}}, {{config.X}} or {{token.X}}');
+  };
+
+  const allOptions = m.auth.map((o) => ({ title: o.option_title, fields: new Set(Object.keys(o.fields)) }));
+  const keptTokens = new Set(m.auth.flatMap((o) => o.keep ?? []));
+  const tokenTemplate = (t: string) => templateReferences(t).some((r) => r.source === 'token');
+
+  const titles = new Set<string>();
+  m.auth.forEach((option, index) => {
+    const at = ['auth', String(index)];
+    if (titles.has(option.option_title)) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice`);
+    titles.add(option.option_title);
+    const own = [{ title: option.option_title, fields: new Set(Object.keys(option.fields)) }];
+    for (const key of ['token', 'value', 'username', 'password', 'token_url'] as const) {
+      const template = option[key];
+      if (template !== undefined) checkTemplate(template, [...at, key], own, key !== 'token_url' && keptTokens.size > 0);
+    }
+    for (const [name, template] of Object.entries(option.headers ?? {})) checkTemplate(template, [...at, 'headers', name], own, keptTokens.size > 0);
+    if (option.type === 'oauth2_refresh') {
+      for (const required of ['client_id', 'client_secret', 'refresh_token']) {
+        if (!option.fields[required] || option.fields[required].required === false) {
+          report([...at, 'fields'], 'oauth-fields', `an oauth2_refresh option needs the required field "${required}"`);
+        }
+      }
+      if (option.fields.access_token && option.fields.access_token.required !== false) {
+        report([...at, 'fields', 'access_token'], 'oauth-fields', 'access_token must be optional (required: false) in an oauth2_refresh option');
+      }
+    }
+  });
+
+  checkTemplate(m.base_url, ['base_url'], allOptions, keptTokens.size > 0);
+  if (tokenTemplate(m.base_url) && m.base_url_host_pattern === undefined) {
+    report(['base_url'], 'host-pattern', 'a base_url built from a token value needs base_url_host_pattern');
+  }
+  for (const ref of templateReferences(m.base_url)) {
+    if (ref.source === 'config' && m.config?.[ref.name]?.pattern !== undefined && !/^\^.*\$$/.test(m.config[ref.name]?.pattern ?? '')) {
+      report(['config', ref.name, 'pattern'], 'anchored-pattern', 'a config variable used in base_url needs a pattern anchored with ^ and $');
+    }
+  }
+  for (const [name, template] of Object.entries(m.headers ?? {})) checkTemplate(template, ['headers', name], allOptions, keptTokens.size > 0);
+
+  const named = m.pagination ?? {};
+  for (const [entityName, entity] of Object.entries(m.entities)) {
+    const fieldNames = new Set(Object.keys(entity.record.fields));
+    const idField = entity.record.id_field ?? 'id';
+    if (!fieldNames.has(idField)) report(['entities', entityName, 'record'], 'id-field', `record fields do not include the id field "${idField}"`);
+    for (const [listKey, list] of [['fields', entity.search?.fields ?? []], ['semantic', (entity.search?.semantic ?? []).map((s) => s.field)]] as const) {
+      list.forEach((field, i) => {
+        if (!fieldNames.has(field.split('.')[0] as string)) {
+          report(['entities', entityName, 'search', listKey, String(i)], 'unknown-field', `search field "${field}" is not a record field`);
+        }
+      });
+    }
+    for (const [actionName, action] of Object.entries(entity.actions)) {
+      checkAction(entityName, actionName, action, named, report);
+    }
+  }
+  return diagnostics;
+}
+
+function checkAction(
+  entityName: string,
+  actionName: string,
+  action: RawAction,
+  named: Record<string, RawPagination>,
+  report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
+): void {
+  const at = ['entities', entityName, 'actions', actionName];
+  const params = action.params ?? {};
+  const templateNames = [...action.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+  for (const name of templateNames) {
+    const param = Object.entries(params).find(([p, def]) => def.in === 'path' && (def.wire ?? p) === name);
+    if (!param) report([...at, 'path'], 'undeclared-path-param', `path template names {${name}}, which no param with in: path declares`);
+  }
+  const wires = new Map<string, string>();
+  for (const [name, param] of Object.entries(params)) {
+    const wire = `${param.in}:${param.wire ?? name}`;
+    if (wires.has(wire)) {
+      report([...at, 'params', name], 'duplicate-param', `param "${name}" is declared twice: "${wires.get(wire)}" already sends ${param.in} "${param.wire ?? name}"`, true);
+    }
+    wires.set(wire, name);
+    if (param.in === 'path') {
+      if (!templateNames.includes(param.wire ?? name)) report([...at, 'params', name], 'unused-path-param', `path param "${name}" does not appear in the path template`, true);
+      if (!param.required) report([...at, 'params', name], 'path-param-required', `path param "${name}" must be required: true`, true);
+    }
+    if (param.in === 'variables' && !action.graphql) report([...at, 'params', name], 'variables-without-graphql', 'params with in: variables need a graphql document', true);
+    if (param.in === 'body' && action.graphql) report([...at, 'params', name], 'body-with-graphql', 'a graphql action sends params as variables, not body', true);
+    if (param.send_default && param.schema.default === undefined) report([...at, 'params', name], 'send-default', 'send_default needs schema.default', true);
+  }
+  if (action.graphql && action.method !== 'POST') report([...at, 'method'], 'graphql-method', 'a graphql action must use POST');
+  const result = action.result ?? (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one');
+  if (result === 'one' && action.records_path !== undefined) report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
+  for (const guard of action.guards ?? []) {
+    if (!(guard.param in params)) report([...at, 'guards'], 'unknown-param', `guard ${guard.name} names param "${guard.param}", which is not declared`);
+  }
+  if (action.pagination !== undefined) {
+    const pagination = typeof action.pagination === 'string' ? named[action.pagination] : action.pagination;
+    if (!pagination) {
+      report([...at, 'pagination'], 'unknown-pagination', `pagination "${String(action.pagination)}" is not defined under the top-level pagination key`);
+      return;
+    }
+    for (const key of PAGINATION_PARAM_KEYS) {
+      const param = pagination[key];
+      if (typeof param === 'string' && !(param in params)) {
+        report([...at, 'pagination'], 'unknown-param', `pagination ${key} "${param}" is not a param of this action`);
+      }
+    }
+  }
+}

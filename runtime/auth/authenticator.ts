@@ -1,0 +1,82 @@
+import type { AuthOption } from '../definition.js';
+import type { HttpOptions } from '../http.js';
+import { renderTemplate, type TemplateContext } from '../templates.js';
+import type { Redactor } from '../upstream-errors.js';
+import { OAuth2TokenManager, type TokenRefresh } from './oauth2.js';
+
+/** What auth adds to one outgoing request. */
+export interface AppliedAuth {
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  /** The OAuth access token used, so a 401 can replace exactly that one. */
+  accessToken?: string;
+}
+
+export class Authenticator {
+  private readonly oauth?: OAuth2TokenManager;
+
+  constructor(
+    readonly option: AuthOption,
+    private readonly context: TemplateContext,
+    http: HttpOptions,
+    redact: Redactor,
+    onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
+  ) {
+    if (option.type === 'oauth2_refresh') {
+      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh);
+    }
+  }
+
+  /** Values kept from the token response ({{token.X}}). */
+  tokenValues(): Record<string, string> {
+    return this.oauth ? this.oauth.kept : {};
+  }
+
+  /** Secret values that must never appear in an error message. */
+  secrets(): string[] {
+    const fromFields = Object.entries(this.option.fields)
+      .filter(([, field]) => field.secret)
+      .map(([name]) => this.context.credentials[name])
+      .filter((v): v is string => Boolean(v));
+    return [...fromFields, ...(this.oauth?.currentSecrets() ?? [])];
+  }
+
+  /** Ensures an OAuth token (and its kept values) exists before the base URL is resolved. */
+  async prepare(): Promise<string | undefined> {
+    return this.oauth?.accessTokenForRequest();
+  }
+
+  async apply(accessTokenOverride?: string): Promise<AppliedAuth> {
+    const option = this.option;
+    const context = { ...this.context, token: this.tokenValues() };
+    const headers: Record<string, string> = {};
+    for (const [name, template] of Object.entries(option.headers)) headers[name] = renderTemplate(template, context);
+    switch (option.type) {
+      case 'bearer': {
+        const token = renderTemplate(option.token, context);
+        headers.authorization = option.scheme ? `${option.scheme} ${token}` : token;
+        return { headers, query: {} };
+      }
+      case 'api_key': {
+        const value = renderTemplate(option.value, context);
+        return option.in === 'header' ? { headers: { ...headers, [option.name]: value }, query: {} } : { headers, query: { [option.name]: value } };
+      }
+      case 'basic': {
+        const pair = `${renderTemplate(option.username, context)}:${renderTemplate(option.password, context)}`;
+        headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+        return { headers, query: {} };
+      }
+      case 'oauth2_refresh': {
+        const token = accessTokenOverride ?? (await (this.oauth as OAuth2TokenManager).accessTokenForRequest());
+        headers.authorization = option.scheme ? `${option.scheme} ${token}` : token;
+        return { headers, query: {}, accessToken: token };
+      }
+    }
+  }
+
+  /** After an upstream 401: a fresh access token to retry once with, or undefined when the option cannot refresh. */
+  async refreshAfterRejection(applied: AppliedAuth): Promise<string | undefined> {
+    if (!this.oauth || applied.accessToken === undefined) return undefined;
+    return this.oauth.replaceRejected(applied.accessToken);
+  }
+}

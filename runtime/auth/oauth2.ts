@@ -1,0 +1,130 @@
+import type { AuthOption } from '../definition.js';
+import { AuthenticationError, UpstreamError } from '../errors.js';
+import { sendRequest, type HttpOptions } from '../http.js';
+import { renderTemplate, type TemplateContext } from '../templates.js';
+import { vendorMessage, type Redactor } from '../upstream-errors.js';
+
+type OAuthOption = Extract<AuthOption, { type: 'oauth2_refresh' }>;
+
+/** What a refresh produced; handed to onTokenRefresh so a caller can persist a rotated refresh token. */
+export interface TokenRefresh {
+  access_token: string;
+  refresh_token: string;
+  /** Whether the vendor issued a new refresh token (the old one may no longer work). */
+  rotated: boolean;
+  expires_at?: string;
+  kept: Record<string, string>;
+}
+
+/** Refresh this long before the announced expiry. */
+const EXPIRY_SKEW_MS = 60_000;
+
+/**
+ * Keeps one access token per connector instance: cached until shortly before it expires, refreshed
+ * by a single request however many calls wait for it.
+ */
+export class OAuth2TokenManager {
+  private accessToken?: string;
+  private expiresAt?: number;
+  private refreshToken: string;
+  private inFlight?: Promise<string>;
+  readonly kept: Record<string, string> = {};
+
+  constructor(
+    private readonly option: OAuthOption,
+    private readonly context: TemplateContext,
+    private readonly http: HttpOptions,
+    private readonly redact: Redactor,
+    private readonly onRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
+  ) {
+    this.refreshToken = context.credentials.refresh_token ?? '';
+    this.accessToken = context.credentials.access_token || undefined;
+    for (const name of option.keep) {
+      const stored = context.credentials[name];
+      if (stored) this.kept[name] = stored;
+    }
+  }
+
+  currentSecrets(): string[] {
+    return [this.accessToken, this.refreshToken].filter((v): v is string => Boolean(v));
+  }
+
+  async accessTokenForRequest(): Promise<string> {
+    if (this.accessToken && (this.expiresAt === undefined || Date.now() < this.expiresAt - EXPIRY_SKEW_MS)) {
+      return this.accessToken;
+    }
+    return this.refresh();
+  }
+
+  /** After an upstream 401 with `rejected`: refresh unless another call already replaced that token. */
+  async replaceRejected(rejected: string): Promise<string> {
+    if (this.accessToken && this.accessToken !== rejected) return this.accessToken;
+    this.accessToken = undefined;
+    return this.refresh();
+  }
+
+  private refresh(): Promise<string> {
+    this.inFlight ??= this.requestToken().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async requestToken(): Promise<string> {
+    const { option, context } = this;
+    const params: Record<string, string> = { grant_type: 'refresh_token', refresh_token: this.refreshToken };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const clientId = context.credentials.client_id ?? '';
+    const clientSecret = context.credentials.client_secret ?? '';
+    if (option.clientAuth === 'basic') {
+      headers.authorization = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+    } else {
+      params.client_id = clientId;
+      params.client_secret = clientSecret;
+    }
+    Object.assign(params, option.extraTokenParams);
+    let body: string;
+    if (option.bodyFormat === 'json') {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(params);
+    } else {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(params).toString();
+    }
+    const url = renderTemplate(option.tokenUrl, context);
+    const response = await sendRequest({ method: 'POST', url, headers, body }, this.http, false);
+    if (response.status < 200 || response.status >= 300) {
+      const detail = vendorMessage(response.text, this.redact);
+      const message = `The OAuth token refresh was refused (HTTP ${response.status})${detail ? `: ${detail}` : ''}`;
+      if (response.status >= 500) throw new UpstreamError(message, { upstreamStatus: response.status });
+      throw new AuthenticationError(message, { upstreamStatus: response.status });
+    }
+    let token: Record<string, unknown>;
+    try {
+      token = JSON.parse(response.text) as Record<string, unknown>;
+    } catch {
+      throw new UpstreamError('The OAuth token endpoint answered with a body that is not JSON.', { upstreamStatus: response.status });
+    }
+    if (typeof token.access_token !== 'string' || token.access_token === '') {
+      throw new UpstreamError('The OAuth token endpoint answered without an access_token.', { upstreamStatus: response.status });
+    }
+    this.accessToken = token.access_token;
+    const expiresIn = Number(token.expires_in);
+    this.expiresAt = Number.isFinite(expiresIn) && expiresIn > 0 ? Date.now() + expiresIn * 1000 : undefined;
+    for (const name of option.keep) {
+      if (typeof token[name] === 'string') this.kept[name] = token[name];
+    }
+    const rotated = typeof token.refresh_token === 'string' && token.refresh_token !== '' && token.refresh_token !== this.refreshToken;
+    if (rotated) this.refreshToken = token.refresh_token as string;
+    if (this.onRefresh) {
+      await this.onRefresh({
+        access_token: this.accessToken,
+        refresh_token: this.refreshToken,
+        rotated,
+        expires_at: this.expiresAt === undefined ? undefined : new Date(this.expiresAt).toISOString(),
+        kept: { ...this.kept },
+      });
+    }
+    return this.accessToken;
+  }
+}

@@ -1,0 +1,258 @@
+import { Authenticator } from './auth/authenticator.js';
+import type { TokenRefresh } from './auth/oauth2.js';
+import { selectAuthOption } from './auth/select-option.js';
+import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from './definition.js';
+import { HostedOnlyError, UnknownOperationError, UpstreamError, UpstreamRejectedError, AuthenticationError, ValidationError, type ErrorIssue } from './errors.js';
+import { guards } from './guards/index.js';
+import { DEFAULT_HTTP_OPTIONS, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
+import { buildBlock, computeNextParams } from './pagination/next-params.js';
+import { getPath } from './paths.js';
+import { buildFollowRequest, buildRequest, resolveBaseUrl } from './request.js';
+import { renderTemplate, type TemplateContext } from './templates.js';
+import { upstreamError } from './upstream-errors.js';
+import { issuesFromValidator, type CompiledValidator } from './validation.js';
+
+export interface ConnectorOptions {
+  /** Credential fields of one auth option; `option_title` selects the option when several could match. */
+  credentials: Record<string, unknown>;
+  /** Connector configuration variables (e.g. a tenant subdomain). */
+  config?: Record<string, unknown>;
+  /** Replaces the manifest's base URL (a sandbox, a self-hosted instance or a test double). */
+  baseUrl?: string;
+  http?: Partial<HttpOptions>;
+  /** Called after every OAuth refresh; `rotated` tells whether a new refresh token must be persisted. */
+  onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>;
+}
+
+export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
+  data: TData;
+  /** The native pagination keys of this connector kind (absent for actions that do not paginate). */
+  pagination?: TPagination;
+  /** The params to merge into the next call for the next page; absent on the last page. */
+  next_params?: Record<string, unknown>;
+}
+
+export interface ConnectorModule {
+  definition: ConnectorDefinition;
+  validators: Record<string, CompiledValidator>;
+}
+
+export function validatorName(entity: string, action: string): string {
+  return `${entity}__${action}`;
+}
+
+function validateConfig(definition: ConnectorDefinition, input: Record<string, unknown>): Record<string, string> {
+  const config: Record<string, string> = {};
+  const issues: ErrorIssue[] = [];
+  for (const key of Object.keys(input)) {
+    if (!(key in definition.config)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
+  }
+  for (const [name, field] of Object.entries(definition.config)) {
+    const raw = input[name] ?? field.default;
+    if (raw === undefined || raw === '') {
+      if (field.required) issues.push({ field: `config.${name}`, rule: 'required', message: `config.${name} is required: ${field.description}` });
+      continue;
+    }
+    if (typeof raw !== 'string') {
+      issues.push({ field: `config.${name}`, rule: 'type', message: `config.${name} must be a string`, limit: 'string' });
+      continue;
+    }
+    if (field.enum && !field.enum.includes(raw)) {
+      issues.push({ field: `config.${name}`, rule: 'enum', message: `config.${name} must be one of ${field.enum.join(', ')}`, limit: field.enum });
+    } else if (field.pattern !== undefined && !new RegExp(field.pattern).test(raw)) {
+      issues.push({ field: `config.${name}`, rule: 'pattern', message: `config.${name} must match ${field.pattern}`, limit: field.pattern });
+    } else {
+      config[name] = raw;
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(`Invalid connector configuration: ${issues.map((i) => i.message).join('; ')}.`, issues);
+  return config;
+}
+
+function redactor(secrets: () => string[]): (text: string) => string {
+  return (text) => {
+    let out = text;
+    for (const secret of secrets()) {
+      if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+    }
+    return out;
+  };
+}
+
+function parseBody(response: HttpResponse): unknown {
+  if (response.text.trim() === '') return null;
+  try {
+    return JSON.parse(response.text);
+  } catch {
+    throw new UpstreamError(`The vendor answered HTTP ${response.status} with a body that is not JSON.`, { upstreamStatus: response.status });
+  }
+}
+
+interface GraphQLErrorShape {
+  message?: unknown;
+  extensions?: { code?: unknown; type?: unknown };
+}
+
+function graphqlErrors(body: unknown, status: number, redact: (t: string) => string): Error | undefined {
+  const errors = (body as { errors?: GraphQLErrorShape[] } | null)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return undefined;
+  const message = redact(errors.map((e) => String(e.message ?? 'unknown error')).join('; '));
+  const codes = errors.map((e) => String(e.extensions?.code ?? e.extensions?.type ?? '').toUpperCase());
+  if (codes.some((c) => c.includes('AUTHENTICATION') || c === 'UNAUTHENTICATED' || c === 'FORBIDDEN')) {
+    return new AuthenticationError(`The vendor refused the credentials: ${message}`, { upstreamStatus: status });
+  }
+  return new UpstreamRejectedError(`The vendor's GraphQL API returned errors: ${message}`, { upstreamStatus: status });
+}
+
+/** A connector instance: one definition, one set of credentials and config. */
+export class Connector {
+  readonly definition: ConnectorDefinition;
+  private readonly validators: Record<string, CompiledValidator>;
+  private readonly authenticator: Authenticator;
+  private readonly context: TemplateContext;
+  private readonly http: HttpOptions;
+  private readonly baseUrlOverride?: string;
+  private readonly redact: (text: string) => string;
+
+  constructor(module: ConnectorModule, options: ConnectorOptions) {
+    this.definition = module.definition;
+    this.validators = module.validators;
+    this.http = { ...DEFAULT_HTTP_OPTIONS, ...options.http };
+    this.baseUrlOverride = options.baseUrl;
+    const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
+    this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
+    this.redact = redactor(() => this.authenticator.secrets());
+    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh);
+  }
+
+  get authOptionTitle(): string {
+    return this.authenticator.option.optionTitle;
+  }
+
+  entity(name: string): EntityDefinition {
+    const entity = this.definition.entities[name];
+    if (!entity) {
+      throw new UnknownOperationError(
+        `Unknown entity "${name}" for ${this.definition.connectorType}. Valid entities: ${Object.keys(this.definition.entities).join(', ')}.`,
+      );
+    }
+    return entity;
+  }
+
+  action(entityName: string, actionName: string): ActionDefinition {
+    const entity = this.entity(entityName);
+    const action = entity.actions[actionName];
+    if (!action) {
+      if (actionName === 'context_store_search') {
+        throw new HostedOnlyError('context_store_search exists only in hosted mode: it searches data the Switchyard service has synchronized. Use list or api_search here.');
+      }
+      throw new UnknownOperationError(`Unknown action "${actionName}" for ${entityName}. Valid actions: ${Object.keys(entity.actions).join(', ')}.`);
+    }
+    return action;
+  }
+
+  /** Validates params against the action's declared schema, reporting every violation at once. */
+  validate(entityName: string, actionName: string, params: Record<string, unknown>): Record<string, unknown> {
+    const action = this.action(entityName, actionName);
+    const validator = this.validators[validatorName(entityName, actionName)];
+    if (!validator) throw new UpstreamError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
+    const issues: ErrorIssue[] = [];
+    if (!validator(params)) issues.push(...issuesFromValidator(validator.errors ?? []));
+    for (const guard of action.guards) {
+      if (issues.some((i) => i.field === guard.param)) continue;
+      const issue = guards[guard.name](guard.param, params[guard.param]);
+      if (issue) issues.push(issue);
+    }
+    if (issues.length > 0) {
+      throw new ValidationError(`Invalid params for ${entityName}.${actionName}: ${issues.map((i) => i.message).join('; ')}.`, issues);
+    }
+    const withDefaults = { ...params };
+    for (const [name, param] of Object.entries(action.params)) {
+      if (withDefaults[name] === undefined && param.sendDefault && param.schema.default !== undefined) withDefaults[name] = param.schema.default;
+    }
+    return withDefaults;
+  }
+
+  async execute<TData = unknown, TPagination = Record<string, unknown>>(
+    entityName: string,
+    actionName: string,
+    params: Record<string, unknown> = {},
+  ): Promise<ExecuteResult<TData, TPagination>> {
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+      throw new ValidationError('params must be an object.', [{ field: 'params', rule: 'type', message: 'params must be an object', limit: 'object' }]);
+    }
+    const action = this.action(entityName, actionName);
+    const validParams = this.validate(entityName, actionName, params);
+
+    await this.authenticator.prepare();
+    const target = resolveBaseUrl(
+      this.baseUrlOverride ?? renderTemplate(this.definition.baseUrl, { ...this.context, token: this.authenticator.tokenValues() }),
+      this.baseUrlOverride === undefined ? this.definition.baseUrlHostPattern : undefined,
+    );
+    const followUrlParam = action.pagination?.style === 'next_records_url' ? action.pagination.url_param : undefined;
+    const followUrl = followUrlParam === undefined ? undefined : validParams[followUrlParam];
+    const request =
+      typeof followUrl === 'string'
+        ? buildFollowRequest(action, followUrl, target)
+        : buildRequest(action, followUrlParam === undefined ? validParams : { ...validParams, [followUrlParam]: undefined }, target);
+    for (const [name, template] of Object.entries(this.definition.headers)) {
+      request.headers[name.toLowerCase()] = renderTemplate(template, { ...this.context, token: this.authenticator.tokenValues() });
+    }
+
+    const send = async (accessToken?: string) => {
+      const applied = await this.authenticator.apply(accessToken);
+      const query = new URLSearchParams(request.query);
+      for (const [k, v] of Object.entries(applied.query)) query.append(k, v);
+      const headers = { ...request.headers };
+      for (const [k, v] of Object.entries(applied.headers)) headers[k.toLowerCase()] = v;
+      const queryString = query.toString();
+      const url = queryString ? `${request.url}?${queryString}` : request.url;
+      return { applied, response: await sendRequest({ ...request, url, headers }, this.http, action.idempotent) };
+    };
+
+    let { applied, response } = await send();
+    if (response.status === 401) {
+      const fresh = await this.authenticator.refreshAfterRejection(applied);
+      if (fresh !== undefined) ({ applied, response } = await send(fresh));
+    }
+    if (response.status < 200 || response.status >= 300) throw upstreamError(response, this.redact);
+
+    const body = parseBody(response);
+    if (action.graphql) {
+      const error = graphqlErrors(body, response.status, this.redact);
+      if (error) throw error;
+    }
+    return this.shape<TData, TPagination>(action, validParams, body, response, target.origin);
+  }
+
+  private shape<TData, TPagination>(
+    action: ActionDefinition,
+    params: Record<string, unknown>,
+    body: unknown,
+    response: HttpResponse,
+    origin: string,
+  ): ExecuteResult<TData, TPagination> {
+    let data: unknown;
+    if (action.result === 'many') {
+      const records = getPath(body, action.recordsPath);
+      if (records === undefined || records === null) data = [];
+      else if (Array.isArray(records)) data = records;
+      else throw new UpstreamError(`The vendor's response has no list of records at "${action.recordsPath ?? '(root)'}".`, { upstreamStatus: response.status });
+    } else if (body === null) {
+      data = action.emptyResponse ?? {};
+    } else {
+      const record = getPath(body, action.recordPath);
+      if (record === undefined) throw new UpstreamError(`The vendor's response has no record at "${action.recordPath}".`, { upstreamStatus: response.status });
+      data = record;
+    }
+    const result: ExecuteResult<TData, TPagination> = { data: data as TData };
+    if (action.pagination) {
+      const view = { body, headers: response.headers };
+      const recordCount = Array.isArray(data) ? data.length : 0;
+      const next = computeNextParams(action.pagination, { action, params, view, recordCount, baseOrigin: origin });
+      result.pagination = buildBlock(action.pagination, { ...view, next }) as TPagination;
+      if (next !== undefined) result.next_params = next;
+    }
+    return result;
+  }
+}

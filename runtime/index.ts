@@ -1,0 +1,25 @@
+/**
+ * Switchyard as a library (open-source mode): execute operations against a vendor API with
+ * credentials you supply. `createConnector('jira', { credentials, config }).execute('issues', 'get', {...})`.
+ */
+import { Connector, type ConnectorOptions } from './connector.js';
+import { UnknownOperationError } from './errors.js';
+import { connectorModules } from './generated/index.js';
+
+export function connectorTypes(): string[] {
+  return Object.keys(connectorModules);
+}
+
+export function createConnector(connectorType: string, options: ConnectorOptions): Connector {
+  const module = connectorModules[connectorType];
+  if (!module) throw new UnknownOperationError(`Unknown connector type "${connectorType}". Known types: ${connectorTypes().join(', ')}.`);
+  return new Connector(module, options);
+}
+
+export { Connector, type ConnectorOptions, type ExecuteResult } from './connector.js';
+export type { TokenRefresh } from './auth/oauth2.js';
+export type * from './definition.js';
+export * from './errors.js';
+export { connectorModules, skillDocs } from './generated/index.js';
+export * from './generated/index.js';
+export type { SkillDocs, SkillSection, ContentBlock } from './skill-docs.js';

@@ -1,0 +1,123 @@
+import type { ActionDefinition, PaginationDefinition, ParamDefinition } from '../definition.js';
+import { UpstreamError } from '../errors.js';
+import { parseLinkHeader } from './link-header.js';
+import { readBoolean, readNumber, readSource, readString, type PageView } from './sources.js';
+
+export interface PageContext {
+  action: ActionDefinition;
+  params: Record<string, unknown>;
+  view: PageView;
+  recordCount: number;
+  /** Origin of the API, which next-page URLs must stay on. */
+  baseOrigin: string;
+}
+
+type NextParams = Record<string, unknown> | undefined;
+
+function paramByWire(action: ActionDefinition, wire: string): [string, ParamDefinition] | undefined {
+  return Object.entries(action.params).find(([name, p]) => p.in === 'query' && (p.wire === wire || name === wire));
+}
+
+function coerce(value: string, param: ParamDefinition): unknown {
+  const type = param.schema.type;
+  if (type === 'integer' || type === 'number') {
+    const number = Number(value);
+    return Number.isFinite(number) ? number : value;
+  }
+  if (type === 'boolean') return value === 'true';
+  return value;
+}
+
+function sameOrigin(url: URL, ctx: PageContext): void {
+  if (url.origin !== ctx.baseOrigin) {
+    throw new UpstreamError(`The vendor's next-page link points to another host (${url.origin}); it was not followed.`);
+  }
+}
+
+/** The query parameters of a next-page URL, as the action's declared params. */
+function paramsFromUrl(rawUrl: string, ctx: PageContext): Record<string, unknown> {
+  const url = new URL(rawUrl, ctx.baseOrigin);
+  sameOrigin(url, ctx);
+  const next: Record<string, unknown> = {};
+  for (const [key, value] of url.searchParams) {
+    const declared = paramByWire(ctx.action, key);
+    if (!declared) {
+      throw new UpstreamError(`The vendor's next-page link carries the query parameter "${key}", which this action does not declare.`);
+    }
+    next[declared[0]] = coerce(value, declared[1]);
+  }
+  return next;
+}
+
+const strategies: { [S in PaginationDefinition['style']]: (def: Extract<PaginationDefinition, { style: S }>, ctx: PageContext) => NextParams } = {
+  next_url(def, ctx) {
+    const url = readString(def.next_url, ctx.view);
+    return url === undefined ? undefined : paramsFromUrl(url, ctx);
+  },
+  cursor: cursorStrategy,
+  bookmark: cursorStrategy,
+  next_page_token(def, ctx) {
+    const token = readString(def.next_token, ctx.view);
+    if (token === undefined || readBoolean(def.is_last, ctx.view) === true) return undefined;
+    return { [def.token_param]: token };
+  },
+  link_header(def, ctx) {
+    const link = parseLinkHeader(ctx.view.headers.get('link')).find(
+      (l) => l.attributes.rel === def.rel && Object.entries(def.require_attributes ?? {}).every(([k, v]) => l.attributes[k] === v),
+    );
+    if (!link) return undefined;
+    const url = new URL(link.url, ctx.baseOrigin);
+    sameOrigin(url, ctx);
+    const declared = ctx.action.params[def.cursor_param];
+    const cursor = url.searchParams.get(declared?.wire ?? def.cursor_param);
+    return cursor === null ? undefined : { [def.cursor_param]: cursor };
+  },
+  page_number(def, ctx) {
+    const current = Number(ctx.params[def.page_param] ?? def.first_page);
+    const pageCount = readNumber(def.page_count, ctx.view);
+    const hasMore = readBoolean(def.has_more, ctx.view);
+    const more = pageCount !== undefined ? current < pageCount + def.first_page - 1 : hasMore !== undefined ? hasMore : ctx.recordCount > 0;
+    return more ? { [def.page_param]: current + 1 } : undefined;
+  },
+  offset(def, ctx) {
+    const offset = Number(ctx.params[def.offset_param] ?? 0);
+    const next = offset + ctx.recordCount;
+    const total = readNumber(def.total, ctx.view);
+    const limit = ctx.params[def.limit_param];
+    const more = total !== undefined ? next < total : ctx.recordCount > 0 && (limit === undefined || ctx.recordCount >= Number(limit));
+    return more ? { [def.offset_param]: next } : undefined;
+  },
+  graphql_page_info(def, ctx) {
+    const info = readSource(def.page_info, ctx.view) as { hasNextPage?: unknown; endCursor?: unknown } | undefined;
+    if (!info || info.hasNextPage !== true || typeof info.endCursor !== 'string') return undefined;
+    return { [def.cursor_param]: info.endCursor };
+  },
+  next_records_url(def, ctx) {
+    const url = readString(def.next_url, ctx.view);
+    if (url === undefined || readBoolean(def.done, ctx.view) === true) return undefined;
+    sameOrigin(new URL(url, ctx.baseOrigin), ctx);
+    return { [def.url_param]: url };
+  },
+};
+
+function cursorStrategy(def: Extract<PaginationDefinition, { style: 'cursor' | 'bookmark' }>, ctx: PageContext): NextParams {
+  const cursor = readString(def.next_cursor, ctx.view);
+  if (cursor === undefined || readBoolean(def.has_more, ctx.view) === false) return undefined;
+  return { [def.cursor_param]: cursor };
+}
+
+/** The params to merge into the next call, or undefined on the last page. */
+export function computeNextParams(def: PaginationDefinition, ctx: PageContext): NextParams {
+  const strategy = strategies[def.style] as (d: PaginationDefinition, c: PageContext) => NextParams;
+  return strategy(def, ctx);
+}
+
+/** The native pagination block: each declared key read from its source, null when absent. */
+export function buildBlock(def: PaginationDefinition, view: PageView): Record<string, unknown> {
+  const block: Record<string, unknown> = {};
+  for (const [key, source] of Object.entries(def.block)) {
+    const value = readSource(source, view);
+    block[key] = value === undefined ? null : value;
+  }
+  return block;
+}

@@ -1,0 +1,99 @@
+import type { ActionDefinition, JsonObject, ParamDefinition } from './definition.js';
+import { UpstreamError, ValidationError } from './errors.js';
+import type { HttpRequest } from './http.js';
+import { setPath } from './paths.js';
+
+/** Where the base URL, paths and next-page URLs resolve. */
+export interface Target {
+  baseUrl: string;
+  origin: string;
+}
+
+export function resolveBaseUrl(rendered: string, hostPattern: string | undefined): Target {
+  let url: URL;
+  try {
+    url = new URL(rendered);
+  } catch {
+    throw new ValidationError(`The connector's base URL "${rendered}" is not a valid URL.`, [{ field: 'base_url', rule: 'url', message: 'not a valid URL' }]);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ValidationError('The connector base URL must use http or https.', [{ field: 'base_url', rule: 'protocol', message: 'must be http(s)' }]);
+  }
+  if (hostPattern !== undefined && !new RegExp(hostPattern).test(url.hostname)) {
+    throw new UpstreamError(`The resolved API host ${url.hostname} is not one this connector may call (${hostPattern}).`);
+  }
+  return { baseUrl: rendered.replace(/\/+$/, ''), origin: url.origin };
+}
+
+function queryValues(value: unknown, param: ParamDefinition): string[] {
+  if (Array.isArray(value)) {
+    if (param.serialize === 'json') return [JSON.stringify(value)];
+    if (param.serialize === 'csv') return [value.map(String).join(',')];
+    return value.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)));
+  }
+  if (typeof value === 'object' && value !== null) return [JSON.stringify(value)];
+  return [String(value)];
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Builds the HTTP request for validated params (auth headers and query are added by the caller). */
+export function buildRequest(action: ActionDefinition, params: Record<string, unknown>, target: Target): HttpRequest & { query: URLSearchParams } {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const query = new URLSearchParams();
+  const body: Record<string, unknown> = action.constantBody ? clone(action.constantBody as JsonObject) : {};
+  const variables: Record<string, unknown> = {};
+  let hasBody = action.constantBody !== undefined;
+
+  let path = action.path;
+  for (const [name, value] of Object.entries(params)) {
+    const param = action.params[name];
+    if (value === undefined) continue;
+    if (!param) {
+      // Only reachable with additional_params: body (the validator rejects other unknown names).
+      body[name] = value;
+      hasBody = true;
+      continue;
+    }
+    switch (param.in) {
+      case 'path':
+        path = path.replaceAll(`{${param.wire}}`, encodeURIComponent(String(value)));
+        break;
+      case 'query':
+        for (const v of queryValues(value, param)) query.append(param.wire, v);
+        break;
+      case 'header':
+        headers[param.wire.toLowerCase()] = String(value);
+        break;
+      case 'body':
+        setPath(body, param.wire, value);
+        hasBody = true;
+        break;
+      case 'variables':
+        setPath(variables, param.wire, value);
+        break;
+    }
+  }
+
+  let payload: string | undefined;
+  if (action.graphql) {
+    payload = JSON.stringify({ query: action.graphql.document, variables });
+  } else if (hasBody) {
+    payload = JSON.stringify(body);
+  }
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  return { method: action.method, url: target.baseUrl + path, headers, body: payload, query };
+}
+
+/** The request for a next-records URL handed back by the vendor (same origin only). */
+export function buildFollowRequest(action: ActionDefinition, rawUrl: string, target: Target): HttpRequest & { query: URLSearchParams } {
+  const url = new URL(rawUrl, target.origin);
+  if (url.origin !== target.origin) {
+    throw new ValidationError(`The next-records URL must stay on ${target.origin}.`, [{ field: 'next_records_url', rule: 'same_origin', message: `must be on ${target.origin}` }]);
+  }
+  const query = new URLSearchParams(url.search);
+  url.search = '';
+  return { method: 'GET', url: url.toString(), headers: { accept: 'application/json' }, query };
+}
