@@ -22,7 +22,7 @@ export interface ParamDefinition {
 export type Source = string;
 
 export type PaginationDefinition =
-  | { style: 'next_url'; block: Record<string, Source>; next_url: Source }
+  | { style: 'next_url'; block: Record<string, Source>; next_url: Source; ignore_query?: string[] }
   | { style: 'cursor' | 'bookmark'; block: Record<string, Source>; cursor_param: string; next_cursor: Source; has_more?: Source }
   | { style: 'next_page_token'; block: Record<string, Source>; token_param: string; next_token: Source; is_last?: Source }
   | {

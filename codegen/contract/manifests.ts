@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import YAML from 'yaml';
+import { loadManifest } from '../manifest/load.js';
 import { isRecord, type ActionRef, type Manifest, type ParamDef, type VendorSpecRef, type Waiver } from './types.js';
 
 export type ManifestLoad =
@@ -86,15 +86,12 @@ export function manifestFromObject(obj: unknown, file: string): Manifest {
   };
 }
 
+/** Parses with the generator's own loader, so anchors, merge keys and YAML errors behave the same. */
 export function parseManifest(text: string, file: string): Manifest {
-  const doc = YAML.parseDocument(text);
-  const err = doc.errors[0];
-  if (err) {
-    const pos = err.linePos?.[0];
-    const at = pos ? ` at line ${pos.line}, column ${pos.col}` : '';
-    throw new Error(`YAML ${err.code}${at}: ${(err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`);
-  }
-  return manifestFromObject(doc.toJS(), file);
+  const { manifest, diagnostics } = loadManifest(file, text);
+  const first = diagnostics[0];
+  if (first || !manifest) throw new Error(first ? `line ${first.line}, column ${first.column}: ${first.message}` : 'unreadable manifest');
+  return manifestFromObject(manifest.data, file);
 }
 
 export async function loadManifestFile(file: string): Promise<ManifestLoad> {

@@ -28,9 +28,12 @@ export function schemaToType(schema: JsonValue | undefined): string {
   if (schema === undefined || schema === null || typeof schema !== 'object' || Array.isArray(schema)) return 'unknown';
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
-  for (const key of ['oneOf', 'anyOf'] as const) {
-    const variants = schema[key];
-    if (Array.isArray(variants)) return variants.map((v) => schemaToType(v)).join(' | ');
+  // anyOf/oneOf beside type or properties only add constraints (e.g. "id or key required"); the base shape is the type.
+  if (schema.type === undefined && schema.properties === undefined) {
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const variants = schema[key];
+      if (Array.isArray(variants)) return variants.map((v) => schemaToType(v)).join(' | ');
+    }
   }
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
   if (types.length === 0) return schema.properties ? objectType(schema) : 'unknown';
@@ -120,7 +123,8 @@ export function emitTypes(definition: ConnectorDefinition): string {
           properties: Object.keys(action.pagination.block).map((key) => ({ name: propertyName(key), type: 'PaginationValue' })),
         });
       }
-      const data = action.result === 'many' ? `${recordName}[]` : recordName;
+      // Records come back from list-like actions and get; writes answer with vendor-specific shapes.
+      const data = action.result === 'many' ? `${recordName}[]` : actionName === 'get' ? recordName : 'Record<string, unknown>';
       const optional = Object.values(action.params).every((p) => !p.required);
       const method = propertyName(camelCase(actionName));
       actionMembers.push(`${method}(params${optional ? '?' : ''}: ${paramsName}): Promise<ExecuteResult<${data}, ${paginationType}>>;`);

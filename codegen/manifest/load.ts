@@ -33,7 +33,7 @@ export function manifestFiles(dir: string): string[] {
 /** Parses one manifest keeping node positions; YAML syntax errors (duplicate keys included) become diagnostics. */
 export function loadManifest(file: string, text = readFileSync(file, 'utf8')): { manifest?: LoadedManifest; diagnostics: Diagnostic[] } {
   const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, merge: true });
   const diagnostics = document.errors.map((error) => {
     const pos = lines.linePos(error.pos[0]);
     const duplicate = error.code === 'DUPLICATE_KEY';

@@ -35,11 +35,12 @@ function sameOrigin(url: URL, ctx: PageContext): void {
 }
 
 /** The query parameters of a next-page URL, as the action's declared params. */
-function paramsFromUrl(rawUrl: string, ctx: PageContext): Record<string, unknown> {
+function paramsFromUrl(rawUrl: string, ctx: PageContext, ignore: string[]): Record<string, unknown> {
   const url = new URL(rawUrl, ctx.baseOrigin);
   sameOrigin(url, ctx);
   const next: Record<string, unknown> = {};
   for (const [key, value] of url.searchParams) {
+    if (ignore.includes(key)) continue;
     const declared = paramByWire(ctx.action, key);
     if (!declared) {
       throw new UpstreamError(`The vendor's next-page link carries the query parameter "${key}", which this action does not declare.`);
@@ -52,7 +53,7 @@ function paramsFromUrl(rawUrl: string, ctx: PageContext): Record<string, unknown
 const strategies: { [S in PaginationDefinition['style']]: (def: Extract<PaginationDefinition, { style: S }>, ctx: PageContext) => NextParams } = {
   next_url(def, ctx) {
     const url = readString(def.next_url, ctx.view);
-    return url === undefined ? undefined : paramsFromUrl(url, ctx);
+    return url === undefined ? undefined : paramsFromUrl(url, ctx, def.ignore_query ?? []);
   },
   cursor: cursorStrategy,
   bookmark: cursorStrategy,

@@ -1,0 +1,83 @@
+/**
+ * `switchyard` command line, library (open-source) mode: run one operation with credentials you
+ * supply. Credentials come from a file or an environment variable, never from the command line,
+ * so they stay out of shell history and process listings.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { SwitchyardError } from './errors.js';
+import { connectorModules, createConnector } from './index.js';
+
+function jsonObject(label: string) {
+  return (text: string): Record<string, unknown> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new InvalidArgumentError(`${label} must be a JSON object.`);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidArgumentError(`${label} must be a JSON object.`);
+    return value as Record<string, unknown>;
+  };
+}
+
+function readCredentials(file: string | undefined): Record<string, unknown> {
+  const text = file !== undefined ? readFileSync(file, 'utf8') : process.env.SWITCHYARD_CREDENTIALS;
+  if (text === undefined) throw new InvalidArgumentError('Give credentials with --credentials-file FILE or the SWITCHYARD_CREDENTIALS environment variable (a JSON object).');
+  return jsonObject('credentials')(text);
+}
+
+const program = new Command().name('switchyard').description('Reach third-party APIs through Switchyard connectors.');
+
+program
+  .command('connectors')
+  .description('List the connector types, their entities and actions.')
+  .option('--json', 'print JSON')
+  .action((options: { json?: boolean }) => {
+    const catalog = Object.values(connectorModules).map(({ definition }) => ({
+      connector_type: definition.connectorType,
+      name: definition.displayName,
+      entities: Object.fromEntries(Object.values(definition.entities).map((e) => [e.name, Object.keys(e.actions)])),
+    }));
+    if (options.json) {
+      console.log(JSON.stringify(catalog, null, 2));
+      return;
+    }
+    for (const c of catalog) {
+      console.log(`${c.connector_type} (${c.name})`);
+      for (const [entity, actions] of Object.entries(c.entities)) console.log(`  ${entity}: ${actions.join(', ')}`);
+    }
+  });
+
+program
+  .command('execute')
+  .description('Run one operation and print {data, pagination, next_params} as JSON.')
+  .argument('<connector_type>')
+  .argument('<entity>')
+  .argument('<action>')
+  .option('-p, --params <json>', 'params as a JSON object', jsonObject('--params'), {})
+  .option('-c, --config <json>', 'connector configuration as a JSON object', jsonObject('--config'), {})
+  .option('--credentials-file <file>', 'JSON file with the credentials (else $SWITCHYARD_CREDENTIALS)')
+  .option('--base-url <url>', "replace the manifest's base URL (a sandbox or test double)")
+  .action(async (type: string, entity: string, action: string, options: { params: Record<string, unknown>; config: Record<string, unknown>; credentialsFile?: string; baseUrl?: string }) => {
+    const connector = createConnector(type, {
+      credentials: readCredentials(options.credentialsFile),
+      config: options.config,
+      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+    });
+    console.log(JSON.stringify(await connector.execute(entity, action, options.params), null, 2));
+  });
+
+try {
+  await program.parseAsync();
+} catch (error) {
+  if (error instanceof SwitchyardError) {
+    console.error(JSON.stringify({ message: error.message, error_code: error.code, errors: error.issues }, null, 2));
+    process.exit(error.status >= 500 ? 2 : 1);
+  }
+  if (error instanceof InvalidArgumentError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,119 @@
+import nock from 'nock';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createConnector,
+  NotFoundError,
+  RateLimitedError,
+  UpstreamError,
+  UpstreamRejectedError,
+  UpstreamTimeoutError,
+} from '../../runtime/index.js';
+import { parseRetryAfter } from '../../runtime/http.js';
+
+const API = 'https://api.harvestapp.com';
+const credentials = { api_token: 'pat-secret-token', account_id: '42' };
+const fast = { retries: 3, retryBaseMs: 1, retryMaxMs: 5, maxRetryAfterMs: 2_000 };
+const page = { users: [{ id: 1 }], links: { next: null } };
+
+function linear() {
+  return createConnector('linear', { credentials: { api_key: 'lin_api_secret' }, http: fast });
+}
+
+describe('HTTP behaviour', () => {
+  beforeAll(() => nock.disableNetConnect());
+  afterEach(() => {
+    nock.cleanAll();
+  });
+
+  it('waits for Retry-After on 429 and retries an idempotent read', async () => {
+    const limited = nock(API).get('/v2/users').reply(429, { message: 'slow down' }, { 'Retry-After': '1' });
+    const ok = nock(API).get('/v2/users').reply(200, page);
+    const started = Date.now();
+    const result = await createConnector('harvest', { credentials, http: fast }).execute('users', 'list');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(result.data).toEqual([{ id: 1 }]);
+    expect(limited.isDone() && ok.isDone()).toBe(true);
+  });
+
+  it('retries 502, 503 and 504 with backoff, then succeeds', async () => {
+    const scope = nock(API).get('/v2/users').reply(502).get('/v2/users').reply(503).get('/v2/users').reply(504).get('/v2/users').reply(200, page);
+    const result = await createConnector('harvest', { credentials, http: fast }).execute('users', 'list');
+    expect(result.data).toEqual([{ id: 1 }]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('retries a network error on a read', async () => {
+    const scope = nock(API).get('/v2/users').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' }).get('/v2/users').reply(200, page);
+    const result = await createConnector('harvest', { credentials, http: fast }).execute('users', 'list');
+    expect(result.data).toEqual([{ id: 1 }]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('stops after the configured retries and reports the last upstream status', async () => {
+    nock(API).get('/v2/users').times(4).reply(503, { message: 'down' });
+    const error = (await createConnector('harvest', { credentials, http: fast }).execute('users', 'list').catch((e: unknown) => e)) as UpstreamError;
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error.upstreamStatus).toBe(503);
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('never sends a create twice: a 503 on a GraphQL mutation is not retried', async () => {
+    const mutation = nock('https://api.linear.app').post('/graphql').once().reply(503, { errors: [{ message: 'unavailable' }] });
+    const spare = nock('https://api.linear.app').post('/graphql').reply(200, { data: {} });
+    const error = await linear()
+      .execute('issues', 'create', { teamId: 't1', title: 'Broken' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(mutation.isDone()).toBe(true);
+    expect(spare.isDone()).toBe(false);
+  });
+
+  it('does not retry a 429 on a create either, and passes Retry-After on', async () => {
+    nock('https://api.linear.app').post('/graphql').reply(429, { errors: [{ message: 'ratelimited' }] }, { 'Retry-After': '7' });
+    const error = (await linear()
+      .execute('issues', 'create', { teamId: 't1', title: 'x' })
+      .catch((e: unknown) => e)) as RateLimitedError;
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.retryAfterSeconds).toBe(7);
+  });
+
+  it('returns a Retry-After beyond the cap to the caller instead of waiting', async () => {
+    nock(API).get('/v2/users').reply(429, {}, { 'Retry-After': '3600' });
+    const error = (await createConnector('harvest', { credentials, http: fast }).execute('users', 'list').catch((e: unknown) => e)) as RateLimitedError;
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.retryAfterSeconds).toBe(3600);
+  });
+
+  it('parses Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+
+  it('times out a slow vendor with UpstreamTimeoutError', async () => {
+    nock(API).get('/v2/users').delay(500).reply(200, page);
+    const error = await createConnector('harvest', { credentials, http: { ...fast, timeoutMs: 100, retries: 0 } })
+      .execute('users', 'list')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamTimeoutError);
+  });
+
+  it('maps 404 and 422 and an unparseable body', async () => {
+    nock(API).get('/v2/users/9').reply(404, { message: 'Not found' });
+    nock(API).get('/v2/users/8').reply(422, { message: 'bad' });
+    nock(API).get('/v2/users/7').reply(200, '<html>oops</html>');
+    const harvest = createConnector('harvest', { credentials, http: fast });
+    await expect(harvest.execute('users', 'get', { id: 9 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(harvest.execute('users', 'get', { id: 8 })).rejects.toBeInstanceOf(UpstreamRejectedError);
+    await expect(harvest.execute('users', 'get', { id: 7 })).rejects.toThrow(/not JSON/);
+  });
+
+  it('never puts a credential in an error message, even when the vendor echoes it', async () => {
+    nock(API).get('/v2/users').reply(403, { message: 'token pat-secret-token has no access' });
+    const error = (await createConnector('harvest', { credentials, http: fast }).execute('users', 'list').catch((e: unknown) => e)) as Error;
+    expect(error.message).toContain('[redacted]');
+    expect(error.message).not.toContain('pat-secret-token');
+  });
+});

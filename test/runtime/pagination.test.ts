@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { ActionDefinition, PaginationDefinition, ParamDefinition } from '../../runtime/definition.js';
+import { UpstreamError } from '../../runtime/errors.js';
+import { parseLinkHeader } from '../../runtime/pagination/link-header.js';
+import { buildBlock, computeNextParams } from '../../runtime/pagination/next-params.js';
+
+const ORIGIN = 'https://api.example.com';
+
+function query(type: string, wire?: string): ParamDefinition {
+  return { in: 'query', wire: wire ?? '', required: false, schema: { type }, sendDefault: false };
+}
+
+function action(params: Record<string, ParamDefinition>, pagination: PaginationDefinition): ActionDefinition {
+  const named = Object.fromEntries(Object.entries(params).map(([name, p]) => [name, { ...p, wire: p.wire || name }]));
+  return { name: 'list', method: 'GET', path: '/things', params: named, result: 'many', pagination, guards: [], idempotent: true, destructive: false };
+}
+
+function next(def: PaginationDefinition, params: Record<string, ParamDefinition>, page: { body?: unknown; headers?: Record<string, string>; sent?: Record<string, unknown>; count?: number }) {
+  const view = { body: page.body ?? {}, headers: new Headers(page.headers ?? {}) };
+  const result = computeNextParams(def, { action: action(params, def), params: page.sent ?? {}, view, recordCount: page.count ?? 1, baseOrigin: ORIGIN });
+  return { next: result, block: buildBlock(def, { ...view, next: result }) };
+}
+
+describe('pagination styles', () => {
+  it('next_url: query of the next link becomes typed params; markers ignored; unknown keys and other hosts refused', () => {
+    const def: PaginationDefinition = { style: 'next_url', next_url: 'body.links.next', ignore_query: ['ref'], block: { next_link: 'body.links.next' } };
+    const params = { page: query('integer'), per_page: query('integer') };
+    expect(next(def, params, { body: { links: { next: `${ORIGIN}/things?page=3&per_page=50&ref=next` } } }).next).toEqual({ page: 3, per_page: 50 });
+    expect(next(def, params, { body: { links: { next: null } } })).toEqual({ next: undefined, block: { next_link: null } });
+    expect(() => next(def, params, { body: { links: { next: `${ORIGIN}/things?since=5` } } })).toThrow(/"since", which this action does not declare/);
+    expect(() => next(def, params, { body: { links: { next: 'https://evil.example/things?page=2' } } })).toThrow(UpstreamError);
+  });
+
+  it('cursor: stops when has_more is false even with a cursor', () => {
+    const def: PaginationDefinition = { style: 'cursor', cursor_param: 'start_cursor', next_cursor: 'body.next_cursor', has_more: 'body.has_more', block: { next_cursor: 'body.next_cursor', has_more: 'body.has_more' } };
+    const params = { start_cursor: query('string') };
+    expect(next(def, params, { body: { next_cursor: 'c2', has_more: true } })).toEqual({ next: { start_cursor: 'c2' }, block: { next_cursor: 'c2', has_more: true } });
+    expect(next(def, params, { body: { next_cursor: 'c2', has_more: false } }).next).toBeUndefined();
+  });
+
+  it('bookmark: Pinterest-style bookmark, block key renamed', () => {
+    const def: PaginationDefinition = { style: 'bookmark', cursor_param: 'bookmark', next_cursor: 'body.bookmark', block: { cursor: 'body.bookmark' } };
+    expect(next(def, { bookmark: query('string') }, { body: { items: [], bookmark: 'b2' } })).toEqual({ next: { bookmark: 'b2' }, block: { cursor: 'b2' } });
+    expect(next(def, { bookmark: query('string') }, { body: { bookmark: null } })).toEqual({ next: undefined, block: { cursor: null } });
+  });
+
+  it('next_page_token: stops on isLast', () => {
+    const def: PaginationDefinition = { style: 'next_page_token', token_param: 'nextPageToken', next_token: 'body.nextPageToken', is_last: 'body.isLast', block: { nextPageToken: 'body.nextPageToken', isLast: 'body.isLast', total: 'body.total' } };
+    const params = { nextPageToken: query('string') };
+    expect(next(def, params, { body: { nextPageToken: 't2', isLast: false } })).toEqual({ next: { nextPageToken: 't2' }, block: { nextPageToken: 't2', isLast: false, total: null } });
+    expect(next(def, params, { body: { nextPageToken: 't2', isLast: true } }).next).toBeUndefined();
+  });
+
+  it('link_header: reads the cursor of rel="next" and honours results="false"', () => {
+    const def: PaginationDefinition = { style: 'link_header', rel: 'next', cursor_param: 'cursor', require_attributes: { results: 'true' }, block: { next: 'next.cursor' } };
+    const params = { cursor: query('string') };
+    const more = `<${ORIGIN}/things?cursor=0:0:1>; rel="previous"; results="false"; cursor="0:0:1", <${ORIGIN}/things?cursor=0:100:0>; rel="next"; results="true"; cursor="0:100:0"`;
+    expect(next(def, params, { headers: { link: more } })).toEqual({ next: { cursor: '0:100:0' }, block: { next: '0:100:0' } });
+    const last = more.replace('results="true"', 'results="false"');
+    expect(next(def, params, { headers: { link: last } })).toEqual({ next: undefined, block: { next: null } });
+  });
+
+  it('parses Link headers with several attributes', () => {
+    expect(parseLinkHeader('<https://a/x?p=2>; rel="next"; results="true", <https://a/x?p=1>; rel=prev')).toEqual([
+      { url: 'https://a/x?p=2', attributes: { rel: 'next', results: 'true' } },
+      { url: 'https://a/x?p=1', attributes: { rel: 'prev' } },
+    ]);
+  });
+
+  it('page_number: advances until page_count', () => {
+    const def: PaginationDefinition = { style: 'page_number', page_param: 'page', first_page: 1, page_count: 'body.page_count', block: { total_items: 'body.total_items', page_count: 'body.page_count' } };
+    const params = { page: query('integer') };
+    expect(next(def, params, { body: { total_items: 5, page_count: 3 } })).toEqual({ next: { page: 2 }, block: { total_items: 5, page_count: 3 } });
+    expect(next(def, params, { body: { page_count: 3 }, sent: { page: 3 } }).next).toBeUndefined();
+  });
+
+  it('offset: advances by the records received until total', () => {
+    const def: PaginationDefinition = { style: 'offset', offset_param: 'startAt', limit_param: 'maxResults', total: 'body.total', block: { total: 'body.total' } };
+    const params = { startAt: query('integer'), maxResults: query('integer') };
+    expect(next(def, params, { body: { total: 5 }, sent: { startAt: 0, maxResults: 2 }, count: 2 }).next).toEqual({ startAt: 2 });
+    expect(next(def, params, { body: { total: 5 }, sent: { startAt: 4, maxResults: 2 }, count: 1 }).next).toBeUndefined();
+  });
+
+  it('graphql_page_info: endCursor while hasNextPage', () => {
+    const def: PaginationDefinition = { style: 'graphql_page_info', page_info: 'body.data.issues.pageInfo', cursor_param: 'after', block: { hasNextPage: 'body.data.issues.pageInfo.hasNextPage', endCursor: 'body.data.issues.pageInfo.endCursor' } };
+    const body = (hasNextPage: boolean) => ({ data: { issues: { pageInfo: { hasNextPage, endCursor: 'e1' } } } });
+    expect(next(def, { after: query('string') }, { body: body(true) })).toEqual({ next: { after: 'e1' }, block: { hasNextPage: true, endCursor: 'e1' } });
+    expect(next(def, { after: query('string') }, { body: body(false) }).next).toBeUndefined();
+  });
+
+  it('next_records_url: hands back the relative URL until done', () => {
+    const def: PaginationDefinition = { style: 'next_records_url', next_url: 'body.nextRecordsUrl', url_param: 'next_records_url', done: 'body.done', block: { done: 'body.done', nextRecordsUrl: 'body.nextRecordsUrl' } };
+    const params = { next_records_url: query('string') };
+    const url = '/services/data/v60.0/query/01gD0000002HU6KIAW-2000';
+    expect(next(def, params, { body: { done: false, nextRecordsUrl: url } }).next).toEqual({ next_records_url: url });
+    expect(next(def, params, { body: { done: true } })).toEqual({ next: undefined, block: { done: true, nextRecordsUrl: null } });
+  });
+});
