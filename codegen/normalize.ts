@@ -49,6 +49,7 @@ function normalizeAction(name: string, raw: RawAction, named: Record<string, Raw
     method: raw.method,
     path: raw.path,
     params,
+    ...(raw.at_least_one_of !== undefined && { atLeastOneOf: raw.at_least_one_of }),
     ...(raw.additional_params !== undefined && { additionalParams: raw.additional_params }),
     ...(raw.constant_body !== undefined && { constantBody: raw.constant_body }),
     ...(raw.graphql !== undefined && { graphql: { document: raw.graphql.document.trim() } }),

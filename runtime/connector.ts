@@ -2,7 +2,8 @@ import { Authenticator } from './auth/authenticator.js';
 import type { TokenRefresh } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from './definition.js';
-import { HostedOnlyError, UnknownOperationError, UpstreamError, UpstreamRejectedError, AuthenticationError, ValidationError, type ErrorIssue } from './errors.js';
+import { HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
+import { graphqlError, isGraphqlAuthFailure } from './graphql-errors.js';
 import { guards } from './guards/index.js';
 import { DEFAULT_HTTP_OPTIONS, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
 import { buildBlock, computeNextParams } from './pagination/next-params.js';
@@ -88,22 +89,6 @@ function parseBody(response: HttpResponse): unknown {
   }
 }
 
-interface GraphQLErrorShape {
-  message?: unknown;
-  extensions?: { code?: unknown; type?: unknown };
-}
-
-function graphqlErrors(body: unknown, status: number, redact: (t: string) => string): Error | undefined {
-  const errors = (body as { errors?: GraphQLErrorShape[] } | null)?.errors;
-  if (!Array.isArray(errors) || errors.length === 0) return undefined;
-  const message = redact(errors.map((e) => String(e.message ?? 'unknown error')).join('; '));
-  const codes = errors.map((e) => String(e.extensions?.code ?? e.extensions?.type ?? '').toUpperCase());
-  if (codes.some((c) => c.includes('AUTHENTICATION') || c === 'UNAUTHENTICATED' || c === 'FORBIDDEN')) {
-    return new AuthenticationError(`The vendor refused the credentials: ${message}`, { upstreamStatus: status });
-  }
-  return new UpstreamRejectedError(`The vendor's GraphQL API returned errors: ${message}`, { upstreamStatus: status });
-}
-
 /** A connector instance: one definition, one set of credentials and config. */
 export class Connector {
   readonly definition: ConnectorDefinition;
@@ -158,6 +143,14 @@ export class Connector {
     if (!validator) throw new UpstreamError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
     const issues: ErrorIssue[] = [];
     if (!validator(params)) issues.push(...issuesFromValidator(validator.errors ?? []));
+    if (action.atLeastOneOf && action.atLeastOneOf.every((name) => params[name] === undefined)) {
+      issues.push({
+        field: 'params',
+        rule: 'at_least_one_of',
+        message: `${entityName}.${actionName} needs at least one of: ${action.atLeastOneOf.join(', ')}`,
+        limit: action.atLeastOneOf,
+      });
+    }
     for (const guard of action.guards) {
       if (issues.some((i) => i.field === guard.param)) continue;
       const issue = guards[guard.name](guard.param, params[guard.param]);
@@ -210,18 +203,19 @@ export class Connector {
       return { applied, response: await sendRequest({ ...request, url, headers }, this.http, action.idempotent) };
     };
 
+    const refused = (r: HttpResponse) => r.status === 401 || (action.graphql !== undefined && isGraphqlAuthFailure(r));
     let { applied, response } = await send();
-    if (response.status === 401) {
+    if (refused(response)) {
       const fresh = await this.authenticator.refreshAfterRejection(applied);
       if (fresh !== undefined) ({ applied, response } = await send(fresh));
+    }
+    if (action.graphql) {
+      const error = graphqlError(response, this.redact);
+      if (error) throw error;
     }
     if (response.status < 200 || response.status >= 300) throw upstreamError(response, this.redact);
 
     const body = parseBody(response);
-    if (action.graphql) {
-      const error = graphqlErrors(body, response.status, this.redact);
-      if (error) throw error;
-    }
     return this.shape<TData, TPagination>(action, validParams, body, response, target.origin);
   }
 

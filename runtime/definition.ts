@@ -47,6 +47,8 @@ export interface ActionDefinition {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   params: Record<string, ParamDefinition>;
+  /** The caller must give at least one of these params. */
+  atLeastOneOf?: string[];
   additionalParams?: 'body';
   constantBody?: JsonObject;
   graphql?: { document: string };

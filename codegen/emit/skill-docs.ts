@@ -21,6 +21,14 @@ function limitsOf(schema: JsonObject): string {
   return parts.join('; ');
 }
 
+/** The JSON type as a reader expects it (integer stays integer), with enums spelled out by limitsOf. */
+function typeLabel(schema: JsonObject): string {
+  const type = schema.type;
+  if (type === undefined) return Array.isArray(schema.enum) ? 'enum' : schemaToType(schema);
+  const types = (Array.isArray(type) ? type : [type]).map(String);
+  return types.map((t) => (t === 'array' && schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items) ? `array of ${typeLabel(schema.items)}` : t)).join(' or ');
+}
+
 function exampleValue(name: string, schema: JsonObject): unknown {
   if (schema.examples && Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if (schema.default !== undefined) return schema.default;
@@ -36,7 +44,7 @@ function exampleValue(name: string, schema: JsonObject): unknown {
 function actionSection(entity: string, name: string, action: ActionDefinition, definition: ConnectorDefinition): SkillSection {
   const params = Object.entries(action.params).map(([paramName, p]) => ({
     name: paramName,
-    type: schemaToType(p.schema),
+    type: typeLabel(p.schema),
     required: p.required ? 'yes' : 'no',
     limits: limitsOf(p.schema),
     description: p.description ?? p.schema.description ?? '',
@@ -54,8 +62,9 @@ function actionSection(entity: string, name: string, action: ActionDefinition, d
     destructive: action.destructive,
     idempotent: action.idempotent,
     params,
+    atLeastOneOf: action.atLeastOneOf,
     pagination: action.pagination && { style: action.pagination.style, keys: Object.keys(action.pagination.block) },
-    recordFields: action.result === 'many' || name === 'get' ? Object.entries(fields).map(([f, s]) => ({ name: f, type: schemaToType(s) })) : [],
+    recordFields: action.result === 'many' || name === 'get' ? Object.entries(fields).map(([f, s]) => ({ name: f, type: typeLabel(s) })) : [],
     example: JSON.stringify({ entity, action: name, params: exampleParams }, null, 2),
   });
   return section(`${entity}.${name}`, `${entity}.${name}`, action.description ?? `${action.method} ${action.path}`, markdown);

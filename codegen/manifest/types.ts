@@ -18,6 +18,7 @@ export interface RawAction {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   params?: Record<string, RawParam>;
+  at_least_one_of?: string[];
   additional_params?: 'body';
   constant_body?: JsonObject;
   graphql?: { document: string };

@@ -179,6 +179,9 @@ function checkAction(
   if (action.graphql && action.method !== 'POST') report([...at, 'method'], 'graphql-method', 'a graphql action must use POST');
   const result = action.result ?? (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one');
   if (result === 'one' && action.records_path !== undefined) report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
+  for (const name of action.at_least_one_of ?? []) {
+    if (!(name in params)) report([...at, 'at_least_one_of'], 'unknown-param', `at_least_one_of names "${name}", which is not a param of this action`);
+  }
   for (const guard of action.guards ?? []) {
     if (!(guard.param in params)) report([...at, 'guards'], 'unknown-param', `guard ${guard.name} names param "${guard.param}", which is not declared`);
   }

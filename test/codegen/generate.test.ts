@@ -42,7 +42,7 @@ describe('generator', () => {
   it('renders skill docs as content blocks with one section per action', () => {
     const jira = emitAll(definitions).get('docs/connectors/jira.md') ?? '';
     expect(jira).toContain('# issues.api_search');
-    expect(jira).toMatch(/\| maxResults \| number \| no \| [^|]*maximum 5000/);
+    expect(jira).toMatch(/\| maxResults \| integer \| no \| [^|]*maximum 5000/);
     expect(markdownToBlocks('# T\n\nSome text\nmore.\n\n- a\n- b\n\n| A | B |\n| --- | --- |\n| 1 | x \\| y |\n\n```json\n{}\n```\n')).toEqual([
       { type: 'heading', text: 'T', level: 1 },
       { type: 'paragraph', text: 'Some text more.' },

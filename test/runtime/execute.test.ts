@@ -1,8 +1,10 @@
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AuthenticationError,
   createConnector,
   CredentialsError,
+  RateLimitedError,
   HostedOnlyError,
   UnknownOperationError,
   ValidationError,
@@ -100,5 +102,49 @@ describe('execute: validation, operations and credentials', () => {
     nock('https://api.harvestapp.com').get('/v2/company').reply(200, { base_uri: 'https://acme.harvestapp.com', name: 'Acme' });
     const company = await harvest.company.get();
     expect(company.data.name).toBe('Acme');
+  });
+});
+
+describe('execute: rules beyond single params', () => {
+  it('refuses an update that would change nothing, before sending it', async () => {
+    const linear = createConnector('linear', { credentials: { api_key: 'lin_api_x' } });
+    const error = (await linear.execute('issues', 'update', { id: 'ENG-1' }).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues).toEqual([
+      {
+        field: 'params',
+        rule: 'at_least_one_of',
+        message: 'issues.update needs at least one of: title, description, stateId, priority, assigneeId, projectId',
+        limit: ['title', 'description', 'stateId', 'priority', 'assigneeId', 'projectId'],
+      },
+    ]);
+  });
+
+  it('classifies GraphQL error codes before the HTTP status, and refreshes once on an auth error', async () => {
+    const linear = createConnector('linear', { credentials: { api_key: 'lin_api_x' }, http: { retries: 0 } });
+    nock('https://api.linear.app')
+      .post('/graphql')
+      .reply(400, { errors: [{ message: 'Rate limit exceeded', extensions: { code: 'RATELIMITED' } }] }, { 'Retry-After': '30' });
+    const limited = (await linear.execute('teams', 'list').catch((e: unknown) => e)) as RateLimitedError;
+    expect(limited).toBeInstanceOf(RateLimitedError);
+    expect(limited.retryAfterSeconds).toBe(30);
+
+    nock('https://api.linear.app')
+      .post('/graphql')
+      .reply(400, { errors: [{ message: 'Authentication required', extensions: { type: 'authentication error', code: 'AUTHENTICATION_ERROR' } }] });
+    await expect(linear.execute('teams', 'list')).rejects.toBeInstanceOf(AuthenticationError);
+
+    const oauth = createConnector('linear', { credentials: { client_id: 'c', client_secret: 's', refresh_token: 'r', access_token: 'old' } });
+    nock('https://api.linear.app')
+      .post('/graphql')
+      .matchHeader('authorization', 'Bearer old')
+      .reply(400, { errors: [{ message: 'expired', extensions: { code: 'AUTHENTICATION_ERROR' } }] })
+      .post('/oauth/token')
+      .reply(200, { access_token: 'new', expires_in: 3600 })
+      .post('/graphql')
+      .matchHeader('authorization', 'Bearer new')
+      .reply(200, { data: { teams: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } } });
+    expect((await oauth.execute('teams', 'list')).data).toEqual([]);
+    expect(nock.pendingMocks()).toEqual([]);
   });
 });

@@ -292,7 +292,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List users, most recently created first.",
-      "markdown": "# users.list\n\nList users, most recently created first.\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `first_name` (string | null)\n- `last_name` (string | null)\n- `email` (string | null)\n- `telephone` (string | null)\n- `timezone` (string | null)\n- `has_access_to_all_future_projects` (boolean | null)\n- `is_contractor` (boolean | null)\n- `is_active` (boolean | null)\n- `weekly_capacity` (number | null)\n- `default_hourly_rate` (number | null)\n- `cost_rate` (number | null)\n- `roles` (Array<unknown> | null)\n- `access_roles` (Array<unknown> | null)\n- `avatar_url` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n- `employee_id` (string | null)\n- `calendar_integration_enabled` (boolean | null)\n- `calendar_integration_source` (string | null)\n- `can_create_projects` (boolean | null)\n- `permissions_claims` (Array<unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList users, most recently created first.\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `telephone` (string or null)\n- `timezone` (string or null)\n- `has_access_to_all_future_projects` (boolean or null)\n- `is_contractor` (boolean or null)\n- `is_active` (boolean or null)\n- `weekly_capacity` (integer or null)\n- `default_hourly_rate` (number or null)\n- `cost_rate` (number or null)\n- `roles` (array or null)\n- `access_roles` (array or null)\n- `avatar_url` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `employee_id` (string or null)\n- `calendar_integration_enabled` (boolean or null)\n- `calendar_integration_source` (string or null)\n- `can_create_projects` (boolean or null)\n- `permissions_claims` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -324,14 +324,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -362,28 +362,28 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`first_name` (string | null)",
-            "`last_name` (string | null)",
-            "`email` (string | null)",
-            "`telephone` (string | null)",
-            "`timezone` (string | null)",
-            "`has_access_to_all_future_projects` (boolean | null)",
-            "`is_contractor` (boolean | null)",
-            "`is_active` (boolean | null)",
-            "`weekly_capacity` (number | null)",
-            "`default_hourly_rate` (number | null)",
-            "`cost_rate` (number | null)",
-            "`roles` (Array<unknown> | null)",
-            "`access_roles` (Array<unknown> | null)",
-            "`avatar_url` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)",
-            "`employee_id` (string | null)",
-            "`calendar_integration_enabled` (boolean | null)",
-            "`calendar_integration_source` (string | null)",
-            "`can_create_projects` (boolean | null)",
-            "`permissions_claims` (Array<unknown> | null)"
+            "`id` (integer)",
+            "`first_name` (string or null)",
+            "`last_name` (string or null)",
+            "`email` (string or null)",
+            "`telephone` (string or null)",
+            "`timezone` (string or null)",
+            "`has_access_to_all_future_projects` (boolean or null)",
+            "`is_contractor` (boolean or null)",
+            "`is_active` (boolean or null)",
+            "`weekly_capacity` (integer or null)",
+            "`default_hourly_rate` (number or null)",
+            "`cost_rate` (number or null)",
+            "`roles` (array or null)",
+            "`access_roles` (array or null)",
+            "`avatar_url` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)",
+            "`employee_id` (string or null)",
+            "`calendar_integration_enabled` (boolean or null)",
+            "`calendar_integration_source` (string or null)",
+            "`can_create_projects` (boolean or null)",
+            "`permissions_claims` (array or null)"
           ]
         },
         {
@@ -402,7 +402,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.get",
       "title": "users.get",
       "summary": "Retrieve one user by ID.",
-      "markdown": "# users.get\n\nRetrieve one user by ID.\n\n`GET /users/{id}` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `first_name` (string | null)\n- `last_name` (string | null)\n- `email` (string | null)\n- `telephone` (string | null)\n- `timezone` (string | null)\n- `has_access_to_all_future_projects` (boolean | null)\n- `is_contractor` (boolean | null)\n- `is_active` (boolean | null)\n- `weekly_capacity` (number | null)\n- `default_hourly_rate` (number | null)\n- `cost_rate` (number | null)\n- `roles` (Array<unknown> | null)\n- `access_roles` (Array<unknown> | null)\n- `avatar_url` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n- `employee_id` (string | null)\n- `calendar_integration_enabled` (boolean | null)\n- `calendar_integration_source` (string | null)\n- `can_create_projects` (boolean | null)\n- `permissions_claims` (Array<unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# users.get\n\nRetrieve one user by ID.\n\n`GET /users/{id}` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `telephone` (string or null)\n- `timezone` (string or null)\n- `has_access_to_all_future_projects` (boolean or null)\n- `is_contractor` (boolean or null)\n- `is_active` (boolean or null)\n- `weekly_capacity` (integer or null)\n- `default_hourly_rate` (number or null)\n- `cost_rate` (number or null)\n- `roles` (array or null)\n- `access_roles` (array or null)\n- `avatar_url` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `employee_id` (string or null)\n- `calendar_integration_enabled` (boolean or null)\n- `calendar_integration_source` (string or null)\n- `can_create_projects` (boolean or null)\n- `permissions_claims` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -434,7 +434,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -449,28 +449,28 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`first_name` (string | null)",
-            "`last_name` (string | null)",
-            "`email` (string | null)",
-            "`telephone` (string | null)",
-            "`timezone` (string | null)",
-            "`has_access_to_all_future_projects` (boolean | null)",
-            "`is_contractor` (boolean | null)",
-            "`is_active` (boolean | null)",
-            "`weekly_capacity` (number | null)",
-            "`default_hourly_rate` (number | null)",
-            "`cost_rate` (number | null)",
-            "`roles` (Array<unknown> | null)",
-            "`access_roles` (Array<unknown> | null)",
-            "`avatar_url` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)",
-            "`employee_id` (string | null)",
-            "`calendar_integration_enabled` (boolean | null)",
-            "`calendar_integration_source` (string | null)",
-            "`can_create_projects` (boolean | null)",
-            "`permissions_claims` (Array<unknown> | null)"
+            "`id` (integer)",
+            "`first_name` (string or null)",
+            "`last_name` (string or null)",
+            "`email` (string or null)",
+            "`telephone` (string or null)",
+            "`timezone` (string or null)",
+            "`has_access_to_all_future_projects` (boolean or null)",
+            "`is_contractor` (boolean or null)",
+            "`is_active` (boolean or null)",
+            "`weekly_capacity` (integer or null)",
+            "`default_hourly_rate` (number or null)",
+            "`cost_rate` (number or null)",
+            "`roles` (array or null)",
+            "`access_roles` (array or null)",
+            "`avatar_url` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)",
+            "`employee_id` (string or null)",
+            "`calendar_integration_enabled` (boolean or null)",
+            "`calendar_integration_source` (string or null)",
+            "`can_create_projects` (boolean or null)",
+            "`permissions_claims` (array or null)"
           ]
         },
         {
@@ -489,7 +489,7 @@ export const skillDocs: SkillDocs = {
       "id": "clients.list",
       "title": "clients.list",
       "summary": "List clients, most recently created first.",
-      "markdown": "# clients.list\n\nList clients, most recently created first.\n\n`GET /clients` returns a list of clients records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `is_active` (boolean | null)\n- `address` (string | null)\n- `statement_key` (string | null)\n- `currency` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# clients.list\n\nList clients, most recently created first.\n\n`GET /clients` returns a list of clients records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `address` (string or null)\n- `statement_key` (string or null)\n- `currency` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -521,14 +521,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -559,14 +559,14 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`is_active` (boolean | null)",
-            "`address` (string | null)",
-            "`statement_key` (string | null)",
-            "`currency` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`is_active` (boolean or null)",
+            "`address` (string or null)",
+            "`statement_key` (string or null)",
+            "`currency` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -585,7 +585,7 @@ export const skillDocs: SkillDocs = {
       "id": "clients.get",
       "title": "clients.get",
       "summary": "Retrieve one client by ID.",
-      "markdown": "# clients.get\n\nRetrieve one client by ID.\n\n`GET /clients/{id}` returns one clients record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `is_active` (boolean | null)\n- `address` (string | null)\n- `statement_key` (string | null)\n- `currency` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# clients.get\n\nRetrieve one client by ID.\n\n`GET /clients/{id}` returns one clients record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `address` (string or null)\n- `statement_key` (string or null)\n- `currency` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -617,7 +617,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -632,14 +632,14 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`is_active` (boolean | null)",
-            "`address` (string | null)",
-            "`statement_key` (string | null)",
-            "`currency` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`is_active` (boolean or null)",
+            "`address` (string or null)",
+            "`statement_key` (string or null)",
+            "`currency` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -658,7 +658,7 @@ export const skillDocs: SkillDocs = {
       "id": "contacts.list",
       "title": "contacts.list",
       "summary": "List contacts, most recently created first.",
-      "markdown": "# contacts.list\n\nList contacts, most recently created first.\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `title` (string | null)\n- `first_name` (string | null)\n- `last_name` (string | null)\n- `email` (string | null)\n- `phone_office` (string | null)\n- `phone_mobile` (string | null)\n- `fax` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# contacts.list\n\nList contacts, most recently created first.\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `title` (string or null)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `phone_office` (string or null)\n- `phone_mobile` (string or null)\n- `fax` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -690,14 +690,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -728,17 +728,17 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`title` (string | null)",
-            "`first_name` (string | null)",
-            "`last_name` (string | null)",
-            "`email` (string | null)",
-            "`phone_office` (string | null)",
-            "`phone_mobile` (string | null)",
-            "`fax` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`title` (string or null)",
+            "`first_name` (string or null)",
+            "`last_name` (string or null)",
+            "`email` (string or null)",
+            "`phone_office` (string or null)",
+            "`phone_mobile` (string or null)",
+            "`fax` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -757,7 +757,7 @@ export const skillDocs: SkillDocs = {
       "id": "contacts.get",
       "title": "contacts.get",
       "summary": "Retrieve one contact by ID.",
-      "markdown": "# contacts.get\n\nRetrieve one contact by ID.\n\n`GET /contacts/{id}` returns one contacts record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `title` (string | null)\n- `first_name` (string | null)\n- `last_name` (string | null)\n- `email` (string | null)\n- `phone_office` (string | null)\n- `phone_mobile` (string | null)\n- `fax` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# contacts.get\n\nRetrieve one contact by ID.\n\n`GET /contacts/{id}` returns one contacts record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `title` (string or null)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `phone_office` (string or null)\n- `phone_mobile` (string or null)\n- `fax` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -789,7 +789,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -804,17 +804,17 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`title` (string | null)",
-            "`first_name` (string | null)",
-            "`last_name` (string | null)",
-            "`email` (string | null)",
-            "`phone_office` (string | null)",
-            "`phone_mobile` (string | null)",
-            "`fax` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`title` (string or null)",
+            "`first_name` (string or null)",
+            "`last_name` (string or null)",
+            "`email` (string or null)",
+            "`phone_office` (string or null)",
+            "`phone_mobile` (string or null)",
+            "`fax` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -833,7 +833,7 @@ export const skillDocs: SkillDocs = {
       "id": "company.get",
       "title": "company.get",
       "summary": "Retrieve the company of the authenticated user.",
-      "markdown": "# company.get\n\nRetrieve the company of the authenticated user.\n\n`GET /company` returns one company record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `base_uri` (string | null)\n- `full_domain` (string)\n- `name` (string | null)\n- `is_active` (boolean | null)\n- `week_start_day` (string | null)\n- `wants_timestamp_timers` (boolean | null)\n- `time_format` (string | null)\n- `date_format` (string | null)\n- `plan_type` (string | null)\n- `clock` (string | null)\n- `currency_code_display` (string | null)\n- `currency_symbol_display` (string | null)\n- `decimal_symbol` (string | null)\n- `thousands_separator` (string | null)\n- `color_scheme` (string | null)\n- `weekly_capacity` (number | null)\n- `expense_feature` (boolean | null)\n- `invoice_feature` (boolean | null)\n- `estimate_feature` (boolean | null)\n- `approval_feature` (boolean | null)\n- `team_feature` (boolean | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"company\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# company.get\n\nRetrieve the company of the authenticated user.\n\n`GET /company` returns one company record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `base_uri` (string or null)\n- `full_domain` (string)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `week_start_day` (string or null)\n- `wants_timestamp_timers` (boolean or null)\n- `time_format` (string or null)\n- `date_format` (string or null)\n- `plan_type` (string or null)\n- `clock` (string or null)\n- `currency_code_display` (string or null)\n- `currency_symbol_display` (string or null)\n- `decimal_symbol` (string or null)\n- `thousands_separator` (string or null)\n- `color_scheme` (string or null)\n- `weekly_capacity` (integer or null)\n- `expense_feature` (boolean or null)\n- `invoice_feature` (boolean or null)\n- `estimate_feature` (boolean or null)\n- `approval_feature` (boolean or null)\n- `team_feature` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"company\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -865,27 +865,27 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`base_uri` (string | null)",
+            "`base_uri` (string or null)",
             "`full_domain` (string)",
-            "`name` (string | null)",
-            "`is_active` (boolean | null)",
-            "`week_start_day` (string | null)",
-            "`wants_timestamp_timers` (boolean | null)",
-            "`time_format` (string | null)",
-            "`date_format` (string | null)",
-            "`plan_type` (string | null)",
-            "`clock` (string | null)",
-            "`currency_code_display` (string | null)",
-            "`currency_symbol_display` (string | null)",
-            "`decimal_symbol` (string | null)",
-            "`thousands_separator` (string | null)",
-            "`color_scheme` (string | null)",
-            "`weekly_capacity` (number | null)",
-            "`expense_feature` (boolean | null)",
-            "`invoice_feature` (boolean | null)",
-            "`estimate_feature` (boolean | null)",
-            "`approval_feature` (boolean | null)",
-            "`team_feature` (boolean | null)"
+            "`name` (string or null)",
+            "`is_active` (boolean or null)",
+            "`week_start_day` (string or null)",
+            "`wants_timestamp_timers` (boolean or null)",
+            "`time_format` (string or null)",
+            "`date_format` (string or null)",
+            "`plan_type` (string or null)",
+            "`clock` (string or null)",
+            "`currency_code_display` (string or null)",
+            "`currency_symbol_display` (string or null)",
+            "`decimal_symbol` (string or null)",
+            "`thousands_separator` (string or null)",
+            "`color_scheme` (string or null)",
+            "`weekly_capacity` (integer or null)",
+            "`expense_feature` (boolean or null)",
+            "`invoice_feature` (boolean or null)",
+            "`estimate_feature` (boolean or null)",
+            "`approval_feature` (boolean or null)",
+            "`team_feature` (boolean or null)"
           ]
         },
         {
@@ -904,7 +904,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects, most recently created first.",
-      "markdown": "# projects.list\n\nList projects, most recently created first.\n\n`GET /projects` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `name` (string | null)\n- `code` (string | null)\n- `is_active` (boolean | null)\n- `is_billable` (boolean | null)\n- `is_fixed_fee` (boolean | null)\n- `bill_by` (string | null)\n- `hourly_rate` (number | null)\n- `budget` (number | null)\n- `budget_by` (string | null)\n- `budget_is_monthly` (boolean | null)\n- `notify_when_over_budget` (boolean | null)\n- `over_budget_notification_percentage` (number | null)\n- `over_budget_notification_date` (string | null)\n- `show_budget_to_all` (boolean | null)\n- `cost_budget` (number | null)\n- `cost_budget_include_expenses` (boolean | null)\n- `fee` (number | null)\n- `notes` (string | null)\n- `starts_on` (string | null)\n- `ends_on` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects, most recently created first.\n\n`GET /projects` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `name` (string or null)\n- `code` (string or null)\n- `is_active` (boolean or null)\n- `is_billable` (boolean or null)\n- `is_fixed_fee` (boolean or null)\n- `bill_by` (string or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `budget_by` (string or null)\n- `budget_is_monthly` (boolean or null)\n- `notify_when_over_budget` (boolean or null)\n- `over_budget_notification_percentage` (number or null)\n- `over_budget_notification_date` (string or null)\n- `show_budget_to_all` (boolean or null)\n- `cost_budget` (number or null)\n- `cost_budget_include_expenses` (boolean or null)\n- `fee` (number or null)\n- `notes` (string or null)\n- `starts_on` (string or null)\n- `ends_on` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -936,14 +936,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -974,30 +974,30 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`name` (string | null)",
-            "`code` (string | null)",
-            "`is_active` (boolean | null)",
-            "`is_billable` (boolean | null)",
-            "`is_fixed_fee` (boolean | null)",
-            "`bill_by` (string | null)",
-            "`hourly_rate` (number | null)",
-            "`budget` (number | null)",
-            "`budget_by` (string | null)",
-            "`budget_is_monthly` (boolean | null)",
-            "`notify_when_over_budget` (boolean | null)",
-            "`over_budget_notification_percentage` (number | null)",
-            "`over_budget_notification_date` (string | null)",
-            "`show_budget_to_all` (boolean | null)",
-            "`cost_budget` (number | null)",
-            "`cost_budget_include_expenses` (boolean | null)",
-            "`fee` (number | null)",
-            "`notes` (string | null)",
-            "`starts_on` (string | null)",
-            "`ends_on` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`name` (string or null)",
+            "`code` (string or null)",
+            "`is_active` (boolean or null)",
+            "`is_billable` (boolean or null)",
+            "`is_fixed_fee` (boolean or null)",
+            "`bill_by` (string or null)",
+            "`hourly_rate` (number or null)",
+            "`budget` (number or null)",
+            "`budget_by` (string or null)",
+            "`budget_is_monthly` (boolean or null)",
+            "`notify_when_over_budget` (boolean or null)",
+            "`over_budget_notification_percentage` (number or null)",
+            "`over_budget_notification_date` (string or null)",
+            "`show_budget_to_all` (boolean or null)",
+            "`cost_budget` (number or null)",
+            "`cost_budget_include_expenses` (boolean or null)",
+            "`fee` (number or null)",
+            "`notes` (string or null)",
+            "`starts_on` (string or null)",
+            "`ends_on` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1016,7 +1016,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.get",
       "title": "projects.get",
       "summary": "Retrieve one project by ID.",
-      "markdown": "# projects.get\n\nRetrieve one project by ID.\n\n`GET /projects/{id}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `name` (string | null)\n- `code` (string | null)\n- `is_active` (boolean | null)\n- `is_billable` (boolean | null)\n- `is_fixed_fee` (boolean | null)\n- `bill_by` (string | null)\n- `hourly_rate` (number | null)\n- `budget` (number | null)\n- `budget_by` (string | null)\n- `budget_is_monthly` (boolean | null)\n- `notify_when_over_budget` (boolean | null)\n- `over_budget_notification_percentage` (number | null)\n- `over_budget_notification_date` (string | null)\n- `show_budget_to_all` (boolean | null)\n- `cost_budget` (number | null)\n- `cost_budget_include_expenses` (boolean | null)\n- `fee` (number | null)\n- `notes` (string | null)\n- `starts_on` (string | null)\n- `ends_on` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# projects.get\n\nRetrieve one project by ID.\n\n`GET /projects/{id}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `name` (string or null)\n- `code` (string or null)\n- `is_active` (boolean or null)\n- `is_billable` (boolean or null)\n- `is_fixed_fee` (boolean or null)\n- `bill_by` (string or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `budget_by` (string or null)\n- `budget_is_monthly` (boolean or null)\n- `notify_when_over_budget` (boolean or null)\n- `over_budget_notification_percentage` (number or null)\n- `over_budget_notification_date` (string or null)\n- `show_budget_to_all` (boolean or null)\n- `cost_budget` (number or null)\n- `cost_budget_include_expenses` (boolean or null)\n- `fee` (number or null)\n- `notes` (string or null)\n- `starts_on` (string or null)\n- `ends_on` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1048,7 +1048,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -1063,30 +1063,30 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`name` (string | null)",
-            "`code` (string | null)",
-            "`is_active` (boolean | null)",
-            "`is_billable` (boolean | null)",
-            "`is_fixed_fee` (boolean | null)",
-            "`bill_by` (string | null)",
-            "`hourly_rate` (number | null)",
-            "`budget` (number | null)",
-            "`budget_by` (string | null)",
-            "`budget_is_monthly` (boolean | null)",
-            "`notify_when_over_budget` (boolean | null)",
-            "`over_budget_notification_percentage` (number | null)",
-            "`over_budget_notification_date` (string | null)",
-            "`show_budget_to_all` (boolean | null)",
-            "`cost_budget` (number | null)",
-            "`cost_budget_include_expenses` (boolean | null)",
-            "`fee` (number | null)",
-            "`notes` (string | null)",
-            "`starts_on` (string | null)",
-            "`ends_on` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`name` (string or null)",
+            "`code` (string or null)",
+            "`is_active` (boolean or null)",
+            "`is_billable` (boolean or null)",
+            "`is_fixed_fee` (boolean or null)",
+            "`bill_by` (string or null)",
+            "`hourly_rate` (number or null)",
+            "`budget` (number or null)",
+            "`budget_by` (string or null)",
+            "`budget_is_monthly` (boolean or null)",
+            "`notify_when_over_budget` (boolean or null)",
+            "`over_budget_notification_percentage` (number or null)",
+            "`over_budget_notification_date` (string or null)",
+            "`show_budget_to_all` (boolean or null)",
+            "`cost_budget` (number or null)",
+            "`cost_budget_include_expenses` (boolean or null)",
+            "`fee` (number or null)",
+            "`notes` (string or null)",
+            "`starts_on` (string or null)",
+            "`ends_on` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1105,7 +1105,7 @@ export const skillDocs: SkillDocs = {
       "id": "tasks.list",
       "title": "tasks.list",
       "summary": "List tasks, most recently created first.",
-      "markdown": "# tasks.list\n\nList tasks, most recently created first.\n\n`GET /tasks` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `billable_by_default` (boolean | null)\n- `default_hourly_rate` (number | null)\n- `is_default` (boolean | null)\n- `is_active` (boolean | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# tasks.list\n\nList tasks, most recently created first.\n\n`GET /tasks` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `billable_by_default` (boolean or null)\n- `default_hourly_rate` (number or null)\n- `is_default` (boolean or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1137,14 +1137,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -1175,14 +1175,14 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`billable_by_default` (boolean | null)",
-            "`default_hourly_rate` (number | null)",
-            "`is_default` (boolean | null)",
-            "`is_active` (boolean | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`billable_by_default` (boolean or null)",
+            "`default_hourly_rate` (number or null)",
+            "`is_default` (boolean or null)",
+            "`is_active` (boolean or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1201,7 +1201,7 @@ export const skillDocs: SkillDocs = {
       "id": "tasks.get",
       "title": "tasks.get",
       "summary": "Retrieve one task by ID.",
-      "markdown": "# tasks.get\n\nRetrieve one task by ID.\n\n`GET /tasks/{id}` returns one tasks record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `billable_by_default` (boolean | null)\n- `default_hourly_rate` (number | null)\n- `is_default` (boolean | null)\n- `is_active` (boolean | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# tasks.get\n\nRetrieve one task by ID.\n\n`GET /tasks/{id}` returns one tasks record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `billable_by_default` (boolean or null)\n- `default_hourly_rate` (number or null)\n- `is_default` (boolean or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1233,7 +1233,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -1248,14 +1248,14 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`billable_by_default` (boolean | null)",
-            "`default_hourly_rate` (number | null)",
-            "`is_default` (boolean | null)",
-            "`is_active` (boolean | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`billable_by_default` (boolean or null)",
+            "`default_hourly_rate` (number or null)",
+            "`is_default` (boolean or null)",
+            "`is_active` (boolean or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1274,7 +1274,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_entries.list",
       "title": "time_entries.list",
       "summary": "List time entries, most recently created first.",
-      "markdown": "# time_entries.list\n\nList time entries, most recently created first.\n\n`GET /time_entries` returns a list of time_entries records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `spent_date` (string | null)\n- `user` (Record<string, unknown> | null)\n- `user_assignment` (Record<string, unknown> | null)\n- `client` (Record<string, unknown> | null)\n- `project` (Record<string, unknown> | null)\n- `task` (Record<string, unknown> | null)\n- `task_assignment` (Record<string, unknown> | null)\n- `external_reference` (Record<string, unknown> | null)\n- `invoice` (Record<string, unknown> | null)\n- `hours` (number | null)\n- `hours_without_timer` (number | null)\n- `rounded_hours` (number | null)\n- `notes` (string | null)\n- `is_locked` (boolean | null)\n- `locked_reason` (string | null)\n- `is_closed` (boolean | null)\n- `is_billed` (boolean | null)\n- `timer_started_at` (string | null)\n- `started_time` (string | null)\n- `ended_time` (string | null)\n- `is_running` (boolean | null)\n- `billable` (boolean | null)\n- `budgeted` (boolean | null)\n- `billable_rate` (number | null)\n- `cost_rate` (number | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# time_entries.list\n\nList time entries, most recently created first.\n\n`GET /time_entries` returns a list of time_entries records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `spent_date` (string or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `client` (object or null)\n- `project` (object or null)\n- `task` (object or null)\n- `task_assignment` (object or null)\n- `external_reference` (object or null)\n- `invoice` (object or null)\n- `hours` (number or null)\n- `hours_without_timer` (number or null)\n- `rounded_hours` (number or null)\n- `notes` (string or null)\n- `is_locked` (boolean or null)\n- `locked_reason` (string or null)\n- `is_closed` (boolean or null)\n- `is_billed` (boolean or null)\n- `timer_started_at` (string or null)\n- `started_time` (string or null)\n- `ended_time` (string or null)\n- `is_running` (boolean or null)\n- `billable` (boolean or null)\n- `budgeted` (boolean or null)\n- `billable_rate` (number or null)\n- `cost_rate` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1306,14 +1306,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -1344,34 +1344,34 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`spent_date` (string | null)",
-            "`user` (Record<string, unknown> | null)",
-            "`user_assignment` (Record<string, unknown> | null)",
-            "`client` (Record<string, unknown> | null)",
-            "`project` (Record<string, unknown> | null)",
-            "`task` (Record<string, unknown> | null)",
-            "`task_assignment` (Record<string, unknown> | null)",
-            "`external_reference` (Record<string, unknown> | null)",
-            "`invoice` (Record<string, unknown> | null)",
-            "`hours` (number | null)",
-            "`hours_without_timer` (number | null)",
-            "`rounded_hours` (number | null)",
-            "`notes` (string | null)",
-            "`is_locked` (boolean | null)",
-            "`locked_reason` (string | null)",
-            "`is_closed` (boolean | null)",
-            "`is_billed` (boolean | null)",
-            "`timer_started_at` (string | null)",
-            "`started_time` (string | null)",
-            "`ended_time` (string | null)",
-            "`is_running` (boolean | null)",
-            "`billable` (boolean | null)",
-            "`budgeted` (boolean | null)",
-            "`billable_rate` (number | null)",
-            "`cost_rate` (number | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`spent_date` (string or null)",
+            "`user` (object or null)",
+            "`user_assignment` (object or null)",
+            "`client` (object or null)",
+            "`project` (object or null)",
+            "`task` (object or null)",
+            "`task_assignment` (object or null)",
+            "`external_reference` (object or null)",
+            "`invoice` (object or null)",
+            "`hours` (number or null)",
+            "`hours_without_timer` (number or null)",
+            "`rounded_hours` (number or null)",
+            "`notes` (string or null)",
+            "`is_locked` (boolean or null)",
+            "`locked_reason` (string or null)",
+            "`is_closed` (boolean or null)",
+            "`is_billed` (boolean or null)",
+            "`timer_started_at` (string or null)",
+            "`started_time` (string or null)",
+            "`ended_time` (string or null)",
+            "`is_running` (boolean or null)",
+            "`billable` (boolean or null)",
+            "`budgeted` (boolean or null)",
+            "`billable_rate` (number or null)",
+            "`cost_rate` (number or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1390,7 +1390,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_entries.get",
       "title": "time_entries.get",
       "summary": "Retrieve one time entry by ID.",
-      "markdown": "# time_entries.get\n\nRetrieve one time entry by ID.\n\n`GET /time_entries/{id}` returns one time_entries record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `spent_date` (string | null)\n- `user` (Record<string, unknown> | null)\n- `user_assignment` (Record<string, unknown> | null)\n- `client` (Record<string, unknown> | null)\n- `project` (Record<string, unknown> | null)\n- `task` (Record<string, unknown> | null)\n- `task_assignment` (Record<string, unknown> | null)\n- `external_reference` (Record<string, unknown> | null)\n- `invoice` (Record<string, unknown> | null)\n- `hours` (number | null)\n- `hours_without_timer` (number | null)\n- `rounded_hours` (number | null)\n- `notes` (string | null)\n- `is_locked` (boolean | null)\n- `locked_reason` (string | null)\n- `is_closed` (boolean | null)\n- `is_billed` (boolean | null)\n- `timer_started_at` (string | null)\n- `started_time` (string | null)\n- `ended_time` (string | null)\n- `is_running` (boolean | null)\n- `billable` (boolean | null)\n- `budgeted` (boolean | null)\n- `billable_rate` (number | null)\n- `cost_rate` (number | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# time_entries.get\n\nRetrieve one time entry by ID.\n\n`GET /time_entries/{id}` returns one time_entries record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `spent_date` (string or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `client` (object or null)\n- `project` (object or null)\n- `task` (object or null)\n- `task_assignment` (object or null)\n- `external_reference` (object or null)\n- `invoice` (object or null)\n- `hours` (number or null)\n- `hours_without_timer` (number or null)\n- `rounded_hours` (number or null)\n- `notes` (string or null)\n- `is_locked` (boolean or null)\n- `locked_reason` (string or null)\n- `is_closed` (boolean or null)\n- `is_billed` (boolean or null)\n- `timer_started_at` (string or null)\n- `started_time` (string or null)\n- `ended_time` (string or null)\n- `is_running` (boolean or null)\n- `billable` (boolean or null)\n- `budgeted` (boolean or null)\n- `billable_rate` (number or null)\n- `cost_rate` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1422,7 +1422,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -1437,34 +1437,34 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`spent_date` (string | null)",
-            "`user` (Record<string, unknown> | null)",
-            "`user_assignment` (Record<string, unknown> | null)",
-            "`client` (Record<string, unknown> | null)",
-            "`project` (Record<string, unknown> | null)",
-            "`task` (Record<string, unknown> | null)",
-            "`task_assignment` (Record<string, unknown> | null)",
-            "`external_reference` (Record<string, unknown> | null)",
-            "`invoice` (Record<string, unknown> | null)",
-            "`hours` (number | null)",
-            "`hours_without_timer` (number | null)",
-            "`rounded_hours` (number | null)",
-            "`notes` (string | null)",
-            "`is_locked` (boolean | null)",
-            "`locked_reason` (string | null)",
-            "`is_closed` (boolean | null)",
-            "`is_billed` (boolean | null)",
-            "`timer_started_at` (string | null)",
-            "`started_time` (string | null)",
-            "`ended_time` (string | null)",
-            "`is_running` (boolean | null)",
-            "`billable` (boolean | null)",
-            "`budgeted` (boolean | null)",
-            "`billable_rate` (number | null)",
-            "`cost_rate` (number | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`spent_date` (string or null)",
+            "`user` (object or null)",
+            "`user_assignment` (object or null)",
+            "`client` (object or null)",
+            "`project` (object or null)",
+            "`task` (object or null)",
+            "`task_assignment` (object or null)",
+            "`external_reference` (object or null)",
+            "`invoice` (object or null)",
+            "`hours` (number or null)",
+            "`hours_without_timer` (number or null)",
+            "`rounded_hours` (number or null)",
+            "`notes` (string or null)",
+            "`is_locked` (boolean or null)",
+            "`locked_reason` (string or null)",
+            "`is_closed` (boolean or null)",
+            "`is_billed` (boolean or null)",
+            "`timer_started_at` (string or null)",
+            "`started_time` (string or null)",
+            "`ended_time` (string or null)",
+            "`is_running` (boolean or null)",
+            "`billable` (boolean or null)",
+            "`budgeted` (boolean or null)",
+            "`billable_rate` (number or null)",
+            "`cost_rate` (number or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1483,7 +1483,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoices.list",
       "title": "invoices.list",
       "summary": "List invoices, most recently created first.",
-      "markdown": "# invoices.list\n\nList invoices, most recently created first.\n\n`GET /invoices` returns a list of invoices records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `line_items` (Array<unknown> | null)\n- `estimate` (Record<string, unknown> | null)\n- `retainer` (Record<string, unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `client_key` (string | null)\n- `number` (string | null)\n- `purchase_order` (string | null)\n- `amount` (number | null)\n- `due_amount` (number | null)\n- `tax` (number | null)\n- `tax_amount` (number | null)\n- `tax2` (number | null)\n- `tax2_amount` (number | null)\n- `discount` (number | null)\n- `discount_amount` (number | null)\n- `subject` (string | null)\n- `notes` (string | null)\n- `currency` (string | null)\n- `state` (string | null)\n- `period_start` (string | null)\n- `period_end` (string | null)\n- `issue_date` (string | null)\n- `due_date` (string | null)\n- `payment_term` (string | null)\n- `payment_options` (Array<unknown> | null)\n- `sent_at` (string | null)\n- `paid_at` (string | null)\n- `paid_date` (string | null)\n- `closed_at` (string | null)\n- `recurring_invoice_id` (number | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# invoices.list\n\nList invoices, most recently created first.\n\n`GET /invoices` returns a list of invoices records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `estimate` (object or null)\n- `retainer` (object or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `due_amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `period_start` (string or null)\n- `period_end` (string or null)\n- `issue_date` (string or null)\n- `due_date` (string or null)\n- `payment_term` (string or null)\n- `payment_options` (array or null)\n- `sent_at` (string or null)\n- `paid_at` (string or null)\n- `paid_date` (string or null)\n- `closed_at` (string or null)\n- `recurring_invoice_id` (integer or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1515,14 +1515,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -1553,40 +1553,40 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`line_items` (Array<unknown> | null)",
-            "`estimate` (Record<string, unknown> | null)",
-            "`retainer` (Record<string, unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`client_key` (string | null)",
-            "`number` (string | null)",
-            "`purchase_order` (string | null)",
-            "`amount` (number | null)",
-            "`due_amount` (number | null)",
-            "`tax` (number | null)",
-            "`tax_amount` (number | null)",
-            "`tax2` (number | null)",
-            "`tax2_amount` (number | null)",
-            "`discount` (number | null)",
-            "`discount_amount` (number | null)",
-            "`subject` (string | null)",
-            "`notes` (string | null)",
-            "`currency` (string | null)",
-            "`state` (string | null)",
-            "`period_start` (string | null)",
-            "`period_end` (string | null)",
-            "`issue_date` (string | null)",
-            "`due_date` (string | null)",
-            "`payment_term` (string | null)",
-            "`payment_options` (Array<unknown> | null)",
-            "`sent_at` (string | null)",
-            "`paid_at` (string | null)",
-            "`paid_date` (string | null)",
-            "`closed_at` (string | null)",
-            "`recurring_invoice_id` (number | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`line_items` (array or null)",
+            "`estimate` (object or null)",
+            "`retainer` (object or null)",
+            "`creator` (object or null)",
+            "`client_key` (string or null)",
+            "`number` (string or null)",
+            "`purchase_order` (string or null)",
+            "`amount` (number or null)",
+            "`due_amount` (number or null)",
+            "`tax` (number or null)",
+            "`tax_amount` (number or null)",
+            "`tax2` (number or null)",
+            "`tax2_amount` (number or null)",
+            "`discount` (number or null)",
+            "`discount_amount` (number or null)",
+            "`subject` (string or null)",
+            "`notes` (string or null)",
+            "`currency` (string or null)",
+            "`state` (string or null)",
+            "`period_start` (string or null)",
+            "`period_end` (string or null)",
+            "`issue_date` (string or null)",
+            "`due_date` (string or null)",
+            "`payment_term` (string or null)",
+            "`payment_options` (array or null)",
+            "`sent_at` (string or null)",
+            "`paid_at` (string or null)",
+            "`paid_date` (string or null)",
+            "`closed_at` (string or null)",
+            "`recurring_invoice_id` (integer or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1605,7 +1605,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoices.get",
       "title": "invoices.get",
       "summary": "Retrieve one invoice by ID.",
-      "markdown": "# invoices.get\n\nRetrieve one invoice by ID.\n\n`GET /invoices/{id}` returns one invoices record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `line_items` (Array<unknown> | null)\n- `estimate` (Record<string, unknown> | null)\n- `retainer` (Record<string, unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `client_key` (string | null)\n- `number` (string | null)\n- `purchase_order` (string | null)\n- `amount` (number | null)\n- `due_amount` (number | null)\n- `tax` (number | null)\n- `tax_amount` (number | null)\n- `tax2` (number | null)\n- `tax2_amount` (number | null)\n- `discount` (number | null)\n- `discount_amount` (number | null)\n- `subject` (string | null)\n- `notes` (string | null)\n- `currency` (string | null)\n- `state` (string | null)\n- `period_start` (string | null)\n- `period_end` (string | null)\n- `issue_date` (string | null)\n- `due_date` (string | null)\n- `payment_term` (string | null)\n- `payment_options` (Array<unknown> | null)\n- `sent_at` (string | null)\n- `paid_at` (string | null)\n- `paid_date` (string | null)\n- `closed_at` (string | null)\n- `recurring_invoice_id` (number | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# invoices.get\n\nRetrieve one invoice by ID.\n\n`GET /invoices/{id}` returns one invoices record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `estimate` (object or null)\n- `retainer` (object or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `due_amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `period_start` (string or null)\n- `period_end` (string or null)\n- `issue_date` (string or null)\n- `due_date` (string or null)\n- `payment_term` (string or null)\n- `payment_options` (array or null)\n- `sent_at` (string or null)\n- `paid_at` (string or null)\n- `paid_date` (string or null)\n- `closed_at` (string or null)\n- `recurring_invoice_id` (integer or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1637,7 +1637,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -1652,40 +1652,40 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`line_items` (Array<unknown> | null)",
-            "`estimate` (Record<string, unknown> | null)",
-            "`retainer` (Record<string, unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`client_key` (string | null)",
-            "`number` (string | null)",
-            "`purchase_order` (string | null)",
-            "`amount` (number | null)",
-            "`due_amount` (number | null)",
-            "`tax` (number | null)",
-            "`tax_amount` (number | null)",
-            "`tax2` (number | null)",
-            "`tax2_amount` (number | null)",
-            "`discount` (number | null)",
-            "`discount_amount` (number | null)",
-            "`subject` (string | null)",
-            "`notes` (string | null)",
-            "`currency` (string | null)",
-            "`state` (string | null)",
-            "`period_start` (string | null)",
-            "`period_end` (string | null)",
-            "`issue_date` (string | null)",
-            "`due_date` (string | null)",
-            "`payment_term` (string | null)",
-            "`payment_options` (Array<unknown> | null)",
-            "`sent_at` (string | null)",
-            "`paid_at` (string | null)",
-            "`paid_date` (string | null)",
-            "`closed_at` (string | null)",
-            "`recurring_invoice_id` (number | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`line_items` (array or null)",
+            "`estimate` (object or null)",
+            "`retainer` (object or null)",
+            "`creator` (object or null)",
+            "`client_key` (string or null)",
+            "`number` (string or null)",
+            "`purchase_order` (string or null)",
+            "`amount` (number or null)",
+            "`due_amount` (number or null)",
+            "`tax` (number or null)",
+            "`tax_amount` (number or null)",
+            "`tax2` (number or null)",
+            "`tax2_amount` (number or null)",
+            "`discount` (number or null)",
+            "`discount_amount` (number or null)",
+            "`subject` (string or null)",
+            "`notes` (string or null)",
+            "`currency` (string or null)",
+            "`state` (string or null)",
+            "`period_start` (string or null)",
+            "`period_end` (string or null)",
+            "`issue_date` (string or null)",
+            "`due_date` (string or null)",
+            "`payment_term` (string or null)",
+            "`payment_options` (array or null)",
+            "`sent_at` (string or null)",
+            "`paid_at` (string or null)",
+            "`paid_date` (string or null)",
+            "`closed_at` (string or null)",
+            "`recurring_invoice_id` (integer or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1704,7 +1704,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoice_item_categories.list",
       "title": "invoice_item_categories.list",
       "summary": "List invoice item categories, most recently created first.",
-      "markdown": "# invoice_item_categories.list\n\nList invoice item categories, most recently created first.\n\n`GET /invoice_item_categories` returns a list of invoice_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `use_as_service` (boolean | null)\n- `use_as_expense` (boolean | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# invoice_item_categories.list\n\nList invoice item categories, most recently created first.\n\n`GET /invoice_item_categories` returns a list of invoice_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `use_as_service` (boolean or null)\n- `use_as_expense` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1736,14 +1736,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -1774,12 +1774,12 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`use_as_service` (boolean | null)",
-            "`use_as_expense` (boolean | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`use_as_service` (boolean or null)",
+            "`use_as_expense` (boolean or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1798,7 +1798,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoice_item_categories.get",
       "title": "invoice_item_categories.get",
       "summary": "Retrieve one invoice item category by ID.",
-      "markdown": "# invoice_item_categories.get\n\nRetrieve one invoice item category by ID.\n\n`GET /invoice_item_categories/{id}` returns one invoice_item_categories record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `use_as_service` (boolean | null)\n- `use_as_expense` (boolean | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# invoice_item_categories.get\n\nRetrieve one invoice item category by ID.\n\n`GET /invoice_item_categories/{id}` returns one invoice_item_categories record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `use_as_service` (boolean or null)\n- `use_as_expense` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1830,7 +1830,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -1845,12 +1845,12 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`use_as_service` (boolean | null)",
-            "`use_as_expense` (boolean | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`use_as_service` (boolean or null)",
+            "`use_as_expense` (boolean or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1869,7 +1869,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimates.list",
       "title": "estimates.list",
       "summary": "List estimates, most recently created first.",
-      "markdown": "# estimates.list\n\nList estimates, most recently created first.\n\n`GET /estimates` returns a list of estimates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `line_items` (Array<unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `client_key` (string | null)\n- `number` (string | null)\n- `purchase_order` (string | null)\n- `amount` (number | null)\n- `tax` (number | null)\n- `tax_amount` (number | null)\n- `tax2` (number | null)\n- `tax2_amount` (number | null)\n- `discount` (number | null)\n- `discount_amount` (number | null)\n- `subject` (string | null)\n- `notes` (string | null)\n- `currency` (string | null)\n- `state` (string | null)\n- `issue_date` (string | null)\n- `sent_at` (string | null)\n- `accepted_at` (string | null)\n- `declined_at` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# estimates.list\n\nList estimates, most recently created first.\n\n`GET /estimates` returns a list of estimates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `issue_date` (string or null)\n- `sent_at` (string or null)\n- `accepted_at` (string or null)\n- `declined_at` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1901,14 +1901,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -1939,30 +1939,30 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`line_items` (Array<unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`client_key` (string | null)",
-            "`number` (string | null)",
-            "`purchase_order` (string | null)",
-            "`amount` (number | null)",
-            "`tax` (number | null)",
-            "`tax_amount` (number | null)",
-            "`tax2` (number | null)",
-            "`tax2_amount` (number | null)",
-            "`discount` (number | null)",
-            "`discount_amount` (number | null)",
-            "`subject` (string | null)",
-            "`notes` (string | null)",
-            "`currency` (string | null)",
-            "`state` (string | null)",
-            "`issue_date` (string | null)",
-            "`sent_at` (string | null)",
-            "`accepted_at` (string | null)",
-            "`declined_at` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`line_items` (array or null)",
+            "`creator` (object or null)",
+            "`client_key` (string or null)",
+            "`number` (string or null)",
+            "`purchase_order` (string or null)",
+            "`amount` (number or null)",
+            "`tax` (number or null)",
+            "`tax_amount` (number or null)",
+            "`tax2` (number or null)",
+            "`tax2_amount` (number or null)",
+            "`discount` (number or null)",
+            "`discount_amount` (number or null)",
+            "`subject` (string or null)",
+            "`notes` (string or null)",
+            "`currency` (string or null)",
+            "`state` (string or null)",
+            "`issue_date` (string or null)",
+            "`sent_at` (string or null)",
+            "`accepted_at` (string or null)",
+            "`declined_at` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -1981,7 +1981,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimates.get",
       "title": "estimates.get",
       "summary": "Retrieve one estimate by ID.",
-      "markdown": "# estimates.get\n\nRetrieve one estimate by ID.\n\n`GET /estimates/{id}` returns one estimates record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `line_items` (Array<unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `client_key` (string | null)\n- `number` (string | null)\n- `purchase_order` (string | null)\n- `amount` (number | null)\n- `tax` (number | null)\n- `tax_amount` (number | null)\n- `tax2` (number | null)\n- `tax2_amount` (number | null)\n- `discount` (number | null)\n- `discount_amount` (number | null)\n- `subject` (string | null)\n- `notes` (string | null)\n- `currency` (string | null)\n- `state` (string | null)\n- `issue_date` (string | null)\n- `sent_at` (string | null)\n- `accepted_at` (string | null)\n- `declined_at` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# estimates.get\n\nRetrieve one estimate by ID.\n\n`GET /estimates/{id}` returns one estimates record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `issue_date` (string or null)\n- `sent_at` (string or null)\n- `accepted_at` (string or null)\n- `declined_at` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2013,7 +2013,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -2028,30 +2028,30 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`line_items` (Array<unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`client_key` (string | null)",
-            "`number` (string | null)",
-            "`purchase_order` (string | null)",
-            "`amount` (number | null)",
-            "`tax` (number | null)",
-            "`tax_amount` (number | null)",
-            "`tax2` (number | null)",
-            "`tax2_amount` (number | null)",
-            "`discount` (number | null)",
-            "`discount_amount` (number | null)",
-            "`subject` (string | null)",
-            "`notes` (string | null)",
-            "`currency` (string | null)",
-            "`state` (string | null)",
-            "`issue_date` (string | null)",
-            "`sent_at` (string | null)",
-            "`accepted_at` (string | null)",
-            "`declined_at` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`line_items` (array or null)",
+            "`creator` (object or null)",
+            "`client_key` (string or null)",
+            "`number` (string or null)",
+            "`purchase_order` (string or null)",
+            "`amount` (number or null)",
+            "`tax` (number or null)",
+            "`tax_amount` (number or null)",
+            "`tax2` (number or null)",
+            "`tax2_amount` (number or null)",
+            "`discount` (number or null)",
+            "`discount_amount` (number or null)",
+            "`subject` (string or null)",
+            "`notes` (string or null)",
+            "`currency` (string or null)",
+            "`state` (string or null)",
+            "`issue_date` (string or null)",
+            "`sent_at` (string or null)",
+            "`accepted_at` (string or null)",
+            "`declined_at` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2070,7 +2070,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimate_item_categories.list",
       "title": "estimate_item_categories.list",
       "summary": "List estimate item categories, most recently created first.",
-      "markdown": "# estimate_item_categories.list\n\nList estimate item categories, most recently created first.\n\n`GET /estimate_item_categories` returns a list of estimate_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# estimate_item_categories.list\n\nList estimate item categories, most recently created first.\n\n`GET /estimate_item_categories` returns a list of estimate_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2102,14 +2102,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -2140,10 +2140,10 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2162,7 +2162,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimate_item_categories.get",
       "title": "estimate_item_categories.get",
       "summary": "Retrieve one estimate item category by ID.",
-      "markdown": "# estimate_item_categories.get\n\nRetrieve one estimate item category by ID.\n\n`GET /estimate_item_categories/{id}` returns one estimate_item_categories record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# estimate_item_categories.get\n\nRetrieve one estimate item category by ID.\n\n`GET /estimate_item_categories/{id}` returns one estimate_item_categories record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2194,7 +2194,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -2209,10 +2209,10 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2231,7 +2231,7 @@ export const skillDocs: SkillDocs = {
       "id": "expenses.list",
       "title": "expenses.list",
       "summary": "List expenses, most recently created first.",
-      "markdown": "# expenses.list\n\nList expenses, most recently created first.\n\n`GET /expenses` returns a list of expenses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `project` (Record<string, unknown> | null)\n- `expense_category` (Record<string, unknown> | null)\n- `user` (Record<string, unknown> | null)\n- `user_assignment` (Record<string, unknown> | null)\n- `receipt` (Record<string, unknown> | null)\n- `invoice` (Record<string, unknown> | null)\n- `notes` (string | null)\n- `units` (number | null)\n- `total_cost` (number | null)\n- `billable` (boolean | null)\n- `is_closed` (boolean | null)\n- `is_locked` (boolean | null)\n- `is_billed` (boolean | null)\n- `locked_reason` (string | null)\n- `spent_date` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# expenses.list\n\nList expenses, most recently created first.\n\n`GET /expenses` returns a list of expenses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `project` (object or null)\n- `expense_category` (object or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `receipt` (object or null)\n- `invoice` (object or null)\n- `notes` (string or null)\n- `units` (integer or null)\n- `total_cost` (number or null)\n- `billable` (boolean or null)\n- `is_closed` (boolean or null)\n- `is_locked` (boolean or null)\n- `is_billed` (boolean or null)\n- `locked_reason` (string or null)\n- `spent_date` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2263,14 +2263,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -2301,25 +2301,25 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`project` (Record<string, unknown> | null)",
-            "`expense_category` (Record<string, unknown> | null)",
-            "`user` (Record<string, unknown> | null)",
-            "`user_assignment` (Record<string, unknown> | null)",
-            "`receipt` (Record<string, unknown> | null)",
-            "`invoice` (Record<string, unknown> | null)",
-            "`notes` (string | null)",
-            "`units` (number | null)",
-            "`total_cost` (number | null)",
-            "`billable` (boolean | null)",
-            "`is_closed` (boolean | null)",
-            "`is_locked` (boolean | null)",
-            "`is_billed` (boolean | null)",
-            "`locked_reason` (string | null)",
-            "`spent_date` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`project` (object or null)",
+            "`expense_category` (object or null)",
+            "`user` (object or null)",
+            "`user_assignment` (object or null)",
+            "`receipt` (object or null)",
+            "`invoice` (object or null)",
+            "`notes` (string or null)",
+            "`units` (integer or null)",
+            "`total_cost` (number or null)",
+            "`billable` (boolean or null)",
+            "`is_closed` (boolean or null)",
+            "`is_locked` (boolean or null)",
+            "`is_billed` (boolean or null)",
+            "`locked_reason` (string or null)",
+            "`spent_date` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2338,7 +2338,7 @@ export const skillDocs: SkillDocs = {
       "id": "expenses.get",
       "title": "expenses.get",
       "summary": "Retrieve one expense by ID.",
-      "markdown": "# expenses.get\n\nRetrieve one expense by ID.\n\n`GET /expenses/{id}` returns one expenses record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `client` (Record<string, unknown> | null)\n- `project` (Record<string, unknown> | null)\n- `expense_category` (Record<string, unknown> | null)\n- `user` (Record<string, unknown> | null)\n- `user_assignment` (Record<string, unknown> | null)\n- `receipt` (Record<string, unknown> | null)\n- `invoice` (Record<string, unknown> | null)\n- `notes` (string | null)\n- `units` (number | null)\n- `total_cost` (number | null)\n- `billable` (boolean | null)\n- `is_closed` (boolean | null)\n- `is_locked` (boolean | null)\n- `is_billed` (boolean | null)\n- `locked_reason` (string | null)\n- `spent_date` (string | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# expenses.get\n\nRetrieve one expense by ID.\n\n`GET /expenses/{id}` returns one expenses record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `project` (object or null)\n- `expense_category` (object or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `receipt` (object or null)\n- `invoice` (object or null)\n- `notes` (string or null)\n- `units` (integer or null)\n- `total_cost` (number or null)\n- `billable` (boolean or null)\n- `is_closed` (boolean or null)\n- `is_locked` (boolean or null)\n- `is_billed` (boolean or null)\n- `locked_reason` (string or null)\n- `spent_date` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2370,7 +2370,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -2385,25 +2385,25 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`client` (Record<string, unknown> | null)",
-            "`project` (Record<string, unknown> | null)",
-            "`expense_category` (Record<string, unknown> | null)",
-            "`user` (Record<string, unknown> | null)",
-            "`user_assignment` (Record<string, unknown> | null)",
-            "`receipt` (Record<string, unknown> | null)",
-            "`invoice` (Record<string, unknown> | null)",
-            "`notes` (string | null)",
-            "`units` (number | null)",
-            "`total_cost` (number | null)",
-            "`billable` (boolean | null)",
-            "`is_closed` (boolean | null)",
-            "`is_locked` (boolean | null)",
-            "`is_billed` (boolean | null)",
-            "`locked_reason` (string | null)",
-            "`spent_date` (string | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`client` (object or null)",
+            "`project` (object or null)",
+            "`expense_category` (object or null)",
+            "`user` (object or null)",
+            "`user_assignment` (object or null)",
+            "`receipt` (object or null)",
+            "`invoice` (object or null)",
+            "`notes` (string or null)",
+            "`units` (integer or null)",
+            "`total_cost` (number or null)",
+            "`billable` (boolean or null)",
+            "`is_closed` (boolean or null)",
+            "`is_locked` (boolean or null)",
+            "`is_billed` (boolean or null)",
+            "`locked_reason` (string or null)",
+            "`spent_date` (string or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2422,7 +2422,7 @@ export const skillDocs: SkillDocs = {
       "id": "expense_categories.list",
       "title": "expense_categories.list",
       "summary": "List expense categories, most recently created first.",
-      "markdown": "# expense_categories.list\n\nList expense categories, most recently created first.\n\n`GET /expense_categories` returns a list of expense_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `unit_name` (string | null)\n- `unit_price` (number | null)\n- `is_active` (boolean | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# expense_categories.list\n\nList expense categories, most recently created first.\n\n`GET /expense_categories` returns a list of expense_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `unit_name` (string or null)\n- `unit_price` (number or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2454,14 +2454,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -2492,13 +2492,13 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`unit_name` (string | null)",
-            "`unit_price` (number | null)",
-            "`is_active` (boolean | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`unit_name` (string or null)",
+            "`unit_price` (number or null)",
+            "`is_active` (boolean or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2517,7 +2517,7 @@ export const skillDocs: SkillDocs = {
       "id": "expense_categories.get",
       "title": "expense_categories.get",
       "summary": "Retrieve one expense category by ID.",
-      "markdown": "# expense_categories.get\n\nRetrieve one expense category by ID.\n\n`GET /expense_categories/{id}` returns one expense_categories record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `unit_name` (string | null)\n- `unit_price` (number | null)\n- `is_active` (boolean | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# expense_categories.get\n\nRetrieve one expense category by ID.\n\n`GET /expense_categories/{id}` returns one expense_categories record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `unit_name` (string or null)\n- `unit_price` (number or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2549,7 +2549,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -2564,13 +2564,13 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`unit_name` (string | null)",
-            "`unit_price` (number | null)",
-            "`is_active` (boolean | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`unit_name` (string or null)",
+            "`unit_price` (number or null)",
+            "`is_active` (boolean or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2589,7 +2589,7 @@ export const skillDocs: SkillDocs = {
       "id": "roles.list",
       "title": "roles.list",
       "summary": "List roles, most recently created first.",
-      "markdown": "# roles.list\n\nList roles, most recently created first.\n\n`GET /roles` returns a list of roles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `user_ids` (Array<unknown> | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# roles.list\n\nList roles, most recently created first.\n\n`GET /roles` returns a list of roles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `user_ids` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2621,14 +2621,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -2659,11 +2659,11 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`user_ids` (Array<unknown> | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`user_ids` (array or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2682,7 +2682,7 @@ export const skillDocs: SkillDocs = {
       "id": "roles.get",
       "title": "roles.get",
       "summary": "Retrieve one role by ID.",
-      "markdown": "# roles.get\n\nRetrieve one role by ID.\n\n`GET /roles/{id}` returns one roles record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | number | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (number)\n- `name` (string | null)\n- `user_ids` (Array<unknown> | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
+      "markdown": "# roles.get\n\nRetrieve one role by ID.\n\n`GET /roles/{id}` returns one roles record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | integer | yes |  | ID of the record. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `user_ids` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2714,7 +2714,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "id",
-              "number",
+              "integer",
               "yes",
               "",
               "ID of the record."
@@ -2729,11 +2729,11 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`name` (string | null)",
-            "`user_ids` (Array<unknown> | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`name` (string or null)",
+            "`user_ids` (array or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2752,7 +2752,7 @@ export const skillDocs: SkillDocs = {
       "id": "user_assignments.list",
       "title": "user_assignments.list",
       "summary": "List user assignments, most recently created first.",
-      "markdown": "# user_assignments.list\n\nList user assignments, most recently created first.\n\n`GET /user_assignments` returns a list of user_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `project` (Record<string, unknown> | null)\n- `user` (Record<string, unknown> | null)\n- `is_active` (boolean | null)\n- `is_project_manager` (boolean | null)\n- `use_default_rates` (boolean | null)\n- `hourly_rate` (number | null)\n- `budget` (number | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# user_assignments.list\n\nList user assignments, most recently created first.\n\n`GET /user_assignments` returns a list of user_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `user` (object or null)\n- `is_active` (boolean or null)\n- `is_project_manager` (boolean or null)\n- `use_default_rates` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2784,14 +2784,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -2822,16 +2822,16 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`project` (Record<string, unknown> | null)",
-            "`user` (Record<string, unknown> | null)",
-            "`is_active` (boolean | null)",
-            "`is_project_manager` (boolean | null)",
-            "`use_default_rates` (boolean | null)",
-            "`hourly_rate` (number | null)",
-            "`budget` (number | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`project` (object or null)",
+            "`user` (object or null)",
+            "`is_active` (boolean or null)",
+            "`is_project_manager` (boolean or null)",
+            "`use_default_rates` (boolean or null)",
+            "`hourly_rate` (number or null)",
+            "`budget` (number or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2850,7 +2850,7 @@ export const skillDocs: SkillDocs = {
       "id": "task_assignments.list",
       "title": "task_assignments.list",
       "summary": "List task assignments, most recently created first.",
-      "markdown": "# task_assignments.list\n\nList task assignments, most recently created first.\n\n`GET /task_assignments` returns a list of task_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (number)\n- `project` (Record<string, unknown> | null)\n- `task` (Record<string, unknown> | null)\n- `is_active` (boolean | null)\n- `billable` (boolean | null)\n- `hourly_rate` (number | null)\n- `budget` (number | null)\n- `created_at` (string | null)\n- `updated_at` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"task_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# task_assignments.list\n\nList task assignments, most recently created first.\n\n`GET /task_assignments` returns a list of task_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `task` (object or null)\n- `is_active` (boolean or null)\n- `billable` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"task_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2882,14 +2882,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -2920,15 +2920,15 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`id` (number)",
-            "`project` (Record<string, unknown> | null)",
-            "`task` (Record<string, unknown> | null)",
-            "`is_active` (boolean | null)",
-            "`billable` (boolean | null)",
-            "`hourly_rate` (number | null)",
-            "`budget` (number | null)",
-            "`created_at` (string | null)",
-            "`updated_at` (string | null)"
+            "`id` (integer)",
+            "`project` (object or null)",
+            "`task` (object or null)",
+            "`is_active` (boolean or null)",
+            "`billable` (boolean or null)",
+            "`hourly_rate` (number or null)",
+            "`budget` (number or null)",
+            "`created_at` (string or null)",
+            "`updated_at` (string or null)"
           ]
         },
         {
@@ -2947,7 +2947,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_projects.list",
       "title": "time_projects.list",
       "summary": "Time report by project for the date range from..to (both required).",
-      "markdown": "# time_projects.list\n\nTime report by project for the date range from..to (both required).\n\n`GET /reports/time/projects` returns a list of time_projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `project_id` (number)\n- `project_name` (string | null)\n- `client_id` (number | null)\n- `client_name` (string | null)\n- `total_hours` (number | null)\n- `billable_hours` (number | null)\n- `currency` (string | null)\n- `billable_amount` (number | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_projects\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
+      "markdown": "# time_projects.list\n\nTime report by project for the date range from..to (both required).\n\n`GET /reports/time/projects` returns a list of time_projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `project_id` (integer)\n- `project_name` (string or null)\n- `client_id` (integer or null)\n- `client_name` (string or null)\n- `total_hours` (number or null)\n- `billable_hours` (number or null)\n- `currency` (string or null)\n- `billable_amount` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_projects\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2993,14 +2993,14 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -3031,14 +3031,14 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`project_id` (number)",
-            "`project_name` (string | null)",
-            "`client_id` (number | null)",
-            "`client_name` (string | null)",
-            "`total_hours` (number | null)",
-            "`billable_hours` (number | null)",
-            "`currency` (string | null)",
-            "`billable_amount` (number | null)"
+            "`project_id` (integer)",
+            "`project_name` (string or null)",
+            "`client_id` (integer or null)",
+            "`client_name` (string or null)",
+            "`total_hours` (number or null)",
+            "`billable_hours` (number or null)",
+            "`currency` (string or null)",
+            "`billable_amount` (number or null)"
           ]
         },
         {
@@ -3057,7 +3057,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_tasks.list",
       "title": "time_tasks.list",
       "summary": "Time report by task for the date range from..to (both required).",
-      "markdown": "# time_tasks.list\n\nTime report by task for the date range from..to (both required).\n\n`GET /reports/time/tasks` returns a list of time_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | number | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | number | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `task_id` (number)\n- `task_name` (string | null)\n- `total_hours` (number | null)\n- `billable_hours` (number | null)\n- `currency` (string | null)\n- `billable_amount` (number | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
+      "markdown": "# time_tasks.list\n\nTime report by task for the date range from..to (both required).\n\n`GET /reports/time/tasks` returns a list of time_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `task_id` (integer)\n- `task_name` (string or null)\n- `total_hours` (number or null)\n- `billable_hours` (number or null)\n- `currency` (string or null)\n- `billable_amount` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -3103,14 +3103,14 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "per_page",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 2000",
               "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
             ],
             [
               "page",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
@@ -3141,12 +3141,12 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
-            "`task_id` (number)",
-            "`task_name` (string | null)",
-            "`total_hours` (number | null)",
-            "`billable_hours` (number | null)",
-            "`currency` (string | null)",
-            "`billable_amount` (number | null)"
+            "`task_id` (integer)",
+            "`task_name` (string or null)",
+            "`total_hours` (number or null)",
+            "`billable_hours` (number or null)",
+            "`currency` (string or null)",
+            "`billable_amount` (number or null)"
           ]
         },
         {

@@ -205,7 +205,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.api_search",
       "title": "issues.api_search",
       "summary": "Search issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken.",
-      "markdown": "# issues.api_search\n\nSearch issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken.\n\n`GET /rest/api/3/search/jql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| jql | string | no |  | A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\". |\n| nextPageToken | string | no |  | Token of the page to fetch (from the previous page's nextPageToken); omit for the first page. |\n| maxResults | number | no | minimum 1; maximum 5000; default 50 | Maximum issues per page (Jira may return fewer when many fields are requested). |\n| fields | string | no |  | Comma-separated fields to return, e.g. \"summary,status,assignee\", \"*all\", \"*navigable\" or \"-description\". Jira's default is \"id\" (ids only). |\n| expand | string | no |  | Comma-separated expand options: renderedFields, names, schema, transitions, operations, editmeta, changelog, versionedRepresentations. |\n| properties | string | no | pattern \"^[^,]+(,[^,]+){0,4}$\" | Comma-separated issue property keys to include, at most 5. |\n| fieldsByKeys | boolean | no | default false | Reference fields in `fields` by key rather than id. |\n| failFast | boolean | no | default false | Fail the request early if some field data cannot be retrieved. |\n\n## Pagination\n\nStyle `next_page_token`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string | null)\n- `self` (string | null)\n- `expand` (string | null)\n- `fields` (Record<string, unknown> | null)\n- `renderedFields` (Record<string, unknown> | null)\n- `properties` (Record<string, unknown> | null)\n- `names` (Record<string, unknown> | null)\n- `schema` (Record<string, unknown> | null)\n- `transitions` (Array<unknown> | null)\n- `operations` (Record<string, unknown> | null)\n- `editmeta` (Record<string, unknown> | null)\n- `changelog` (Record<string, unknown> | null)\n- `versionedRepresentations` (Record<string, unknown> | null)\n- `fieldsToInclude` (Record<string, unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"api_search\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issues.api_search\n\nSearch issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken.\n\n`GET /rest/api/3/search/jql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| jql | string | no |  | A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\". |\n| nextPageToken | string | no |  | Token of the page to fetch (from the previous page's nextPageToken); omit for the first page. |\n| maxResults | integer | no | minimum 1; maximum 5000; default 50 | Maximum issues per page (Jira may return fewer when many fields are requested). |\n| fields | string | no |  | Comma-separated fields to return, e.g. \"summary,status,assignee\", \"*all\", \"*navigable\" or \"-description\". Jira's default is \"id\" (ids only). |\n| expand | string | no |  | Comma-separated expand options: renderedFields, names, schema, transitions, operations, editmeta, changelog, versionedRepresentations. |\n| properties | string | no | pattern \"^[^,]+(,[^,]+){0,4}$\" | Comma-separated issue property keys to include, at most 5. |\n| fieldsByKeys | boolean | no | default false | Reference fields in `fields` by key rather than id. |\n| failFast | boolean | no | default false | Fail the request early if some field data cannot be retrieved. |\n\n## Pagination\n\nStyle `next_page_token`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `self` (string or null)\n- `expand` (string or null)\n- `fields` (object or null)\n- `renderedFields` (object or null)\n- `properties` (object or null)\n- `names` (object or null)\n- `schema` (object or null)\n- `transitions` (array or null)\n- `operations` (object or null)\n- `editmeta` (object or null)\n- `changelog` (object or null)\n- `versionedRepresentations` (object or null)\n- `fieldsToInclude` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"api_search\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -251,7 +251,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "maxResults",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 5000; default 50",
               "Maximum issues per page (Jira may return fewer when many fields are requested)."
@@ -311,20 +311,20 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`key` (string | null)",
-            "`self` (string | null)",
-            "`expand` (string | null)",
-            "`fields` (Record<string, unknown> | null)",
-            "`renderedFields` (Record<string, unknown> | null)",
-            "`properties` (Record<string, unknown> | null)",
-            "`names` (Record<string, unknown> | null)",
-            "`schema` (Record<string, unknown> | null)",
-            "`transitions` (Array<unknown> | null)",
-            "`operations` (Record<string, unknown> | null)",
-            "`editmeta` (Record<string, unknown> | null)",
-            "`changelog` (Record<string, unknown> | null)",
-            "`versionedRepresentations` (Record<string, unknown> | null)",
-            "`fieldsToInclude` (Record<string, unknown> | null)"
+            "`key` (string or null)",
+            "`self` (string or null)",
+            "`expand` (string or null)",
+            "`fields` (object or null)",
+            "`renderedFields` (object or null)",
+            "`properties` (object or null)",
+            "`names` (object or null)",
+            "`schema` (object or null)",
+            "`transitions` (array or null)",
+            "`operations` (object or null)",
+            "`editmeta` (object or null)",
+            "`changelog` (object or null)",
+            "`versionedRepresentations` (object or null)",
+            "`fieldsToInclude` (object or null)"
           ]
         },
         {
@@ -343,7 +343,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.create",
       "title": "issues.create",
       "summary": "Create an issue or subtask (POST /rest/api/3/issue). Returns id, key and self of the new issue.",
-      "markdown": "# issues.create\n\nCreate an issue or subtask (POST /rest/api/3/issue). Returns id, key and self of the new issue.\n\n`POST /rest/api/3/issue` returns one issues record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| fields | { project: { id: string; key?: string; [key: string]: unknown } \\| { id?: string; key: string; [key: string]: unknown }; issuetype: { id: string; name?: string; [key: string]: unknown } \\| { id?: string; name: string; [key: string]: unknown }; summary: string; description?: { type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown }; priority?: { id: string; name?: string; [key: string]: unknown } \\| { id?: string; name: string; [key: string]: unknown }; assignee?: { accountId?: string \\| null; [key: string]: unknown }; labels?: Array<string>; parent?: { key?: string; id?: string; [key: string]: unknown }; [key: string]: unknown } | yes |  | Field values of the new issue; custom fields go here too (customfield_NNNNN). |\n| update | Record<string, unknown> | no |  | Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}]}. |\n| updateHistory | boolean | no | default false | Add the issue's project to the user's recently viewed projects. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"create\",\n  \"params\": {\n    \"fields\": {}\n  }\n}\n```\n",
+      "markdown": "# issues.create\n\nCreate an issue or subtask (POST /rest/api/3/issue). Returns id, key and self of the new issue.\n\n`POST /rest/api/3/issue` returns one issues record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| fields | object | yes |  | Field values of the new issue; custom fields go here too (customfield_NNNNN). |\n| update | object | no |  | Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}]}. |\n| updateHistory | boolean | no | default false | Add the issue's project to the user's recently viewed projects. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"create\",\n  \"params\": {\n    \"fields\": {}\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -375,14 +375,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "fields",
-              "{ project: { id: string; key?: string; [key: string]: unknown } | { id?: string; key: string; [key: string]: unknown }; issuetype: { id: string; name?: string; [key: string]: unknown } | { id?: string; name: string; [key: string]: unknown }; summary: string; description?: { type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown }; priority?: { id: string; name?: string; [key: string]: unknown } | { id?: string; name: string; [key: string]: unknown }; assignee?: { accountId?: string | null; [key: string]: unknown }; labels?: Array<string>; parent?: { key?: string; id?: string; [key: string]: unknown }; [key: string]: unknown }",
+              "object",
               "yes",
               "",
               "Field values of the new issue; custom fields go here too (customfield_NNNNN)."
             ],
             [
               "update",
-              "Record<string, unknown>",
+              "object",
               "no",
               "",
               "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}]}."
@@ -412,7 +412,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.get",
       "title": "issues.get",
       "summary": "Get one issue by id or key (GET /rest/api/3/issue/{issueIdOrKey}). All fields are returned by default.",
-      "markdown": "# issues.get\n\nGet one issue by id or key (GET /rest/api/3/issue/{issueIdOrKey}). All fields are returned by default.\n\n`GET /rest/api/3/issue/{issueIdOrKey}` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 | Issue id (10002) or key (ABC-1). |\n| fields | string | no |  | Comma-separated fields to return, e.g. \"summary,comment\", \"*navigable\" or \"-description\". |\n| expand | string | no |  | Comma-separated expand options (renderedFields, names, schema, transitions, editmeta, changelog, versionedRepresentations). |\n| properties | string | no |  | Comma-separated issue property keys, \"*all\", or \"*all,-prop1\". |\n| fieldsByKeys | boolean | no | default false |  |\n| updateHistory | boolean | no | default false | Add the issue's project to the user's recently viewed projects and update lastViewed. |\n| failFast | boolean | no | default false |  |\n\n## Record fields\n\n- `id` (string)\n- `key` (string | null)\n- `self` (string | null)\n- `expand` (string | null)\n- `fields` (Record<string, unknown> | null)\n- `renderedFields` (Record<string, unknown> | null)\n- `properties` (Record<string, unknown> | null)\n- `names` (Record<string, unknown> | null)\n- `schema` (Record<string, unknown> | null)\n- `transitions` (Array<unknown> | null)\n- `operations` (Record<string, unknown> | null)\n- `editmeta` (Record<string, unknown> | null)\n- `changelog` (Record<string, unknown> | null)\n- `versionedRepresentations` (Record<string, unknown> | null)\n- `fieldsToInclude` (Record<string, unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"get\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issues.get\n\nGet one issue by id or key (GET /rest/api/3/issue/{issueIdOrKey}). All fields are returned by default.\n\n`GET /rest/api/3/issue/{issueIdOrKey}` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 | Issue id (10002) or key (ABC-1). |\n| fields | string | no |  | Comma-separated fields to return, e.g. \"summary,comment\", \"*navigable\" or \"-description\". |\n| expand | string | no |  | Comma-separated expand options (renderedFields, names, schema, transitions, editmeta, changelog, versionedRepresentations). |\n| properties | string | no |  | Comma-separated issue property keys, \"*all\", or \"*all,-prop1\". |\n| fieldsByKeys | boolean | no | default false |  |\n| updateHistory | boolean | no | default false | Add the issue's project to the user's recently viewed projects and update lastViewed. |\n| failFast | boolean | no | default false |  |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `self` (string or null)\n- `expand` (string or null)\n- `fields` (object or null)\n- `renderedFields` (object or null)\n- `properties` (object or null)\n- `names` (object or null)\n- `schema` (object or null)\n- `transitions` (array or null)\n- `operations` (object or null)\n- `editmeta` (object or null)\n- `changelog` (object or null)\n- `versionedRepresentations` (object or null)\n- `fieldsToInclude` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"get\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -502,20 +502,20 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`key` (string | null)",
-            "`self` (string | null)",
-            "`expand` (string | null)",
-            "`fields` (Record<string, unknown> | null)",
-            "`renderedFields` (Record<string, unknown> | null)",
-            "`properties` (Record<string, unknown> | null)",
-            "`names` (Record<string, unknown> | null)",
-            "`schema` (Record<string, unknown> | null)",
-            "`transitions` (Array<unknown> | null)",
-            "`operations` (Record<string, unknown> | null)",
-            "`editmeta` (Record<string, unknown> | null)",
-            "`changelog` (Record<string, unknown> | null)",
-            "`versionedRepresentations` (Record<string, unknown> | null)",
-            "`fieldsToInclude` (Record<string, unknown> | null)"
+            "`key` (string or null)",
+            "`self` (string or null)",
+            "`expand` (string or null)",
+            "`fields` (object or null)",
+            "`renderedFields` (object or null)",
+            "`properties` (object or null)",
+            "`names` (object or null)",
+            "`schema` (object or null)",
+            "`transitions` (array or null)",
+            "`operations` (object or null)",
+            "`editmeta` (object or null)",
+            "`changelog` (object or null)",
+            "`versionedRepresentations` (object or null)",
+            "`fieldsToInclude` (object or null)"
           ]
         },
         {
@@ -534,7 +534,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.update",
       "title": "issues.update",
       "summary": "Edit an issue (PUT /rest/api/3/issue/{issueIdOrKey}). Only the fields sent are changed. Returns {} (Jira answers 204) unless returnIssue is true, in which case the edited issue is returned. fields.assignee.accountId set to null unassigns the issue.",
-      "markdown": "# issues.update\n\nEdit an issue (PUT /rest/api/3/issue/{issueIdOrKey}). Only the fields sent are changed. Returns {} (Jira answers 204) unless returnIssue is true, in which case the edited issue is returned. fields.assignee.accountId set to null unassigns the issue.\n\n`PUT /rest/api/3/issue/{issueIdOrKey}` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| fields | { assignee?: { accountId?: string \\| null; [key: string]: unknown }; [key: string]: unknown } | no |  | Field values to set, e.g. {\"summary\": \"New title\", \"assignee\": {\"accountId\": null}}. |\n| update | Record<string, unknown> | no |  | Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}, {\"remove\": \"blocker\"}]}. |\n| transition | { id: string; [key: string]: unknown } | no |  | A transition, by id, sent with the edit. Jira's edit operation documents that it ignores transitions: to change an issue's status use issue_transitions.create. |\n| notifyUsers | boolean | no | default true | Send a notification email to watchers (false needs admin permissions). |\n| overrideScreenSecurity | boolean | no | default false |  |\n| overrideEditableFlag | boolean | no | default false |  |\n| returnIssue | boolean | no | default false | Return the edited issue instead of an empty result. |\n| expand | string | no |  | Expand options for the returned issue when returnIssue is true. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issues.update\n\nEdit an issue (PUT /rest/api/3/issue/{issueIdOrKey}). Only the fields sent are changed. Returns {} (Jira answers 204) unless returnIssue is true, in which case the edited issue is returned. fields.assignee.accountId set to null unassigns the issue.\n\n`PUT /rest/api/3/issue/{issueIdOrKey}` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| fields | object | no |  | Field values to set, e.g. {\"summary\": \"New title\", \"assignee\": {\"accountId\": null}}. |\n| update | object | no |  | Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}, {\"remove\": \"blocker\"}]}. |\n| transition | object | no |  | A transition, by id, sent with the edit. Jira's edit operation documents that it ignores transitions: to change an issue's status use issue_transitions.create. |\n| notifyUsers | boolean | no | default true | Send a notification email to watchers (false needs admin permissions). |\n| overrideScreenSecurity | boolean | no | default false |  |\n| overrideEditableFlag | boolean | no | default false |  |\n| returnIssue | boolean | no | default false | Return the edited issue instead of an empty result. |\n| expand | string | no |  | Expand options for the returned issue when returnIssue is true. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -573,21 +573,21 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "fields",
-              "{ assignee?: { accountId?: string | null; [key: string]: unknown }; [key: string]: unknown }",
+              "object",
               "no",
               "",
               "Field values to set, e.g. {\"summary\": \"New title\", \"assignee\": {\"accountId\": null}}."
             ],
             [
               "update",
-              "Record<string, unknown>",
+              "object",
               "no",
               "",
               "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}, {\"remove\": \"blocker\"}]}."
             ],
             [
               "transition",
-              "{ id: string; [key: string]: unknown }",
+              "object",
               "no",
               "",
               "A transition, by id, sent with the edit. Jira's edit operation documents that it ignores transitions: to change an issue's status use issue_transitions.create."
@@ -707,7 +707,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.",
-      "markdown": "# projects.list\n\nList projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.\n\n`GET /rest/api/3/project/search` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | number | no | minimum 0; default 0 | Index of the first project to return. |\n| maxResults | number | no | minimum 1; maximum 100; default 50 | Projects per page (max 100). |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string | null)\n- `name` (string | null)\n- `self` (string | null)\n- `description` (string | null)\n- `projectTypeKey` (string | null)\n- `simplified` (boolean | null)\n- `style` (string | null)\n- `isPrivate` (boolean | null)\n- `archived` (boolean | null)\n- `archivedBy` (Record<string, unknown> | null)\n- `archivedDate` (string | null)\n- `deleted` (boolean | null)\n- `deletedBy` (Record<string, unknown> | null)\n- `deletedDate` (string | null)\n- `retentionTillDate` (string | null)\n- `assigneeType` (string | null)\n- `avatarUrls` (Record<string, unknown> | null)\n- `components` (Array<unknown> | null)\n- `issueTypes` (Array<unknown> | null)\n- `issueTypeHierarchy` (Record<string, unknown> | null)\n- `lead` (Record<string, unknown> | null)\n- `projectCategory` (Record<string, unknown> | null)\n- `insight` (Record<string, unknown> | null)\n- `landingPageInfo` (Record<string, unknown> | null)\n- `permissions` (Record<string, unknown> | null)\n- `properties` (Record<string, unknown> | null)\n- `roles` (Record<string, unknown> | null)\n- `url` (string | null)\n- `email` (string | null)\n- `favourite` (boolean | null)\n- `uuid` (string | null)\n- `versions` (Array<unknown> | null)\n- `expand` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.\n\n`GET /rest/api/3/project/search` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 | Index of the first project to return. |\n| maxResults | integer | no | minimum 1; maximum 100; default 50 | Projects per page (max 100). |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -739,14 +739,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "startAt",
-              "number",
+              "integer",
               "no",
               "minimum 0; default 0",
               "Index of the first project to return."
             ],
             [
               "maxResults",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 100; default 50",
               "Projects per page (max 100)."
@@ -771,39 +771,39 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`key` (string | null)",
-            "`name` (string | null)",
-            "`self` (string | null)",
-            "`description` (string | null)",
-            "`projectTypeKey` (string | null)",
-            "`simplified` (boolean | null)",
-            "`style` (string | null)",
-            "`isPrivate` (boolean | null)",
-            "`archived` (boolean | null)",
-            "`archivedBy` (Record<string, unknown> | null)",
-            "`archivedDate` (string | null)",
-            "`deleted` (boolean | null)",
-            "`deletedBy` (Record<string, unknown> | null)",
-            "`deletedDate` (string | null)",
-            "`retentionTillDate` (string | null)",
-            "`assigneeType` (string | null)",
-            "`avatarUrls` (Record<string, unknown> | null)",
-            "`components` (Array<unknown> | null)",
-            "`issueTypes` (Array<unknown> | null)",
-            "`issueTypeHierarchy` (Record<string, unknown> | null)",
-            "`lead` (Record<string, unknown> | null)",
-            "`projectCategory` (Record<string, unknown> | null)",
-            "`insight` (Record<string, unknown> | null)",
-            "`landingPageInfo` (Record<string, unknown> | null)",
-            "`permissions` (Record<string, unknown> | null)",
-            "`properties` (Record<string, unknown> | null)",
-            "`roles` (Record<string, unknown> | null)",
-            "`url` (string | null)",
-            "`email` (string | null)",
-            "`favourite` (boolean | null)",
-            "`uuid` (string | null)",
-            "`versions` (Array<unknown> | null)",
-            "`expand` (string | null)"
+            "`key` (string or null)",
+            "`name` (string or null)",
+            "`self` (string or null)",
+            "`description` (string or null)",
+            "`projectTypeKey` (string or null)",
+            "`simplified` (boolean or null)",
+            "`style` (string or null)",
+            "`isPrivate` (boolean or null)",
+            "`archived` (boolean or null)",
+            "`archivedBy` (object or null)",
+            "`archivedDate` (string or null)",
+            "`deleted` (boolean or null)",
+            "`deletedBy` (object or null)",
+            "`deletedDate` (string or null)",
+            "`retentionTillDate` (string or null)",
+            "`assigneeType` (string or null)",
+            "`avatarUrls` (object or null)",
+            "`components` (array or null)",
+            "`issueTypes` (array or null)",
+            "`issueTypeHierarchy` (object or null)",
+            "`lead` (object or null)",
+            "`projectCategory` (object or null)",
+            "`insight` (object or null)",
+            "`landingPageInfo` (object or null)",
+            "`permissions` (object or null)",
+            "`properties` (object or null)",
+            "`roles` (object or null)",
+            "`url` (string or null)",
+            "`email` (string or null)",
+            "`favourite` (boolean or null)",
+            "`uuid` (string or null)",
+            "`versions` (array or null)",
+            "`expand` (string or null)"
           ]
         },
         {
@@ -822,7 +822,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.get",
       "title": "projects.get",
       "summary": "Get one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).",
-      "markdown": "# projects.get\n\nGet one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).\n\n`GET /rest/api/3/project/{projectIdOrKey}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| projectIdOrKey | string | yes | minLength 1 | Project id (10000) or key (ABC). |\n\n## Record fields\n\n- `id` (string)\n- `key` (string | null)\n- `name` (string | null)\n- `self` (string | null)\n- `description` (string | null)\n- `projectTypeKey` (string | null)\n- `simplified` (boolean | null)\n- `style` (string | null)\n- `isPrivate` (boolean | null)\n- `archived` (boolean | null)\n- `archivedBy` (Record<string, unknown> | null)\n- `archivedDate` (string | null)\n- `deleted` (boolean | null)\n- `deletedBy` (Record<string, unknown> | null)\n- `deletedDate` (string | null)\n- `retentionTillDate` (string | null)\n- `assigneeType` (string | null)\n- `avatarUrls` (Record<string, unknown> | null)\n- `components` (Array<unknown> | null)\n- `issueTypes` (Array<unknown> | null)\n- `issueTypeHierarchy` (Record<string, unknown> | null)\n- `lead` (Record<string, unknown> | null)\n- `projectCategory` (Record<string, unknown> | null)\n- `insight` (Record<string, unknown> | null)\n- `landingPageInfo` (Record<string, unknown> | null)\n- `permissions` (Record<string, unknown> | null)\n- `properties` (Record<string, unknown> | null)\n- `roles` (Record<string, unknown> | null)\n- `url` (string | null)\n- `email` (string | null)\n- `favourite` (boolean | null)\n- `uuid` (string | null)\n- `versions` (Array<unknown> | null)\n- `expand` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"projectIdOrKey\": \"<projectIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# projects.get\n\nGet one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).\n\n`GET /rest/api/3/project/{projectIdOrKey}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| projectIdOrKey | string | yes | minLength 1 | Project id (10000) or key (ABC). |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"projectIdOrKey\": \"<projectIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -870,39 +870,39 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`key` (string | null)",
-            "`name` (string | null)",
-            "`self` (string | null)",
-            "`description` (string | null)",
-            "`projectTypeKey` (string | null)",
-            "`simplified` (boolean | null)",
-            "`style` (string | null)",
-            "`isPrivate` (boolean | null)",
-            "`archived` (boolean | null)",
-            "`archivedBy` (Record<string, unknown> | null)",
-            "`archivedDate` (string | null)",
-            "`deleted` (boolean | null)",
-            "`deletedBy` (Record<string, unknown> | null)",
-            "`deletedDate` (string | null)",
-            "`retentionTillDate` (string | null)",
-            "`assigneeType` (string | null)",
-            "`avatarUrls` (Record<string, unknown> | null)",
-            "`components` (Array<unknown> | null)",
-            "`issueTypes` (Array<unknown> | null)",
-            "`issueTypeHierarchy` (Record<string, unknown> | null)",
-            "`lead` (Record<string, unknown> | null)",
-            "`projectCategory` (Record<string, unknown> | null)",
-            "`insight` (Record<string, unknown> | null)",
-            "`landingPageInfo` (Record<string, unknown> | null)",
-            "`permissions` (Record<string, unknown> | null)",
-            "`properties` (Record<string, unknown> | null)",
-            "`roles` (Record<string, unknown> | null)",
-            "`url` (string | null)",
-            "`email` (string | null)",
-            "`favourite` (boolean | null)",
-            "`uuid` (string | null)",
-            "`versions` (Array<unknown> | null)",
-            "`expand` (string | null)"
+            "`key` (string or null)",
+            "`name` (string or null)",
+            "`self` (string or null)",
+            "`description` (string or null)",
+            "`projectTypeKey` (string or null)",
+            "`simplified` (boolean or null)",
+            "`style` (string or null)",
+            "`isPrivate` (boolean or null)",
+            "`archived` (boolean or null)",
+            "`archivedBy` (object or null)",
+            "`archivedDate` (string or null)",
+            "`deleted` (boolean or null)",
+            "`deletedBy` (object or null)",
+            "`deletedDate` (string or null)",
+            "`retentionTillDate` (string or null)",
+            "`assigneeType` (string or null)",
+            "`avatarUrls` (object or null)",
+            "`components` (array or null)",
+            "`issueTypes` (array or null)",
+            "`issueTypeHierarchy` (object or null)",
+            "`lead` (object or null)",
+            "`projectCategory` (object or null)",
+            "`insight` (object or null)",
+            "`landingPageInfo` (object or null)",
+            "`permissions` (object or null)",
+            "`properties` (object or null)",
+            "`roles` (object or null)",
+            "`url` (string or null)",
+            "`email` (string or null)",
+            "`favourite` (boolean or null)",
+            "`uuid` (string or null)",
+            "`versions` (array or null)",
+            "`expand` (string or null)"
           ]
         },
         {
@@ -921,7 +921,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List all users, including inactive ones (GET /rest/api/3/users/search), paged by startAt/maxResults. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page).",
-      "markdown": "# users.list\n\nList all users, including inactive ones (GET /rest/api/3/users/search), paged by startAt/maxResults. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page).\n\n`GET /rest/api/3/users/search` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | number | no | minimum 0; default 0 |  |\n| maxResults | number | no | minimum 1; maximum 1000; default 50 | Users per page (max 1000). |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `accountId` (string)\n- `accountType` (string | null)\n- `active` (boolean | null)\n- `appType` (string | null)\n- `displayName` (string | null)\n- `emailAddress` (string | null)\n- `locale` (string | null)\n- `timeZone` (string | null)\n- `avatarUrls` (Record<string, unknown> | null)\n- `applicationRoles` (Record<string, unknown> | null)\n- `groups` (Record<string, unknown> | null)\n- `expand` (string | null)\n- `self` (string | null)\n- `key` (string | null)\n- `name` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList all users, including inactive ones (GET /rest/api/3/users/search), paged by startAt/maxResults. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page).\n\n`GET /rest/api/3/users/search` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; maximum 1000; default 50 | Users per page (max 1000). |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `accountId` (string)\n- `accountType` (string or null)\n- `active` (boolean or null)\n- `appType` (string or null)\n- `displayName` (string or null)\n- `emailAddress` (string or null)\n- `locale` (string or null)\n- `timeZone` (string or null)\n- `avatarUrls` (object or null)\n- `applicationRoles` (object or null)\n- `groups` (object or null)\n- `expand` (string or null)\n- `self` (string or null)\n- `key` (string or null)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -953,14 +953,14 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "startAt",
-              "number",
+              "integer",
               "no",
               "minimum 0; default 0",
               ""
             ],
             [
               "maxResults",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 1000; default 50",
               "Users per page (max 1000)."
@@ -985,20 +985,20 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`accountId` (string)",
-            "`accountType` (string | null)",
-            "`active` (boolean | null)",
-            "`appType` (string | null)",
-            "`displayName` (string | null)",
-            "`emailAddress` (string | null)",
-            "`locale` (string | null)",
-            "`timeZone` (string | null)",
-            "`avatarUrls` (Record<string, unknown> | null)",
-            "`applicationRoles` (Record<string, unknown> | null)",
-            "`groups` (Record<string, unknown> | null)",
-            "`expand` (string | null)",
-            "`self` (string | null)",
-            "`key` (string | null)",
-            "`name` (string | null)"
+            "`accountType` (string or null)",
+            "`active` (boolean or null)",
+            "`appType` (string or null)",
+            "`displayName` (string or null)",
+            "`emailAddress` (string or null)",
+            "`locale` (string or null)",
+            "`timeZone` (string or null)",
+            "`avatarUrls` (object or null)",
+            "`applicationRoles` (object or null)",
+            "`groups` (object or null)",
+            "`expand` (string or null)",
+            "`self` (string or null)",
+            "`key` (string or null)",
+            "`name` (string or null)"
           ]
         },
         {
@@ -1017,7 +1017,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.get",
       "title": "users.get",
       "summary": "Get one user by accountId (GET /rest/api/3/user?accountId=...).",
-      "markdown": "# users.get\n\nGet one user by accountId (GET /rest/api/3/user?accountId=...).\n\n`GET /rest/api/3/user` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| accountId | string | yes | minLength 1; maxLength 128 | Account id, e.g. 5b10ac8d82e05b22cc7d4ef5. |\n\n## Record fields\n\n- `accountId` (string)\n- `accountType` (string | null)\n- `active` (boolean | null)\n- `appType` (string | null)\n- `displayName` (string | null)\n- `emailAddress` (string | null)\n- `locale` (string | null)\n- `timeZone` (string | null)\n- `avatarUrls` (Record<string, unknown> | null)\n- `applicationRoles` (Record<string, unknown> | null)\n- `groups` (Record<string, unknown> | null)\n- `expand` (string | null)\n- `self` (string | null)\n- `key` (string | null)\n- `name` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"accountId\": \"<accountId>\"\n  }\n}\n```\n",
+      "markdown": "# users.get\n\nGet one user by accountId (GET /rest/api/3/user?accountId=...).\n\n`GET /rest/api/3/user` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| accountId | string | yes | minLength 1; maxLength 128 | Account id, e.g. 5b10ac8d82e05b22cc7d4ef5. |\n\n## Record fields\n\n- `accountId` (string)\n- `accountType` (string or null)\n- `active` (boolean or null)\n- `appType` (string or null)\n- `displayName` (string or null)\n- `emailAddress` (string or null)\n- `locale` (string or null)\n- `timeZone` (string or null)\n- `avatarUrls` (object or null)\n- `applicationRoles` (object or null)\n- `groups` (object or null)\n- `expand` (string or null)\n- `self` (string or null)\n- `key` (string or null)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"accountId\": \"<accountId>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1065,20 +1065,20 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`accountId` (string)",
-            "`accountType` (string | null)",
-            "`active` (boolean | null)",
-            "`appType` (string | null)",
-            "`displayName` (string | null)",
-            "`emailAddress` (string | null)",
-            "`locale` (string | null)",
-            "`timeZone` (string | null)",
-            "`avatarUrls` (Record<string, unknown> | null)",
-            "`applicationRoles` (Record<string, unknown> | null)",
-            "`groups` (Record<string, unknown> | null)",
-            "`expand` (string | null)",
-            "`self` (string | null)",
-            "`key` (string | null)",
-            "`name` (string | null)"
+            "`accountType` (string or null)",
+            "`active` (boolean or null)",
+            "`appType` (string or null)",
+            "`displayName` (string or null)",
+            "`emailAddress` (string or null)",
+            "`locale` (string or null)",
+            "`timeZone` (string or null)",
+            "`avatarUrls` (object or null)",
+            "`applicationRoles` (object or null)",
+            "`groups` (object or null)",
+            "`expand` (string or null)",
+            "`self` (string or null)",
+            "`key` (string or null)",
+            "`name` (string or null)"
           ]
         },
         {
@@ -1097,7 +1097,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_fields.list",
       "title": "issue_fields.list",
       "summary": "List all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.",
-      "markdown": "# issue_fields.list\n\nList all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.\n\n`GET /rest/api/3/field` returns a list of issue_fields records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (string)\n- `key` (string | null)\n- `name` (string | null)\n- `custom` (boolean | null)\n- `clauseNames` (Array<unknown> | null)\n- `navigable` (boolean | null)\n- `orderable` (boolean | null)\n- `searchable` (boolean | null)\n- `schema` (Record<string, unknown> | null)\n- `scope` (Record<string, unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_fields\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issue_fields.list\n\nList all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.\n\n`GET /rest/api/3/field` returns a list of issue_fields records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `custom` (boolean or null)\n- `clauseNames` (array or null)\n- `navigable` (boolean or null)\n- `orderable` (boolean or null)\n- `searchable` (boolean or null)\n- `schema` (object or null)\n- `scope` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_fields\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1130,15 +1130,15 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`key` (string | null)",
-            "`name` (string | null)",
-            "`custom` (boolean | null)",
-            "`clauseNames` (Array<unknown> | null)",
-            "`navigable` (boolean | null)",
-            "`orderable` (boolean | null)",
-            "`searchable` (boolean | null)",
-            "`schema` (Record<string, unknown> | null)",
-            "`scope` (Record<string, unknown> | null)"
+            "`key` (string or null)",
+            "`name` (string or null)",
+            "`custom` (boolean or null)",
+            "`clauseNames` (array or null)",
+            "`navigable` (boolean or null)",
+            "`orderable` (boolean or null)",
+            "`searchable` (boolean or null)",
+            "`schema` (object or null)",
+            "`scope` (object or null)"
           ]
         },
         {
@@ -1157,7 +1157,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_comments.list",
       "title": "issue_comments.list",
       "summary": "List an issue's comments (GET /rest/api/3/issue/{issueIdOrKey}/comment), paged by startAt/maxResults.",
-      "markdown": "# issue_comments.list\n\nList an issue's comments (GET /rest/api/3/issue/{issueIdOrKey}/comment), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/comment` returns a list of issue_comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | number | no | minimum 0; default 0 |  |\n| maxResults | number | no | minimum 1; default 100 |  |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string | null)\n- `author` (Record<string, unknown> | null)\n- `body` (Record<string, unknown> | null)\n- `renderedBody` (string | null)\n- `created` (string | null)\n- `updated` (string | null)\n- `updateAuthor` (Record<string, unknown> | null)\n- `visibility` (Record<string, unknown> | null)\n- `properties` (Array<unknown> | null)\n- `jsdPublic` (boolean | null)\n- `jsdAuthorCanSeeRequest` (boolean | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issue_comments.list\n\nList an issue's comments (GET /rest/api/3/issue/{issueIdOrKey}/comment), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/comment` returns a list of issue_comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; default 100 |  |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `author` (object or null)\n- `body` (object or null)\n- `renderedBody` (string or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `updateAuthor` (object or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n- `jsdPublic` (boolean or null)\n- `jsdAuthorCanSeeRequest` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1196,14 +1196,14 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "startAt",
-              "number",
+              "integer",
               "no",
               "minimum 0; default 0",
               ""
             ],
             [
               "maxResults",
-              "number",
+              "integer",
               "no",
               "minimum 1; default 100",
               ""
@@ -1228,17 +1228,17 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`self` (string | null)",
-            "`author` (Record<string, unknown> | null)",
-            "`body` (Record<string, unknown> | null)",
-            "`renderedBody` (string | null)",
-            "`created` (string | null)",
-            "`updated` (string | null)",
-            "`updateAuthor` (Record<string, unknown> | null)",
-            "`visibility` (Record<string, unknown> | null)",
-            "`properties` (Array<unknown> | null)",
-            "`jsdPublic` (boolean | null)",
-            "`jsdAuthorCanSeeRequest` (boolean | null)"
+            "`self` (string or null)",
+            "`author` (object or null)",
+            "`body` (object or null)",
+            "`renderedBody` (string or null)",
+            "`created` (string or null)",
+            "`updated` (string or null)",
+            "`updateAuthor` (object or null)",
+            "`visibility` (object or null)",
+            "`properties` (array or null)",
+            "`jsdPublic` (boolean or null)",
+            "`jsdAuthorCanSeeRequest` (boolean or null)"
           ]
         },
         {
@@ -1257,7 +1257,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_comments.get",
       "title": "issue_comments.get",
       "summary": "Get one comment (GET /rest/api/3/issue/{issueIdOrKey}/comment/{id}).",
-      "markdown": "# issue_comments.get\n\nGet one comment (GET /rest/api/3/issue/{issueIdOrKey}/comment/{id}).\n\n`GET /rest/api/3/issue/{issueIdOrKey}/comment/{id}` returns one issue_comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 | Comment id. |\n\n## Record fields\n\n- `id` (string)\n- `self` (string | null)\n- `author` (Record<string, unknown> | null)\n- `body` (Record<string, unknown> | null)\n- `renderedBody` (string | null)\n- `created` (string | null)\n- `updated` (string | null)\n- `updateAuthor` (Record<string, unknown> | null)\n- `visibility` (Record<string, unknown> | null)\n- `properties` (Array<unknown> | null)\n- `jsdPublic` (boolean | null)\n- `jsdAuthorCanSeeRequest` (boolean | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# issue_comments.get\n\nGet one comment (GET /rest/api/3/issue/{issueIdOrKey}/comment/{id}).\n\n`GET /rest/api/3/issue/{issueIdOrKey}/comment/{id}` returns one issue_comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 | Comment id. |\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `author` (object or null)\n- `body` (object or null)\n- `renderedBody` (string or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `updateAuthor` (object or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n- `jsdPublic` (boolean or null)\n- `jsdAuthorCanSeeRequest` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1312,17 +1312,17 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`self` (string | null)",
-            "`author` (Record<string, unknown> | null)",
-            "`body` (Record<string, unknown> | null)",
-            "`renderedBody` (string | null)",
-            "`created` (string | null)",
-            "`updated` (string | null)",
-            "`updateAuthor` (Record<string, unknown> | null)",
-            "`visibility` (Record<string, unknown> | null)",
-            "`properties` (Array<unknown> | null)",
-            "`jsdPublic` (boolean | null)",
-            "`jsdAuthorCanSeeRequest` (boolean | null)"
+            "`self` (string or null)",
+            "`author` (object or null)",
+            "`body` (object or null)",
+            "`renderedBody` (string or null)",
+            "`created` (string or null)",
+            "`updated` (string or null)",
+            "`updateAuthor` (object or null)",
+            "`visibility` (object or null)",
+            "`properties` (array or null)",
+            "`jsdPublic` (boolean or null)",
+            "`jsdAuthorCanSeeRequest` (boolean or null)"
           ]
         },
         {
@@ -1341,7 +1341,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_comments.create",
       "title": "issue_comments.create",
       "summary": "Add a comment to an issue (POST /rest/api/3/issue/{issueIdOrKey}/comment).",
-      "markdown": "# issue_comments.create\n\nAdd a comment to an issue (POST /rest/api/3/issue/{issueIdOrKey}/comment).\n\n`POST /rest/api/3/issue/{issueIdOrKey}/comment` returns one issue_comments record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| body | { type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown } | yes |  | Comment text as an Atlassian Document Format document. |\n| visibility | { type?: \"group\" \\| \"role\"; value?: string; identifier?: string \\| null; [key: string]: unknown } | no |  | Restrict the comment to a group or role, e.g. {\"type\": \"role\", \"value\": \"Administrators\"}. |\n| properties | Array<{ key: string; value?: unknown; [key: string]: unknown }> | no |  | Comment properties, each {key, value}. |\n| expand | string | no |  | renderedBody returns the comment rendered in HTML. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"create\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"body\": {}\n  }\n}\n```\n",
+      "markdown": "# issue_comments.create\n\nAdd a comment to an issue (POST /rest/api/3/issue/{issueIdOrKey}/comment).\n\n`POST /rest/api/3/issue/{issueIdOrKey}/comment` returns one issue_comments record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| body | object | yes |  | Comment text as an Atlassian Document Format document. |\n| visibility | object | no |  | Restrict the comment to a group or role, e.g. {\"type\": \"role\", \"value\": \"Administrators\"}. |\n| properties | array of object | no |  | Comment properties, each {key, value}. |\n| expand | string | no |  | renderedBody returns the comment rendered in HTML. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"create\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"body\": {}\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1380,21 +1380,21 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "body",
-              "{ type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown }",
+              "object",
               "yes",
               "",
               "Comment text as an Atlassian Document Format document."
             ],
             [
               "visibility",
-              "{ type?: \"group\" | \"role\"; value?: string; identifier?: string | null; [key: string]: unknown }",
+              "object",
               "no",
               "",
               "Restrict the comment to a group or role, e.g. {\"type\": \"role\", \"value\": \"Administrators\"}."
             ],
             [
               "properties",
-              "Array<{ key: string; value?: unknown; [key: string]: unknown }>",
+              "array of object",
               "no",
               "",
               "Comment properties, each {key, value}."
@@ -1424,7 +1424,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_comments.update",
       "title": "issue_comments.update",
       "summary": "Replace a comment's body or visibility (PUT /rest/api/3/issue/{issueIdOrKey}/comment/{id}).",
-      "markdown": "# issue_comments.update\n\nReplace a comment's body or visibility (PUT /rest/api/3/issue/{issueIdOrKey}/comment/{id}).\n\n`PUT /rest/api/3/issue/{issueIdOrKey}/comment/{id}` returns one issue_comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 |  |\n| body | { type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown } | yes |  | New comment text (Atlassian Document Format). |\n| visibility | { type?: \"group\" \\| \"role\"; value?: string; identifier?: string \\| null; [key: string]: unknown } | no |  |  |\n| properties | Array<{ key: string; value?: unknown; [key: string]: unknown }> | no |  |  |\n| notifyUsers | boolean | no | default true |  |\n| overrideEditableFlag | boolean | no | default false |  |\n| expand | string | no |  |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\",\n    \"body\": {}\n  }\n}\n```\n",
+      "markdown": "# issue_comments.update\n\nReplace a comment's body or visibility (PUT /rest/api/3/issue/{issueIdOrKey}/comment/{id}).\n\n`PUT /rest/api/3/issue/{issueIdOrKey}/comment/{id}` returns one issue_comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 |  |\n| body | object | yes |  | New comment text (Atlassian Document Format). |\n| visibility | object | no |  |  |\n| properties | array of object | no |  |  |\n| notifyUsers | boolean | no | default true |  |\n| overrideEditableFlag | boolean | no | default false |  |\n| expand | string | no |  |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\",\n    \"body\": {}\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1470,21 +1470,21 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "body",
-              "{ type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown }",
+              "object",
               "yes",
               "",
               "New comment text (Atlassian Document Format)."
             ],
             [
               "visibility",
-              "{ type?: \"group\" | \"role\"; value?: string; identifier?: string | null; [key: string]: unknown }",
+              "object",
               "no",
               "",
               ""
             ],
             [
               "properties",
-              "Array<{ key: string; value?: unknown; [key: string]: unknown }>",
+              "array of object",
               "no",
               "",
               ""
@@ -1590,7 +1590,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_worklogs.list",
       "title": "issue_worklogs.list",
       "summary": "List an issue's worklogs, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/worklog), paged by startAt/maxResults.",
-      "markdown": "# issue_worklogs.list\n\nList an issue's worklogs, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/worklog), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/worklog` returns a list of issue_worklogs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | number | no | minimum 0; default 0 |  |\n| maxResults | number | no | minimum 1; maximum 5000; default 5000 |  |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string | null)\n- `issueId` (string | null)\n- `author` (Record<string, unknown> | null)\n- `updateAuthor` (Record<string, unknown> | null)\n- `comment` (Record<string, unknown> | null)\n- `created` (string | null)\n- `updated` (string | null)\n- `started` (string | null)\n- `timeSpent` (string | null)\n- `timeSpentSeconds` (number | null)\n- `visibility` (Record<string, unknown> | null)\n- `properties` (Array<unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issue_worklogs.list\n\nList an issue's worklogs, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/worklog), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/worklog` returns a list of issue_worklogs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; maximum 5000; default 5000 |  |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `issueId` (string or null)\n- `author` (object or null)\n- `updateAuthor` (object or null)\n- `comment` (object or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `started` (string or null)\n- `timeSpent` (string or null)\n- `timeSpentSeconds` (integer or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1629,14 +1629,14 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "startAt",
-              "number",
+              "integer",
               "no",
               "minimum 0; default 0",
               ""
             ],
             [
               "maxResults",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 5000; default 5000",
               ""
@@ -1661,18 +1661,18 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`self` (string | null)",
-            "`issueId` (string | null)",
-            "`author` (Record<string, unknown> | null)",
-            "`updateAuthor` (Record<string, unknown> | null)",
-            "`comment` (Record<string, unknown> | null)",
-            "`created` (string | null)",
-            "`updated` (string | null)",
-            "`started` (string | null)",
-            "`timeSpent` (string | null)",
-            "`timeSpentSeconds` (number | null)",
-            "`visibility` (Record<string, unknown> | null)",
-            "`properties` (Array<unknown> | null)"
+            "`self` (string or null)",
+            "`issueId` (string or null)",
+            "`author` (object or null)",
+            "`updateAuthor` (object or null)",
+            "`comment` (object or null)",
+            "`created` (string or null)",
+            "`updated` (string or null)",
+            "`started` (string or null)",
+            "`timeSpent` (string or null)",
+            "`timeSpentSeconds` (integer or null)",
+            "`visibility` (object or null)",
+            "`properties` (array or null)"
           ]
         },
         {
@@ -1691,7 +1691,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_worklogs.get",
       "title": "issue_worklogs.get",
       "summary": "Get one worklog (GET /rest/api/3/issue/{issueIdOrKey}/worklog/{id}).",
-      "markdown": "# issue_worklogs.get\n\nGet one worklog (GET /rest/api/3/issue/{issueIdOrKey}/worklog/{id}).\n\n`GET /rest/api/3/issue/{issueIdOrKey}/worklog/{id}` returns one issue_worklogs record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 | Worklog id. |\n\n## Record fields\n\n- `id` (string)\n- `self` (string | null)\n- `issueId` (string | null)\n- `author` (Record<string, unknown> | null)\n- `updateAuthor` (Record<string, unknown> | null)\n- `comment` (Record<string, unknown> | null)\n- `created` (string | null)\n- `updated` (string | null)\n- `started` (string | null)\n- `timeSpent` (string | null)\n- `timeSpentSeconds` (number | null)\n- `visibility` (Record<string, unknown> | null)\n- `properties` (Array<unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"get\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# issue_worklogs.get\n\nGet one worklog (GET /rest/api/3/issue/{issueIdOrKey}/worklog/{id}).\n\n`GET /rest/api/3/issue/{issueIdOrKey}/worklog/{id}` returns one issue_worklogs record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 | Worklog id. |\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `issueId` (string or null)\n- `author` (object or null)\n- `updateAuthor` (object or null)\n- `comment` (object or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `started` (string or null)\n- `timeSpent` (string or null)\n- `timeSpentSeconds` (integer or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"get\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1746,18 +1746,18 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`self` (string | null)",
-            "`issueId` (string | null)",
-            "`author` (Record<string, unknown> | null)",
-            "`updateAuthor` (Record<string, unknown> | null)",
-            "`comment` (Record<string, unknown> | null)",
-            "`created` (string | null)",
-            "`updated` (string | null)",
-            "`started` (string | null)",
-            "`timeSpent` (string | null)",
-            "`timeSpentSeconds` (number | null)",
-            "`visibility` (Record<string, unknown> | null)",
-            "`properties` (Array<unknown> | null)"
+            "`self` (string or null)",
+            "`issueId` (string or null)",
+            "`author` (object or null)",
+            "`updateAuthor` (object or null)",
+            "`comment` (object or null)",
+            "`created` (string or null)",
+            "`updated` (string or null)",
+            "`started` (string or null)",
+            "`timeSpent` (string or null)",
+            "`timeSpentSeconds` (integer or null)",
+            "`visibility` (object or null)",
+            "`properties` (array or null)"
           ]
         },
         {
@@ -1776,7 +1776,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_worklogs.create",
       "title": "issue_worklogs.create",
       "summary": "Log work on an issue (POST /rest/api/3/issue/{issueIdOrKey}/worklog). started and one of timeSpent or timeSpentSeconds are required by Jira.",
-      "markdown": "# issue_worklogs.create\n\nLog work on an issue (POST /rest/api/3/issue/{issueIdOrKey}/worklog). started and one of timeSpent or timeSpentSeconds are required by Jira.\n\n`POST /rest/api/3/issue/{issueIdOrKey}/worklog` returns one issue_worklogs record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| started | string | yes |  | When the work started, e.g. 2021-01-17T12:34:00.000+0000. |\n| timeSpent | string | no |  | Time spent as \"3h 20m\", \"1d\" or \"45m\". |\n| timeSpentSeconds | number | no | minimum 1 |  |\n| comment | { type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown } | no |  | Worklog comment (Atlassian Document Format). |\n| visibility | { type?: \"group\" \\| \"role\"; value?: string; identifier?: string \\| null; [key: string]: unknown } | no |  |  |\n| properties | Array<{ key: string; value?: unknown; [key: string]: unknown }> | no |  |  |\n| notifyUsers | boolean | no | default true |  |\n| adjustEstimate | \"new\" \\| \"leave\" \\| \"manual\" \\| \"auto\" | no | default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\" | How the remaining estimate changes. |\n| newEstimate | string | no |  | New remaining estimate when adjustEstimate is new. |\n| reduceBy | string | no |  | Amount to reduce the remaining estimate by when adjustEstimate is manual. |\n| expand | string | no |  |  |\n| overrideEditableFlag | boolean | no | default false |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"create\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"started\": \"<started>\"\n  }\n}\n```\n",
+      "markdown": "# issue_worklogs.create\n\nLog work on an issue (POST /rest/api/3/issue/{issueIdOrKey}/worklog). started and one of timeSpent or timeSpentSeconds are required by Jira.\n\n`POST /rest/api/3/issue/{issueIdOrKey}/worklog` returns one issue_worklogs record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| started | string | yes |  | When the work started, e.g. 2021-01-17T12:34:00.000+0000. |\n| timeSpent | string | no |  | Time spent as \"3h 20m\", \"1d\" or \"45m\". |\n| timeSpentSeconds | integer | no | minimum 1 |  |\n| comment | object | no |  | Worklog comment (Atlassian Document Format). |\n| visibility | object | no |  |  |\n| properties | array of object | no |  |  |\n| notifyUsers | boolean | no | default true |  |\n| adjustEstimate | string | no | default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\" | How the remaining estimate changes. |\n| newEstimate | string | no |  | New remaining estimate when adjustEstimate is new. |\n| reduceBy | string | no |  | Amount to reduce the remaining estimate by when adjustEstimate is manual. |\n| expand | string | no |  |  |\n| overrideEditableFlag | boolean | no | default false |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"create\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"started\": \"<started>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1829,28 +1829,28 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "timeSpentSeconds",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               ""
             ],
             [
               "comment",
-              "{ type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown }",
+              "object",
               "no",
               "",
               "Worklog comment (Atlassian Document Format)."
             ],
             [
               "visibility",
-              "{ type?: \"group\" | \"role\"; value?: string; identifier?: string | null; [key: string]: unknown }",
+              "object",
               "no",
               "",
               ""
             ],
             [
               "properties",
-              "Array<{ key: string; value?: unknown; [key: string]: unknown }>",
+              "array of object",
               "no",
               "",
               ""
@@ -1864,7 +1864,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "adjustEstimate",
-              "\"new\" | \"leave\" | \"manual\" | \"auto\"",
+              "string",
               "no",
               "default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\"",
               "How the remaining estimate changes."
@@ -1915,7 +1915,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_worklogs.update",
       "title": "issue_worklogs.update",
       "summary": "Edit a worklog (PUT /rest/api/3/issue/{issueIdOrKey}/worklog/{id}).",
-      "markdown": "# issue_worklogs.update\n\nEdit a worklog (PUT /rest/api/3/issue/{issueIdOrKey}/worklog/{id}).\n\n`PUT /rest/api/3/issue/{issueIdOrKey}/worklog/{id}` returns one issue_worklogs record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 |  |\n| started | string | no |  |  |\n| timeSpent | string | no |  |  |\n| timeSpentSeconds | number | no | minimum 1 |  |\n| comment | { type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown } | no |  |  |\n| visibility | { type?: \"group\" \\| \"role\"; value?: string; identifier?: string \\| null; [key: string]: unknown } | no |  |  |\n| properties | Array<{ key: string; value?: unknown; [key: string]: unknown }> | no |  |  |\n| notifyUsers | boolean | no | default true |  |\n| adjustEstimate | \"new\" \\| \"leave\" \\| \"manual\" \\| \"auto\" | no | default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\" |  |\n| newEstimate | string | no |  |  |\n| expand | string | no |  |  |\n| overrideEditableFlag | boolean | no | default false |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# issue_worklogs.update\n\nEdit a worklog (PUT /rest/api/3/issue/{issueIdOrKey}/worklog/{id}).\n\n`PUT /rest/api/3/issue/{issueIdOrKey}/worklog/{id}` returns one issue_worklogs record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 |  |\n| started | string | no |  |  |\n| timeSpent | string | no |  |  |\n| timeSpentSeconds | integer | no | minimum 1 |  |\n| comment | object | no |  |  |\n| visibility | object | no |  |  |\n| properties | array of object | no |  |  |\n| notifyUsers | boolean | no | default true |  |\n| adjustEstimate | string | no | default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\" |  |\n| newEstimate | string | no |  |  |\n| expand | string | no |  |  |\n| overrideEditableFlag | boolean | no | default false |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1975,28 +1975,28 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "timeSpentSeconds",
-              "number",
+              "integer",
               "no",
               "minimum 1",
               ""
             ],
             [
               "comment",
-              "{ type: \"doc\"; version: 1; content: Array<unknown>; [key: string]: unknown }",
+              "object",
               "no",
               "",
               ""
             ],
             [
               "visibility",
-              "{ type?: \"group\" | \"role\"; value?: string; identifier?: string | null; [key: string]: unknown }",
+              "object",
               "no",
               "",
               ""
             ],
             [
               "properties",
-              "Array<{ key: string; value?: unknown; [key: string]: unknown }>",
+              "array of object",
               "no",
               "",
               ""
@@ -2010,7 +2010,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "adjustEstimate",
-              "\"new\" | \"leave\" | \"manual\" | \"auto\"",
+              "string",
               "no",
               "default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\"",
               ""
@@ -2054,7 +2054,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_worklogs.delete",
       "title": "issue_worklogs.delete",
       "summary": "Delete a worklog (DELETE /rest/api/3/issue/{issueIdOrKey}/worklog/{id}). Returns {}.",
-      "markdown": "# issue_worklogs.delete\n\nDelete a worklog (DELETE /rest/api/3/issue/{issueIdOrKey}/worklog/{id}). Returns {}.\n\n`DELETE /rest/api/3/issue/{issueIdOrKey}/worklog/{id}` returns one issue_worklogs record. This action is destructive.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 |  |\n| notifyUsers | boolean | no | default true |  |\n| adjustEstimate | \"new\" \\| \"leave\" \\| \"manual\" \\| \"auto\" | no | default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\" |  |\n| newEstimate | string | no |  |  |\n| increaseBy | string | no |  | Amount to increase the remaining estimate by when adjustEstimate is manual. |\n| overrideEditableFlag | boolean | no | default false |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"delete\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# issue_worklogs.delete\n\nDelete a worklog (DELETE /rest/api/3/issue/{issueIdOrKey}/worklog/{id}). Returns {}.\n\n`DELETE /rest/api/3/issue/{issueIdOrKey}/worklog/{id}` returns one issue_worklogs record. This action is destructive.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| id | string | yes | minLength 1 |  |\n| notifyUsers | boolean | no | default true |  |\n| adjustEstimate | string | no | default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\" |  |\n| newEstimate | string | no |  |  |\n| increaseBy | string | no |  | Amount to increase the remaining estimate by when adjustEstimate is manual. |\n| overrideEditableFlag | boolean | no | default false |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"delete\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2107,7 +2107,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "adjustEstimate",
-              "\"new\" | \"leave\" | \"manual\" | \"auto\"",
+              "string",
               "no",
               "default \"auto\"; one of \"new\", \"leave\", \"manual\", \"auto\"",
               ""
@@ -2151,7 +2151,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues_assignee.update",
       "title": "issues_assignee.update",
       "summary": "Assign or unassign an issue (PUT /rest/api/3/issue/{issueIdOrKey}/assignee). Returns {}.",
-      "markdown": "# issues_assignee.update\n\nAssign or unassign an issue (PUT /rest/api/3/issue/{issueIdOrKey}/assignee). Returns {}.\n\n`PUT /rest/api/3/issue/{issueIdOrKey}/assignee` returns one issues_assignee record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| accountId | string \\| null | yes | maxLength 128 | Account id of the new assignee; null unassigns; \"-1\" assigns the project's default assignee. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues_assignee\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"accountId\": \"<accountId>\"\n  }\n}\n```\n",
+      "markdown": "# issues_assignee.update\n\nAssign or unassign an issue (PUT /rest/api/3/issue/{issueIdOrKey}/assignee). Returns {}.\n\n`PUT /rest/api/3/issue/{issueIdOrKey}/assignee` returns one issues_assignee record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| accountId | string or null | yes | maxLength 128 | Account id of the new assignee; null unassigns; \"-1\" assigns the project's default assignee. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues_assignee\",\n  \"action\": \"update\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"accountId\": \"<accountId>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2190,7 +2190,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "accountId",
-              "string | null",
+              "string or null",
               "yes",
               "maxLength 128",
               "Account id of the new assignee; null unassigns; \"-1\" assigns the project's default assignee."
@@ -2213,7 +2213,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_transitions.list",
       "title": "issue_transitions.list",
       "summary": "List the transitions available for an issue (GET /rest/api/3/issue/{issueIdOrKey}/transitions); not paginated.",
-      "markdown": "# issue_transitions.list\n\nList the transitions available for an issue (GET /rest/api/3/issue/{issueIdOrKey}/transitions); not paginated.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/transitions` returns a list of issue_transitions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `to` (Record<string, unknown> | null)\n- `hasScreen` (boolean | null)\n- `isGlobal` (boolean | null)\n- `isInitial` (boolean | null)\n- `isAvailable` (boolean | null)\n- `isConditional` (boolean | null)\n- `looped` (boolean | null)\n- `fields` (Record<string, unknown> | null)\n- `expand` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_transitions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issue_transitions.list\n\nList the transitions available for an issue (GET /rest/api/3/issue/{issueIdOrKey}/transitions); not paginated.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/transitions` returns a list of issue_transitions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `to` (object or null)\n- `hasScreen` (boolean or null)\n- `isGlobal` (boolean or null)\n- `isInitial` (boolean or null)\n- `isAvailable` (boolean or null)\n- `isConditional` (boolean or null)\n- `looped` (boolean or null)\n- `fields` (object or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_transitions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2261,16 +2261,16 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`to` (Record<string, unknown> | null)",
-            "`hasScreen` (boolean | null)",
-            "`isGlobal` (boolean | null)",
-            "`isInitial` (boolean | null)",
-            "`isAvailable` (boolean | null)",
-            "`isConditional` (boolean | null)",
-            "`looped` (boolean | null)",
-            "`fields` (Record<string, unknown> | null)",
-            "`expand` (string | null)"
+            "`name` (string or null)",
+            "`to` (object or null)",
+            "`hasScreen` (boolean or null)",
+            "`isGlobal` (boolean or null)",
+            "`isInitial` (boolean or null)",
+            "`isAvailable` (boolean or null)",
+            "`isConditional` (boolean or null)",
+            "`looped` (boolean or null)",
+            "`fields` (object or null)",
+            "`expand` (string or null)"
           ]
         },
         {
@@ -2289,7 +2289,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_transitions.create",
       "title": "issue_transitions.create",
       "summary": "Transition an issue (POST /rest/api/3/issue/{issueIdOrKey}/transitions), optionally setting transition-screen fields. Returns {}.",
-      "markdown": "# issue_transitions.create\n\nTransition an issue (POST /rest/api/3/issue/{issueIdOrKey}/transitions), optionally setting transition-screen fields. Returns {}.\n\n`POST /rest/api/3/issue/{issueIdOrKey}/transitions` returns one issue_transitions record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| transition | { id: string; [key: string]: unknown } | yes |  | The transition to perform, by id (from issue_transitions.list). |\n| fields | Record<string, unknown> | no |  | Transition-screen field values, e.g. {\"resolution\": {\"name\": \"Fixed\"}}. |\n| update | Record<string, unknown> | no |  | Field operations, e.g. {\"comment\": [{\"add\": {\"body\": <ADF document>}}]}. |\n| historyMetadata | Record<string, unknown> | no |  |  |\n| properties | Array<{ key: string; value?: unknown; [key: string]: unknown }> | no |  |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_transitions\",\n  \"action\": \"create\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"transition\": {}\n  }\n}\n```\n",
+      "markdown": "# issue_transitions.create\n\nTransition an issue (POST /rest/api/3/issue/{issueIdOrKey}/transitions), optionally setting transition-screen fields. Returns {}.\n\n`POST /rest/api/3/issue/{issueIdOrKey}/transitions` returns one issue_transitions record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| transition | object | yes |  | The transition to perform, by id (from issue_transitions.list). |\n| fields | object | no |  | Transition-screen field values, e.g. {\"resolution\": {\"name\": \"Fixed\"}}. |\n| update | object | no |  | Field operations, e.g. {\"comment\": [{\"add\": {\"body\": <ADF document>}}]}. |\n| historyMetadata | object | no |  |  |\n| properties | array of object | no |  |  |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_transitions\",\n  \"action\": \"create\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\",\n    \"transition\": {}\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2328,35 +2328,35 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "transition",
-              "{ id: string; [key: string]: unknown }",
+              "object",
               "yes",
               "",
               "The transition to perform, by id (from issue_transitions.list)."
             ],
             [
               "fields",
-              "Record<string, unknown>",
+              "object",
               "no",
               "",
               "Transition-screen field values, e.g. {\"resolution\": {\"name\": \"Fixed\"}}."
             ],
             [
               "update",
-              "Record<string, unknown>",
+              "object",
               "no",
               "",
               "Field operations, e.g. {\"comment\": [{\"add\": {\"body\": <ADF document>}}]}."
             ],
             [
               "historyMetadata",
-              "Record<string, unknown>",
+              "object",
               "no",
               "",
               ""
             ],
             [
               "properties",
-              "Array<{ key: string; value?: unknown; [key: string]: unknown }>",
+              "array of object",
               "no",
               "",
               ""
@@ -2379,7 +2379,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_links.create",
       "title": "issue_links.create",
       "summary": "Link two issues (POST /rest/api/3/issueLink). Jira returns no body, so the result is {}; the new link's id appears in the issues' fields.issuelinks.",
-      "markdown": "# issue_links.create\n\nLink two issues (POST /rest/api/3/issueLink). Jira returns no body, so the result is {}; the new link's id appears in the issues' fields.issuelinks.\n\n`POST /rest/api/3/issueLink` returns one issue_links record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| type | { id: string; name?: string; [key: string]: unknown } \\| { id?: string; name: string; [key: string]: unknown } | yes |  | Link type, by name (e.g. \"Duplicate\", \"Blocks\") or id. |\n| inwardIssue | { id: string; key?: string; [key: string]: unknown } \\| { id?: string; key: string; [key: string]: unknown } | yes |  | The inward issue, by key or id. |\n| outwardIssue | { id: string; key?: string; [key: string]: unknown } \\| { id?: string; key: string; [key: string]: unknown } | yes |  | The outward issue, by key or id (a comment, if any, is added to it). |\n| comment | Record<string, unknown> | no |  | A comment added to the outward issue, e.g. {\"body\": <ADF document>}. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_links\",\n  \"action\": \"create\",\n  \"params\": {\n    \"type\": \"<type>\",\n    \"inwardIssue\": \"<inwardIssue>\",\n    \"outwardIssue\": \"<outwardIssue>\"\n  }\n}\n```\n",
+      "markdown": "# issue_links.create\n\nLink two issues (POST /rest/api/3/issueLink). Jira returns no body, so the result is {}; the new link's id appears in the issues' fields.issuelinks.\n\n`POST /rest/api/3/issueLink` returns one issue_links record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| type | { id: string; name?: string; [key: string]: unknown } \\| { id?: string; name: string; [key: string]: unknown } | yes |  | Link type, by name (e.g. \"Duplicate\", \"Blocks\") or id. |\n| inwardIssue | { id: string; key?: string; [key: string]: unknown } \\| { id?: string; key: string; [key: string]: unknown } | yes |  | The inward issue, by key or id. |\n| outwardIssue | { id: string; key?: string; [key: string]: unknown } \\| { id?: string; key: string; [key: string]: unknown } | yes |  | The outward issue, by key or id (a comment, if any, is added to it). |\n| comment | object | no |  | A comment added to the outward issue, e.g. {\"body\": <ADF document>}. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_links\",\n  \"action\": \"create\",\n  \"params\": {\n    \"type\": \"<type>\",\n    \"inwardIssue\": \"<inwardIssue>\",\n    \"outwardIssue\": \"<outwardIssue>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2432,7 +2432,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "comment",
-              "Record<string, unknown>",
+              "object",
               "no",
               "",
               "A comment added to the outward issue, e.g. {\"body\": <ADF document>}."
@@ -2455,7 +2455,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_links.get",
       "title": "issue_links.get",
       "summary": "Get one issue link (GET /rest/api/3/issueLink/{linkId}).",
-      "markdown": "# issue_links.get\n\nGet one issue link (GET /rest/api/3/issueLink/{linkId}).\n\n`GET /rest/api/3/issueLink/{linkId}` returns one issue_links record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| linkId | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `self` (string | null)\n- `type` (Record<string, unknown> | null)\n- `inwardIssue` (Record<string, unknown> | null)\n- `outwardIssue` (Record<string, unknown> | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_links\",\n  \"action\": \"get\",\n  \"params\": {\n    \"linkId\": \"<linkId>\"\n  }\n}\n```\n",
+      "markdown": "# issue_links.get\n\nGet one issue link (GET /rest/api/3/issueLink/{linkId}).\n\n`GET /rest/api/3/issueLink/{linkId}` returns one issue_links record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| linkId | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `type` (object or null)\n- `inwardIssue` (object or null)\n- `outwardIssue` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_links\",\n  \"action\": \"get\",\n  \"params\": {\n    \"linkId\": \"<linkId>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2503,10 +2503,10 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`self` (string | null)",
-            "`type` (Record<string, unknown> | null)",
-            "`inwardIssue` (Record<string, unknown> | null)",
-            "`outwardIssue` (Record<string, unknown> | null)"
+            "`self` (string or null)",
+            "`type` (object or null)",
+            "`inwardIssue` (object or null)",
+            "`outwardIssue` (object or null)"
           ]
         },
         {

@@ -498,6 +498,14 @@ export const definition: ConnectorDefinition = {
               "sendDefault": false
             }
           },
+          "atLeastOneOf": [
+            "title",
+            "description",
+            "stateId",
+            "priority",
+            "assigneeId",
+            "projectId"
+          ],
           "graphql": {
             "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
@@ -992,6 +1000,18 @@ export const definition: ConnectorDefinition = {
               "sendDefault": false
             }
           },
+          "atLeastOneOf": [
+            "name",
+            "teamIds",
+            "description",
+            "content",
+            "leadId",
+            "memberIds",
+            "statusId",
+            "priority",
+            "startDate",
+            "targetDate"
+          ],
           "graphql": {
             "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },

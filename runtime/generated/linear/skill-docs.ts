@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "linear",
   "title": "Linear connector",
   "summary": "Linear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.",
-  "version": "0cb739b71f0b",
+  "version": "1abb7a12c631",
   "tags": [
     "linear",
     "issue tracker (cycle/team style)"
@@ -202,7 +202,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.list",
       "title": "issues.list",
       "summary": "List issues visible to the credential, oldest first.",
-      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | number | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string | null)\n- `number` (number | null)\n- `title` (string | null)\n- `description` (string | null)\n- `priority` (number | null)\n- `priorityLabel` (string | null)\n- `estimate` (number | null)\n- `dueDate` (string | null)\n- `url` (string | null)\n- `branchName` (string | null)\n- `labelIds` (Array<unknown> | null)\n- `state` (Record<string, unknown> | null)\n- `assignee` (Record<string, unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `team` (Record<string, unknown> | null)\n- `project` (Record<string, unknown> | null)\n- `cycle` (Record<string, unknown> | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `startedAt` (string | null)\n- `completedAt` (string | null)\n- `canceledAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -234,7 +234,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "first",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 250",
               "Page size, 1 to 250 (Linear default 50)."
@@ -266,29 +266,29 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`identifier` (string | null)",
-            "`number` (number | null)",
-            "`title` (string | null)",
-            "`description` (string | null)",
-            "`priority` (number | null)",
-            "`priorityLabel` (string | null)",
-            "`estimate` (number | null)",
-            "`dueDate` (string | null)",
-            "`url` (string | null)",
-            "`branchName` (string | null)",
-            "`labelIds` (Array<unknown> | null)",
-            "`state` (Record<string, unknown> | null)",
-            "`assignee` (Record<string, unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`team` (Record<string, unknown> | null)",
-            "`project` (Record<string, unknown> | null)",
-            "`cycle` (Record<string, unknown> | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`startedAt` (string | null)",
-            "`completedAt` (string | null)",
-            "`canceledAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`identifier` (string or null)",
+            "`number` (number or null)",
+            "`title` (string or null)",
+            "`description` (string or null)",
+            "`priority` (number or null)",
+            "`priorityLabel` (string or null)",
+            "`estimate` (number or null)",
+            "`dueDate` (string or null)",
+            "`url` (string or null)",
+            "`branchName` (string or null)",
+            "`labelIds` (array or null)",
+            "`state` (object or null)",
+            "`assignee` (object or null)",
+            "`creator` (object or null)",
+            "`team` (object or null)",
+            "`project` (object or null)",
+            "`cycle` (object or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`startedAt` (string or null)",
+            "`completedAt` (string or null)",
+            "`canceledAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -307,7 +307,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.get",
       "title": "issues.get",
       "summary": "Read one issue by id (UUID or identifier such as ENG-123).",
-      "markdown": "# issues.get\n\nRead one issue by id (UUID or identifier such as ENG-123).\n\n`POST /graphql` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Issue UUID or identifier (e.g. ENG-123). |\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string | null)\n- `number` (number | null)\n- `title` (string | null)\n- `description` (string | null)\n- `priority` (number | null)\n- `priorityLabel` (string | null)\n- `estimate` (number | null)\n- `dueDate` (string | null)\n- `url` (string | null)\n- `branchName` (string | null)\n- `labelIds` (Array<unknown> | null)\n- `state` (Record<string, unknown> | null)\n- `assignee` (Record<string, unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `team` (Record<string, unknown> | null)\n- `project` (Record<string, unknown> | null)\n- `cycle` (Record<string, unknown> | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `startedAt` (string | null)\n- `completedAt` (string | null)\n- `canceledAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# issues.get\n\nRead one issue by id (UUID or identifier such as ENG-123).\n\n`POST /graphql` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Issue UUID or identifier (e.g. ENG-123). |\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -355,29 +355,29 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`identifier` (string | null)",
-            "`number` (number | null)",
-            "`title` (string | null)",
-            "`description` (string | null)",
-            "`priority` (number | null)",
-            "`priorityLabel` (string | null)",
-            "`estimate` (number | null)",
-            "`dueDate` (string | null)",
-            "`url` (string | null)",
-            "`branchName` (string | null)",
-            "`labelIds` (Array<unknown> | null)",
-            "`state` (Record<string, unknown> | null)",
-            "`assignee` (Record<string, unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`team` (Record<string, unknown> | null)",
-            "`project` (Record<string, unknown> | null)",
-            "`cycle` (Record<string, unknown> | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`startedAt` (string | null)",
-            "`completedAt` (string | null)",
-            "`canceledAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`identifier` (string or null)",
+            "`number` (number or null)",
+            "`title` (string or null)",
+            "`description` (string or null)",
+            "`priority` (number or null)",
+            "`priorityLabel` (string or null)",
+            "`estimate` (number or null)",
+            "`dueDate` (string or null)",
+            "`url` (string or null)",
+            "`branchName` (string or null)",
+            "`labelIds` (array or null)",
+            "`state` (object or null)",
+            "`assignee` (object or null)",
+            "`creator` (object or null)",
+            "`team` (object or null)",
+            "`project` (object or null)",
+            "`cycle` (object or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`startedAt` (string or null)",
+            "`completedAt` (string or null)",
+            "`canceledAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -396,7 +396,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.create",
       "title": "issues.create",
       "summary": "Create an issue in a team. Returns {success, issue}.",
-      "markdown": "# issues.create\n\nCreate an issue in a team. Returns {success, issue}.\n\n`POST /graphql` returns one issues record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| teamId | string | yes |  | Id of the team that owns the issue. |\n| title | string | yes |  | Issue title. |\n| description | string | no |  | Issue description in markdown. |\n| stateId | string | no |  | Workflow state id (must belong to the team); default is the team's default state. |\n| priority | number | no | minimum 0; maximum 4 | 0 none, 1 urgent, 2 high, 3 medium, 4 low. |\n| projectId | string | no |  | Project to add the issue to. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"create\",\n  \"params\": {\n    \"teamId\": \"<teamId>\",\n    \"title\": \"<title>\"\n  }\n}\n```\n",
+      "markdown": "# issues.create\n\nCreate an issue in a team. Returns {success, issue}.\n\n`POST /graphql` returns one issues record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| teamId | string | yes |  | Id of the team that owns the issue. |\n| title | string | yes |  | Issue title. |\n| description | string | no |  | Issue description in markdown. |\n| stateId | string | no |  | Workflow state id (must belong to the team); default is the team's default state. |\n| priority | integer | no | minimum 0; maximum 4 | 0 none, 1 urgent, 2 high, 3 medium, 4 low. |\n| projectId | string | no |  | Project to add the issue to. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"create\",\n  \"params\": {\n    \"teamId\": \"<teamId>\",\n    \"title\": \"<title>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -456,7 +456,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "priority",
-              "number",
+              "integer",
               "no",
               "minimum 0; maximum 4",
               "0 none, 1 urgent, 2 high, 3 medium, 4 low."
@@ -486,7 +486,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.update",
       "title": "issues.update",
       "summary": "Update an issue; only the fields given are changed. Returns {success, issue}.",
-      "markdown": "# issues.update\n\nUpdate an issue; only the fields given are changed. Returns {success, issue}.\n\n`POST /graphql` returns one issues record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Issue UUID or identifier. |\n| title | string | no |  |  |\n| description | string | no |  | Markdown. |\n| stateId | string | no |  |  |\n| priority | number | no | minimum 0; maximum 4 | 0 none, 1 urgent, 2 high, 3 medium, 4 low. |\n| assigneeId | string \\| null | no |  | User id; null unassigns; omit to keep the current assignee. |\n| projectId | string \\| null | no |  | Project id; null removes the issue from its project; omit to keep it. |\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"update\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# issues.update\n\nUpdate an issue; only the fields given are changed. Returns {success, issue}.\n\n`POST /graphql` returns one issues record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Issue UUID or identifier. |\n| title | string | no |  |  |\n| description | string | no |  | Markdown. |\n| stateId | string | no |  |  |\n| priority | integer | no | minimum 0; maximum 4 | 0 none, 1 urgent, 2 high, 3 medium, 4 low. |\n| assigneeId | string or null | no |  | User id; null unassigns; omit to keep the current assignee. |\n| projectId | string or null | no |  | Project id; null removes the issue from its project; omit to keep it. |\n\nGive at least one of: `title`, `description`, `stateId`, `priority`, `assigneeId`, `projectId`.\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"update\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -546,26 +546,30 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "priority",
-              "number",
+              "integer",
               "no",
               "minimum 0; maximum 4",
               "0 none, 1 urgent, 2 high, 3 medium, 4 low."
             ],
             [
               "assigneeId",
-              "string | null",
+              "string or null",
               "no",
               "",
               "User id; null unassigns; omit to keep the current assignee."
             ],
             [
               "projectId",
-              "string | null",
+              "string or null",
               "no",
               "",
               "Project id; null removes the issue from its project; omit to keep it."
             ]
           ]
+        },
+        {
+          "type": "paragraph",
+          "text": "Give at least one of: `title`, `description`, `stateId`, `priority`, `assigneeId`, `projectId`."
         },
         {
           "type": "heading",
@@ -583,7 +587,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects.",
-      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | number | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `description` (string | null)\n- `content` (string | null)\n- `slugId` (string | null)\n- `url` (string | null)\n- `color` (string | null)\n- `icon` (string | null)\n- `priority` (number | null)\n- `priorityLabel` (string | null)\n- `progress` (number | null)\n- `status` (Record<string, unknown> | null)\n- `lead` (Record<string, unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `startDate` (string | null)\n- `targetDate` (string | null)\n- `startedAt` (string | null)\n- `completedAt` (string | null)\n- `canceledAt` (string | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -615,7 +619,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "first",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 250",
               "Page size, 1 to 250 (Linear default 50)."
@@ -647,27 +651,27 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`description` (string | null)",
-            "`content` (string | null)",
-            "`slugId` (string | null)",
-            "`url` (string | null)",
-            "`color` (string | null)",
-            "`icon` (string | null)",
-            "`priority` (number | null)",
-            "`priorityLabel` (string | null)",
-            "`progress` (number | null)",
-            "`status` (Record<string, unknown> | null)",
-            "`lead` (Record<string, unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`startDate` (string | null)",
-            "`targetDate` (string | null)",
-            "`startedAt` (string | null)",
-            "`completedAt` (string | null)",
-            "`canceledAt` (string | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`description` (string or null)",
+            "`content` (string or null)",
+            "`slugId` (string or null)",
+            "`url` (string or null)",
+            "`color` (string or null)",
+            "`icon` (string or null)",
+            "`priority` (integer or null)",
+            "`priorityLabel` (string or null)",
+            "`progress` (number or null)",
+            "`status` (object or null)",
+            "`lead` (object or null)",
+            "`creator` (object or null)",
+            "`startDate` (string or null)",
+            "`targetDate` (string or null)",
+            "`startedAt` (string or null)",
+            "`completedAt` (string or null)",
+            "`canceledAt` (string or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -686,7 +690,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.get",
       "title": "projects.get",
       "summary": "Read one project by id.",
-      "markdown": "# projects.get\n\nRead one project by id.\n\n`POST /graphql` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Project id (UUID) or slug id. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `description` (string | null)\n- `content` (string | null)\n- `slugId` (string | null)\n- `url` (string | null)\n- `color` (string | null)\n- `icon` (string | null)\n- `priority` (number | null)\n- `priorityLabel` (string | null)\n- `progress` (number | null)\n- `status` (Record<string, unknown> | null)\n- `lead` (Record<string, unknown> | null)\n- `creator` (Record<string, unknown> | null)\n- `startDate` (string | null)\n- `targetDate` (string | null)\n- `startedAt` (string | null)\n- `completedAt` (string | null)\n- `canceledAt` (string | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# projects.get\n\nRead one project by id.\n\n`POST /graphql` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Project id (UUID) or slug id. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -734,27 +738,27 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`description` (string | null)",
-            "`content` (string | null)",
-            "`slugId` (string | null)",
-            "`url` (string | null)",
-            "`color` (string | null)",
-            "`icon` (string | null)",
-            "`priority` (number | null)",
-            "`priorityLabel` (string | null)",
-            "`progress` (number | null)",
-            "`status` (Record<string, unknown> | null)",
-            "`lead` (Record<string, unknown> | null)",
-            "`creator` (Record<string, unknown> | null)",
-            "`startDate` (string | null)",
-            "`targetDate` (string | null)",
-            "`startedAt` (string | null)",
-            "`completedAt` (string | null)",
-            "`canceledAt` (string | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`description` (string or null)",
+            "`content` (string or null)",
+            "`slugId` (string or null)",
+            "`url` (string or null)",
+            "`color` (string or null)",
+            "`icon` (string or null)",
+            "`priority` (integer or null)",
+            "`priorityLabel` (string or null)",
+            "`progress` (number or null)",
+            "`status` (object or null)",
+            "`lead` (object or null)",
+            "`creator` (object or null)",
+            "`startDate` (string or null)",
+            "`targetDate` (string or null)",
+            "`startedAt` (string or null)",
+            "`completedAt` (string or null)",
+            "`canceledAt` (string or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -773,7 +777,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.create",
       "title": "projects.create",
       "summary": "Create a project for one or more teams. Returns {success, project}.",
-      "markdown": "# projects.create\n\nCreate a project for one or more teams. Returns {success, project}.\n\n`POST /graphql` returns one projects record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| name | string | yes |  |  |\n| teamIds | Array<string> | yes | minItems 1 | Ids of the teams the project belongs to. |\n| description | string | no |  | Short summary (plain text). |\n| content | string | no |  | Project overview in markdown. |\n| leadId | string | no |  |  |\n| memberIds | Array<string> | no |  |  |\n| statusId | string | no |  | Project status id. |\n| priority | number | no | minimum 0; maximum 4 | 0 none, 1 urgent, 2 high, 3 medium, 4 low. |\n| startDate | string | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n| targetDate | string | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"create\",\n  \"params\": {\n    \"name\": \"<name>\",\n    \"teamIds\": []\n  }\n}\n```\n",
+      "markdown": "# projects.create\n\nCreate a project for one or more teams. Returns {success, project}.\n\n`POST /graphql` returns one projects record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| name | string | yes |  |  |\n| teamIds | array of string | yes | minItems 1 | Ids of the teams the project belongs to. |\n| description | string | no |  | Short summary (plain text). |\n| content | string | no |  | Project overview in markdown. |\n| leadId | string | no |  |  |\n| memberIds | array of string | no |  |  |\n| statusId | string | no |  | Project status id. |\n| priority | integer | no | minimum 0; maximum 4 | 0 none, 1 urgent, 2 high, 3 medium, 4 low. |\n| startDate | string | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n| targetDate | string | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"create\",\n  \"params\": {\n    \"name\": \"<name>\",\n    \"teamIds\": []\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -812,7 +816,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "teamIds",
-              "Array<string>",
+              "array of string",
               "yes",
               "minItems 1",
               "Ids of the teams the project belongs to."
@@ -840,7 +844,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "memberIds",
-              "Array<string>",
+              "array of string",
               "no",
               "",
               ""
@@ -854,7 +858,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "priority",
-              "number",
+              "integer",
               "no",
               "minimum 0; maximum 4",
               "0 none, 1 urgent, 2 high, 3 medium, 4 low."
@@ -891,7 +895,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.update",
       "title": "projects.update",
       "summary": "Update a project; only the fields given are changed. Returns {success, project}.",
-      "markdown": "# projects.update\n\nUpdate a project; only the fields given are changed. Returns {success, project}.\n\n`POST /graphql` returns one projects record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n| name | string | no |  |  |\n| teamIds | Array<string> | no | minItems 1 |  |\n| description | string | no |  | Short summary (plain text). |\n| content | string | no |  | Project overview in markdown. |\n| leadId | string \\| null | no |  |  |\n| memberIds | Array<string> | no |  |  |\n| statusId | string | no |  |  |\n| priority | number | no | minimum 0; maximum 4 |  |\n| startDate | string \\| null | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n| targetDate | string \\| null | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"update\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# projects.update\n\nUpdate a project; only the fields given are changed. Returns {success, project}.\n\n`POST /graphql` returns one projects record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n| name | string | no |  |  |\n| teamIds | array of string | no | minItems 1 |  |\n| description | string | no |  | Short summary (plain text). |\n| content | string | no |  | Project overview in markdown. |\n| leadId | string or null | no |  |  |\n| memberIds | array of string | no |  |  |\n| statusId | string | no |  |  |\n| priority | integer | no | minimum 0; maximum 4 |  |\n| startDate | string or null | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n| targetDate | string or null | no | pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\" | YYYY-MM-DD. |\n\nGive at least one of: `name`, `teamIds`, `description`, `content`, `leadId`, `memberIds`, `statusId`, `priority`, `startDate`, `targetDate`.\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"update\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -937,7 +941,7 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "teamIds",
-              "Array<string>",
+              "array of string",
               "no",
               "minItems 1",
               ""
@@ -958,14 +962,14 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "leadId",
-              "string | null",
+              "string or null",
               "no",
               "",
               ""
             ],
             [
               "memberIds",
-              "Array<string>",
+              "array of string",
               "no",
               "",
               ""
@@ -979,26 +983,30 @@ export const skillDocs: SkillDocs = {
             ],
             [
               "priority",
-              "number",
+              "integer",
               "no",
               "minimum 0; maximum 4",
               ""
             ],
             [
               "startDate",
-              "string | null",
+              "string or null",
               "no",
               "pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\"",
               "YYYY-MM-DD."
             ],
             [
               "targetDate",
-              "string | null",
+              "string or null",
               "no",
               "pattern \"^\\\\d{4}-\\\\d{2}-\\\\d{2}$\"",
               "YYYY-MM-DD."
             ]
           ]
+        },
+        {
+          "type": "paragraph",
+          "text": "Give at least one of: `name`, `teamIds`, `description`, `content`, `leadId`, `memberIds`, `statusId`, `priority`, `startDate`, `targetDate`."
         },
         {
           "type": "heading",
@@ -1016,7 +1024,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.list",
       "title": "teams.list",
       "summary": "List teams.",
-      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | number | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `key` (string | null)\n- `displayName` (string | null)\n- `description` (string | null)\n- `color` (string | null)\n- `icon` (string | null)\n- `timezone` (string | null)\n- `visibility` (string | null)\n- `cyclesEnabled` (boolean | null)\n- `triageEnabled` (boolean | null)\n- `parent` (Record<string, unknown> | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1048,7 +1056,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "first",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 250",
               "Page size, 1 to 250 (Linear default 50)."
@@ -1080,20 +1088,20 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`key` (string | null)",
-            "`displayName` (string | null)",
-            "`description` (string | null)",
-            "`color` (string | null)",
-            "`icon` (string | null)",
-            "`timezone` (string | null)",
-            "`visibility` (string | null)",
-            "`cyclesEnabled` (boolean | null)",
-            "`triageEnabled` (boolean | null)",
-            "`parent` (Record<string, unknown> | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`key` (string or null)",
+            "`displayName` (string or null)",
+            "`description` (string or null)",
+            "`color` (string or null)",
+            "`icon` (string or null)",
+            "`timezone` (string or null)",
+            "`visibility` (string or null)",
+            "`cyclesEnabled` (boolean or null)",
+            "`triageEnabled` (boolean or null)",
+            "`parent` (object or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -1112,7 +1120,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.get",
       "title": "teams.get",
       "summary": "Read one team by id.",
-      "markdown": "# teams.get\n\nRead one team by id.\n\n`POST /graphql` returns one teams record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `key` (string | null)\n- `displayName` (string | null)\n- `description` (string | null)\n- `color` (string | null)\n- `icon` (string | null)\n- `timezone` (string | null)\n- `visibility` (string | null)\n- `cyclesEnabled` (boolean | null)\n- `triageEnabled` (boolean | null)\n- `parent` (Record<string, unknown> | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# teams.get\n\nRead one team by id.\n\n`POST /graphql` returns one teams record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1160,20 +1168,20 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`key` (string | null)",
-            "`displayName` (string | null)",
-            "`description` (string | null)",
-            "`color` (string | null)",
-            "`icon` (string | null)",
-            "`timezone` (string | null)",
-            "`visibility` (string | null)",
-            "`cyclesEnabled` (boolean | null)",
-            "`triageEnabled` (boolean | null)",
-            "`parent` (Record<string, unknown> | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`key` (string or null)",
+            "`displayName` (string or null)",
+            "`description` (string or null)",
+            "`color` (string or null)",
+            "`icon` (string or null)",
+            "`timezone` (string or null)",
+            "`visibility` (string or null)",
+            "`cyclesEnabled` (boolean or null)",
+            "`triageEnabled` (boolean or null)",
+            "`parent` (object or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -1192,7 +1200,7 @@ export const skillDocs: SkillDocs = {
       "id": "workflow_states.list",
       "title": "workflow_states.list",
       "summary": "List workflow states of all teams (each with its team).",
-      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | number | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `type` (string | null)\n- `color` (string | null)\n- `description` (string | null)\n- `position` (number | null)\n- `team` (Record<string, unknown> | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1224,7 +1232,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "first",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 250",
               "Page size, 1 to 250 (Linear default 50)."
@@ -1256,15 +1264,15 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`type` (string | null)",
-            "`color` (string | null)",
-            "`description` (string | null)",
-            "`position` (number | null)",
-            "`team` (Record<string, unknown> | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`type` (string or null)",
+            "`color` (string or null)",
+            "`description` (string or null)",
+            "`position` (number or null)",
+            "`team` (object or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -1283,7 +1291,7 @@ export const skillDocs: SkillDocs = {
       "id": "workflow_states.get",
       "title": "workflow_states.get",
       "summary": "Read one workflow state by id.",
-      "markdown": "# workflow_states.get\n\nRead one workflow state by id.\n\n`POST /graphql` returns one workflow_states record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `type` (string | null)\n- `color` (string | null)\n- `description` (string | null)\n- `position` (number | null)\n- `team` (Record<string, unknown> | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# workflow_states.get\n\nRead one workflow state by id.\n\n`POST /graphql` returns one workflow_states record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1331,15 +1339,15 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`type` (string | null)",
-            "`color` (string | null)",
-            "`description` (string | null)",
-            "`position` (number | null)",
-            "`team` (Record<string, unknown> | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`type` (string or null)",
+            "`color` (string or null)",
+            "`description` (string or null)",
+            "`position` (number or null)",
+            "`team` (object or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -1358,7 +1366,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List users of the workspace.",
-      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | number | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `displayName` (string | null)\n- `email` (string | null)\n- `active` (boolean | null)\n- `admin` (boolean | null)\n- `guest` (boolean | null)\n- `avatarUrl` (string | null)\n- `timezone` (string | null)\n- `url` (string | null)\n- `lastSeen` (string | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1390,7 +1398,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "first",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 250",
               "Page size, 1 to 250 (Linear default 50)."
@@ -1422,19 +1430,19 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`displayName` (string | null)",
-            "`email` (string | null)",
-            "`active` (boolean | null)",
-            "`admin` (boolean | null)",
-            "`guest` (boolean | null)",
-            "`avatarUrl` (string | null)",
-            "`timezone` (string | null)",
-            "`url` (string | null)",
-            "`lastSeen` (string | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`displayName` (string or null)",
+            "`email` (string or null)",
+            "`active` (boolean or null)",
+            "`admin` (boolean or null)",
+            "`guest` (boolean or null)",
+            "`avatarUrl` (string or null)",
+            "`timezone` (string or null)",
+            "`url` (string or null)",
+            "`lastSeen` (string or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -1453,7 +1461,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.get",
       "title": "users.get",
       "summary": "Read one user by id.",
-      "markdown": "# users.get\n\nRead one user by id.\n\n`POST /graphql` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string | null)\n- `displayName` (string | null)\n- `email` (string | null)\n- `active` (boolean | null)\n- `admin` (boolean | null)\n- `guest` (boolean | null)\n- `avatarUrl` (string | null)\n- `timezone` (string | null)\n- `url` (string | null)\n- `lastSeen` (string | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# users.get\n\nRead one user by id.\n\n`POST /graphql` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1501,19 +1509,19 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`name` (string | null)",
-            "`displayName` (string | null)",
-            "`email` (string | null)",
-            "`active` (boolean | null)",
-            "`admin` (boolean | null)",
-            "`guest` (boolean | null)",
-            "`avatarUrl` (string | null)",
-            "`timezone` (string | null)",
-            "`url` (string | null)",
-            "`lastSeen` (string | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`name` (string or null)",
+            "`displayName` (string or null)",
+            "`email` (string or null)",
+            "`active` (boolean or null)",
+            "`admin` (boolean or null)",
+            "`guest` (boolean or null)",
+            "`avatarUrl` (string or null)",
+            "`timezone` (string or null)",
+            "`url` (string or null)",
+            "`lastSeen` (string or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -1532,7 +1540,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.list",
       "title": "comments.list",
       "summary": "List comments.",
-      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | number | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string | null)\n- `url` (string | null)\n- `issue` (Record<string, unknown> | null)\n- `user` (Record<string, unknown> | null)\n- `parentId` (string | null)\n- `editedAt` (string | null)\n- `resolvedAt` (string | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1564,7 +1572,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "first",
-              "number",
+              "integer",
               "no",
               "minimum 1; maximum 250",
               "Page size, 1 to 250 (Linear default 50)."
@@ -1596,16 +1604,16 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`body` (string | null)",
-            "`url` (string | null)",
-            "`issue` (Record<string, unknown> | null)",
-            "`user` (Record<string, unknown> | null)",
-            "`parentId` (string | null)",
-            "`editedAt` (string | null)",
-            "`resolvedAt` (string | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`body` (string or null)",
+            "`url` (string or null)",
+            "`issue` (object or null)",
+            "`user` (object or null)",
+            "`parentId` (string or null)",
+            "`editedAt` (string or null)",
+            "`resolvedAt` (string or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
@@ -1624,7 +1632,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.get",
       "title": "comments.get",
       "summary": "Read one comment by id.",
-      "markdown": "# comments.get\n\nRead one comment by id.\n\n`POST /graphql` returns one comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `body` (string | null)\n- `url` (string | null)\n- `issue` (Record<string, unknown> | null)\n- `user` (Record<string, unknown> | null)\n- `parentId` (string | null)\n- `editedAt` (string | null)\n- `resolvedAt` (string | null)\n- `createdAt` (string | null)\n- `updatedAt` (string | null)\n- `archivedAt` (string | null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# comments.get\n\nRead one comment by id.\n\n`POST /graphql` returns one comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1672,16 +1680,16 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "`id` (string)",
-            "`body` (string | null)",
-            "`url` (string | null)",
-            "`issue` (Record<string, unknown> | null)",
-            "`user` (Record<string, unknown> | null)",
-            "`parentId` (string | null)",
-            "`editedAt` (string | null)",
-            "`resolvedAt` (string | null)",
-            "`createdAt` (string | null)",
-            "`updatedAt` (string | null)",
-            "`archivedAt` (string | null)"
+            "`body` (string or null)",
+            "`url` (string or null)",
+            "`issue` (object or null)",
+            "`user` (object or null)",
+            "`parentId` (string or null)",
+            "`editedAt` (string or null)",
+            "`resolvedAt` (string or null)",
+            "`createdAt` (string or null)",
+            "`updatedAt` (string or null)",
+            "`archivedAt` (string or null)"
           ]
         },
         {
