@@ -72,11 +72,11 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     diagnostics.push({ file: manifest.file, ...positionOf(manifest, segments, atKey), path: segments.join('.'), rule, message });
 
   const configNames = new Set(Object.keys(m.config ?? {}));
-  const checkTemplate = (template: string, segments: string[], credentialSets: Array<{ title: string; fields: Set<string> }>, allowToken: boolean) => {
+  const checkTemplate = (template: string, segments: string[], credentialSets: Array<{ title: string; fields: Set<string> }>, keptTokens: Set<string>) => {
     for (const ref of templateReferences(template)) {
       if (ref.source === 'config' && !configNames.has(ref.name)) {
         report(segments, 'unknown-config', `template references config "${ref.name}", which config does not declare`);
-      } else if (ref.source === 'token' && !allowToken) {
+      } else if (ref.source === 'token' && !keptTokens.has(ref.name)) {
         report(segments, 'unknown-token-value', `template references token "${ref.name}", which no OAuth option keeps`);
       } else if (ref.source === 'credentials') {
         for (const set of credentialSets) {
@@ -100,11 +100,13 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     if (titles.has(option.option_title)) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice`);
     titles.add(option.option_title);
     const own = [{ title: option.option_title, fields: new Set(Object.keys(option.fields)) }];
+    // Only an OAuth option has token values, and never before its token URL has answered.
+    const ownKept = new Set(option.keep ?? []);
     for (const key of ['token', 'value', 'username', 'password', 'token_url'] as const) {
       const template = option[key];
-      if (template !== undefined) checkTemplate(template, [...at, key], own, key !== 'token_url' && keptTokens.size > 0);
+      if (template !== undefined) checkTemplate(template, [...at, key], own, key === 'token_url' ? new Set() : ownKept);
     }
-    for (const [name, template] of Object.entries(option.headers ?? {})) checkTemplate(template, [...at, 'headers', name], own, keptTokens.size > 0);
+    for (const [name, template] of Object.entries(option.headers ?? {})) checkTemplate(template, [...at, 'headers', name], own, ownKept);
     if (option.type === 'oauth2_refresh') {
       for (const required of ['client_id', 'client_secret', 'refresh_token']) {
         if (!option.fields[required] || option.fields[required].required === false) {
@@ -117,7 +119,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     }
   });
 
-  checkTemplate(m.base_url, ['base_url'], allOptions, keptTokens.size > 0);
+  checkTemplate(m.base_url, ['base_url'], allOptions, keptTokens);
   if (tokenTemplate(m.base_url) && m.base_url_host_pattern === undefined) {
     report(['base_url'], 'host-pattern', 'a base_url built from a token value needs base_url_host_pattern');
   }
@@ -126,7 +128,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       report(['config', ref.name, 'pattern'], 'anchored-pattern', 'a config variable used in base_url needs a pattern anchored with ^ and $');
     }
   }
-  for (const [name, template] of Object.entries(m.headers ?? {})) checkTemplate(template, ['headers', name], allOptions, keptTokens.size > 0);
+  for (const [name, template] of Object.entries(m.headers ?? {})) checkTemplate(template, ['headers', name], allOptions, keptTokens);
 
   const named = m.pagination ?? {};
   for (const [entityName, entity] of Object.entries(m.entities)) {

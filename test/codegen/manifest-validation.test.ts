@@ -144,3 +144,16 @@ describe('manifest validation: precise errors for author mistakes', () => {
     expect(d?.line).toBeGreaterThan(0);
   });
 });
+
+describe('manifest validation: auth options', () => {
+  it('checks the keys every auth option shares', () => {
+    const yaml = VALID.replace('    option_title: Token\n', '    option_title: 42\n').replace('      account: { description: Account id, secret: false }', '      account: { descr: Account id }');
+    const rules = diagnose(yaml).map((d) => `${d.path} ${d.rule}`);
+    expect(rules).toEqual(expect.arrayContaining(['auth.0.option_title type', 'auth.0.fields.account.descr unknown-key', 'auth.0.fields.account missing-key']));
+  });
+
+  it('refuses a token value that no OAuth option keeps', () => {
+    const yaml = VALID.replace('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"\nbase_url_host_pattern: ^x$');
+    expect(diagnose(yaml)).toEqual([expect.objectContaining({ rule: 'unknown-token-value', path: 'base_url' })]);
+  });
+});
