@@ -1,0 +1,55 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ServiceContext } from './context.js';
+import { registerAuthentication } from './plugins/authentication.js';
+import { registerErrorHandling } from './plugins/error-handler.js';
+import { registerRoutes } from './routes/index.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/** Bodies are checked strictly (no coercion, no silent removal); query and path values arrive as text and are coerced. */
+function validators(): { body: Ajv; text: Ajv } {
+  const body = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, removeAdditional: false, useDefaults: false }));
+  const text = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: 'array', removeAdditional: false, useDefaults: true }));
+  return { body, text };
+}
+
+export function buildApp(ctx: ServiceContext, options: { logger?: FastifyServerOptions['logger'] } = {}): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    return503OnClosing: true,
+  });
+  const { body, text } = validators();
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const compiled: ValidateFunction = (httpPart === 'body' ? body : text).compile(schema);
+    return compiled;
+  });
+  app.decorate('ctx', ctx);
+  registerErrorHandling(app);
+  registerAuthentication(app);
+  void app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchyard API',
+        version: '1.0.0',
+        description: 'Connectors to third-party APIs with stored credentials, and one execute call for every operation.',
+      },
+      components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ HTTPBearer: [] }],
+    },
+  });
+  registerRoutes(app);
+  return app;
+}
+
+/** pino settings for the service: credentials and tokens never reach a log line. */
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+  };
+}

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { connectorTypes } from '../runtime/index.js';
+
+/** Operator settings, all from the environment (see README, "Operator settings"). */
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  /** Folder of the embedded store and the master key file. */
+  dataDir: string;
+  /** A PostgreSQL URL; when absent the embedded PGlite store in dataDir is used. */
+  databaseUrl?: string;
+  /** Base64 (32 bytes) master key; when absent a key file in dataDir is used (created on first start). */
+  masterKey?: string;
+  /** connector_type -> base URL replacing the manifest's (a sandbox, a self-hosted vendor or a test double). */
+  upstreamBaseUrls: Record<string, string>;
+  logLevel: string;
+  /** Lifetime of application tokens. */
+  tokenTtlSeconds: number;
+  /** Largest request body accepted. */
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}.`);
+  return value;
+}
+
+export function parseUpstreamBaseUrls(raw: string | undefined): Record<string, string> {
+  if (raw === undefined || raw.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('UPSTREAM_BASE_URLS must be a JSON object of connector_type to base URL.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('UPSTREAM_BASE_URLS must be a JSON object.');
+  const known = connectorTypes();
+  const result: Record<string, string> = {};
+  for (const [type, url] of Object.entries(parsed)) {
+    if (!known.includes(type)) throw new ConfigError(`UPSTREAM_BASE_URLS names "${type}", which is not a connector type (${known.join(', ')}).`);
+    if (typeof url !== 'string' || !/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`UPSTREAM_BASE_URLS["${type}"] must be an http(s) URL.`);
+    result[type] = url.replace(/\/+$/, '');
+  }
+  return result;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const level = env.LOG_LEVEL ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
+    throw new ConfigError('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.');
+  }
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must be a postgres:// URL.');
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    dataDir: path.resolve(env.DATA_DIR ?? './data'),
+    ...(databaseUrl !== undefined && { databaseUrl }),
+    ...(env.SWITCHYARD_MASTER_KEY ? { masterKey: env.SWITCHYARD_MASTER_KEY } : {}),
+    upstreamBaseUrls: parseUpstreamBaseUrls(env.UPSTREAM_BASE_URLS),
+    logLevel: level,
+    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+  };
+}

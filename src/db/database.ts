@@ -1,0 +1,51 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { migrate } from './migrate.js';
+import { PGlitePool } from './pglite-pool.js';
+import type { DatabaseSchema } from './schema.js';
+
+export type StoreKind = 'pglite' | 'postgres';
+
+export interface Store {
+  db: Kysely<DatabaseSchema>;
+  kind: StoreKind;
+  /** Where the data lives, for the start-up log (a path, or the URL without its password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+/** Opens PostgreSQL at `databaseUrl`, or the embedded PGlite store in `dataDir` (`memory://` for tests), and migrates it. */
+export async function openStore(options: { databaseUrl?: string; dataDir?: string }): Promise<Store> {
+  let store: Store;
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    store = { db, kind: 'postgres', location: redactDatabaseUrl(options.databaseUrl), close: () => db.destroy() };
+  } else {
+    const dataDir = options.dataDir ?? 'memory://';
+    let location = dataDir;
+    if (!dataDir.startsWith('memory://')) {
+      location = path.join(dataDir, 'pglite');
+      mkdirSync(location, { recursive: true });
+    }
+    const pglite = await PGlite.create(location, { extensions: { vector } });
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
+    store = { db, kind: 'pglite', location, close: () => db.destroy() };
+  }
+  await migrate(store.db);
+  return store;
+}

@@ -1,0 +1,37 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+
+/**
+ * Presents one embedded PGlite instance as the pool Kysely's PostgresDialect expects. PGlite has a
+ * single connection, so a client is lent to one caller at a time (a transaction keeps it).
+ */
+export class PGlitePool implements PostgresPool {
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly pglite: PGlite) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const previous = this.queue;
+    this.queue = previous.then(() => turn);
+    await previous;
+    const pglite = this.pglite;
+    return {
+      async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+        // Without parameters use the simple protocol, which (like pg) accepts several statements.
+        const result =
+          parameters.length === 0 ? ((await pglite.exec(sql)).at(-1) ?? { rows: [], affectedRows: 0 }) : await pglite.query<R>(sql, parameters as unknown[]);
+        const command = (sql.trimStart().split(/\s/, 1)[0] ?? '').toUpperCase() as PostgresQueryResult<R>['command'];
+        return { command, rowCount: result.affectedRows ?? result.rows.length, rows: result.rows as R[] };
+      },
+      release,
+    } as unknown as PostgresPoolClient;
+  }
+
+  async end(): Promise<void> {
+    await this.pglite.close();
+  }
+}

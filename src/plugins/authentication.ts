@@ -1,0 +1,32 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { TokenError, verifyToken } from '../security/tokens.js';
+
+export const ORGANIZATION_HEADER = 'x-organization-id';
+
+function bearer(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  const match = header === undefined ? null : /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) throw new UnauthorizedError('Send the application token as "Authorization: Bearer <token>" (POST /api/v1/account/applications/token issues one).');
+  return match[1] as string;
+}
+
+/** Every route but the public ones needs a valid application token; X-Organization-Id must match it. */
+export function registerAuthentication(app: FastifyInstance): void {
+  app.decorateRequest('principal', undefined as never);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public) return;
+    let claims;
+    try {
+      claims = await verifyToken(bearer(request), app.ctx.keyring.derive('token-signing'));
+    } catch (error) {
+      if (error instanceof TokenError) throw new UnauthorizedError(error.message);
+      throw error;
+    }
+    const requested = request.headers[ORGANIZATION_HEADER];
+    if (typeof requested === 'string' && requested !== '' && requested !== claims.organizationId) {
+      throw new ForbiddenError(`X-Organization-Id ${requested} does not match the organization of the application token.`);
+    }
+    request.principal = claims;
+  });
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/schema.js';
+import { BadRequestError, ForbiddenError, ResourceNotFoundError, UnauthorizedError } from '../errors.js';
+import { generateClientSecret, hashSecret, verifySecret } from '../security/secrets.js';
+
+export const DEFAULT_WORKSPACE = 'default';
+
+/** Creates an organization with its `default` workspace. */
+export async function createOrganization(db: Kysely<DatabaseSchema>, name: string): Promise<{ organization_id: string; name: string }> {
+  const id = randomUUID();
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('organizations').values({ id, name }).execute();
+    await trx.insertInto('workspaces').values({ id: randomUUID(), organization_id: id, name: DEFAULT_WORKSPACE, status: 'active' }).execute();
+  });
+  return { organization_id: id, name };
+}
+
+/** Creates an API client in one or more organizations; the secret is returned once and stored only as a hash. */
+export async function createClient(
+  db: Kysely<DatabaseSchema>,
+  organizationIds: string[],
+  name = 'api client',
+): Promise<{ client_id: string; client_secret: string; organization_ids: string[] }> {
+  const found = await db.selectFrom('organizations').select('id').where('id', 'in', organizationIds).execute();
+  const missing = organizationIds.filter((id) => !found.some((row) => row.id === id));
+  if (missing.length > 0) throw new ResourceNotFoundError(`No organization ${missing.join(', ')}.`);
+  const clientId = randomUUID();
+  const secret = generateClientSecret();
+  const secretHash = await hashSecret(secret);
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('api_clients').values({ id: clientId, name, secret_hash: secretHash }).execute();
+    await trx
+      .insertInto('api_client_organizations')
+      .values(organizationIds.map((organization_id) => ({ client_id: clientId, organization_id })))
+      .execute();
+  });
+  return { client_id: clientId, client_secret: secret, organization_ids: organizationIds };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Checks client credentials and picks the organization the token will be for. */
+export async function authenticateClient(
+  db: Kysely<DatabaseSchema>,
+  clientId: string,
+  clientSecret: string,
+  requestedOrganization: string | undefined,
+): Promise<string> {
+  const refused = new UnauthorizedError('The client_id or client_secret is not valid.');
+  if (!UUID.test(clientId)) throw refused;
+  const client = await db.selectFrom('api_clients').select(['id', 'secret_hash']).where('id', '=', clientId).executeTakeFirst();
+  if (!client || !(await verifySecret(clientSecret, client.secret_hash))) throw refused;
+  const organizations = (await db.selectFrom('api_client_organizations').select('organization_id').where('client_id', '=', clientId).execute()).map(
+    (row) => row.organization_id,
+  );
+  if (requestedOrganization !== undefined && requestedOrganization !== '') {
+    if (!organizations.includes(requestedOrganization)) {
+      throw new ForbiddenError(`This client does not belong to organization ${requestedOrganization}.`);
+    }
+    return requestedOrganization;
+  }
+  if (organizations.length === 1) return organizations[0] as string;
+  if (organizations.length === 0) throw new ForbiddenError('This client belongs to no organization.');
+  throw new BadRequestError(
+    'This client belongs to several organizations: specify the organization with the X-Organization-Id header.',
+    'organization_required',
+    [{ field: 'X-Organization-Id', rule: 'required', message: 'X-Organization-Id is required for a client in several organizations' }],
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * A throwaway PostgreSQL 15 cluster on loopback, started from the server binaries on the machine
+ * (initdb + pg_ctl), for the suites that run against real PostgreSQL. Stopped and removed afterwards.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+export interface Cluster {
+  url: string;
+  stop(): void;
+}
+
+export function postgresAvailable(): boolean {
+  return existsSync(path.join(PG_BIN, 'initdb')) && existsSync(path.join(PG_BIN, 'pg_ctl'));
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** initdb refuses to run as root: run the binaries as the postgres system user when we are root. */
+function asServerUser(command: string, args: string[]): string[] {
+  if (process.getuid?.() !== 0) return [command, ...args];
+  const user = spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody';
+  return ['runuser', '-u', user, '--', command, ...args];
+}
+
+function run(command: string, args: string[]): void {
+  const [bin, ...rest] = asServerUser(command, args);
+  execFileSync(bin as string, rest, { stdio: 'pipe' });
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-pg-'));
+  chmodSync(dir, 0o777);
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(dir, uid, gid);
+  }
+  const dataDir = path.join(dir, 'data');
+  const port = await freePort();
+  run(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  run(path.join(PG_BIN, 'pg_ctl'), [
+    '-D', dataDir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'),
+    '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    'start',
+  ]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        run(path.join(PG_BIN, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
