@@ -119,7 +119,11 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
       name,
       description: entity.description,
       record: { idField, fields },
-      search: { fields: entity.search?.fields ?? [], semantic: entity.search?.semantic ?? [] },
+      search: {
+        fields: entity.search?.fields ?? [],
+        ...(entity.search?.fan_out !== undefined && { fanOut: entity.search.fan_out }),
+        semantic: entity.search?.semantic ?? [],
+      },
       actions,
     };
   }

@@ -72,7 +72,12 @@ export interface EntityDefinition {
   name: string;
   description: string;
   record: RecordDefinition;
-  search: { fields: string[]; semantic: Array<{ field: string; context_window: number }> };
+  search: {
+    fields: string[];
+    /** How a sync reaches records whose list needs a parent id. */
+    fanOut?: { entity: string; field: string; param: string };
+    semantic: Array<{ field: string; context_window: number }>;
+  };
   actions: Record<string, ActionDefinition>;
 }
 

@@ -35,7 +35,7 @@ export interface RawAction {
 export interface RawEntity {
   description: string;
   record: { id_field?: string; fields: Record<string, string | JsonObject> };
-  search?: { fields?: string[]; semantic?: Array<{ field: string; context_window: number }> };
+  search?: { fields?: string[]; fan_out?: { entity: string; field: string; param: string }; semantic?: Array<{ field: string; context_window: number }> };
   actions: Record<string, RawAction>;
 }
 

@@ -142,6 +142,15 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         }
       });
     }
+    const fanOut = entity.search?.fan_out;
+    if (fanOut) {
+      const at = ['entities', entityName, 'search', 'fan_out'];
+      const parent = m.entities[fanOut.entity];
+      if (!parent) report([...at, 'entity'], 'unknown-entity', `fan_out names entity "${fanOut.entity}", which this connector does not declare`);
+      else if (!(fanOut.field.split('.')[0] as string in parent.record.fields)) report([...at, 'field'], 'unknown-field', `"${fanOut.field}" is not a record field of ${fanOut.entity}`);
+      else if (!parent.actions.list) report([...at, 'entity'], 'fan-out-parent', `fan_out parent ${fanOut.entity} has no list action`);
+      if (!entity.actions.list?.params?.[fanOut.param]) report([...at, 'param'], 'unknown-param', `fan_out param "${fanOut.param}" is not a param of ${entityName}.list`);
+    }
     for (const [actionName, action] of Object.entries(entity.actions)) {
       checkAction(entityName, actionName, action, named, report);
     }

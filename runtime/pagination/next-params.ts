@@ -1,7 +1,7 @@
 import type { ActionDefinition, PaginationDefinition, ParamDefinition } from '../definition.js';
 import { UpstreamError } from '../errors.js';
 import { parseLinkHeader } from './link-header.js';
-import { readBoolean, readNumber, readSource, readString, type PageView } from './sources.js';
+import { readBoolean, readNumber, readSource, readString, readTruthy, type PageView } from './sources.js';
 
 export interface PageContext {
   action: ActionDefinition;
@@ -103,7 +103,8 @@ const strategies: { [S in PaginationDefinition['style']]: (def: Extract<Paginati
 
 function cursorStrategy(def: Extract<PaginationDefinition, { style: 'cursor' | 'bookmark' }>, ctx: PageContext): NextParams {
   const cursor = readString(def.next_cursor, ctx.view);
-  if (cursor === undefined || readBoolean(def.has_more, ctx.view) === false) return undefined;
+  if (cursor === undefined) return undefined;
+  if (def.has_more !== undefined && !readTruthy(def.has_more, ctx.view)) return undefined;
   return { [def.cursor_param]: cursor };
 }
 

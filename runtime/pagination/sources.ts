@@ -31,6 +31,14 @@ export function readBoolean(source: string | undefined, view: PageView): boolean
   return undefined;
 }
 
+/** True for true, "true" or a non-empty string other than "false" (a next URL's presence); false otherwise. */
+export function readTruthy(source: string, view: PageView): boolean {
+  const value = readSource(source, view);
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') return value !== '' && value !== 'false';
+  return false;
+}
+
 export function readNumber(source: string | undefined, view: PageView): number | undefined {
   if (source === undefined) return undefined;
   const value = readSource(source, view);

@@ -38,6 +38,14 @@ describe('pagination styles', () => {
     expect(next(def, params, { body: { next_cursor: 'c2', has_more: false } }).next).toBeUndefined();
   });
 
+  it('cursor: has_more may be the presence of a next URL (Graph API paging)', () => {
+    const def: PaginationDefinition = { style: 'cursor', cursor_param: 'after', next_cursor: 'body.paging.cursors.after', has_more: 'body.paging.next', block: { after: 'next.after' } };
+    const params = { after: query('string') };
+    const page = (next?: string) => ({ data: [], paging: { cursors: { before: 'b', after: 'a2' }, ...(next && { next }) } });
+    expect(next(def, params, { body: page('https://graph.facebook.com/v21.0/act_1/campaigns?after=a2') })).toEqual({ next: { after: 'a2' }, block: { after: 'a2' } });
+    expect(next(def, params, { body: page() })).toEqual({ next: undefined, block: { after: null } });
+  });
+
   it('bookmark: Pinterest-style bookmark, block key renamed', () => {
     const def: PaginationDefinition = { style: 'bookmark', cursor_param: 'bookmark', next_cursor: 'body.bookmark', block: { cursor: 'body.bookmark' } };
     expect(next(def, { bookmark: query('string') }, { body: { items: [], bookmark: 'b2' } })).toEqual({ next: { bookmark: 'b2' }, block: { cursor: 'b2' } });
