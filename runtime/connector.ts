@@ -42,7 +42,8 @@ export function validatorName(entity: string, action: string): string {
   return `${entity}__${action}`;
 }
 
-function validateConfig(definition: ConnectorDefinition, input: Record<string, unknown>): Record<string, string> {
+/** The connector configuration rules (names, required, enum, pattern, defaults); exported for the hosted service. */
+export function validateConfig(definition: ConnectorDefinition, input: Record<string, unknown>): Record<string, string> {
   const config: Record<string, string> = {};
   const issues: ErrorIssue[] = [];
   for (const key of Object.keys(input)) {

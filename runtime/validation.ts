@@ -38,7 +38,7 @@ const LIMIT_PARAM: Record<string, string> = {
 };
 
 /** Turns validator errors into issues naming the field, the rule and its limit. */
-export function issuesFromValidator(errors: ValidatorError[]): ErrorIssue[] {
+export function issuesFromValidator(errors: ValidatorError[], rootName = 'params'): ErrorIssue[] {
   const issues: ErrorIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
@@ -55,7 +55,7 @@ export function issuesFromValidator(errors: ValidatorError[]): ErrorIssue[] {
           ? `${field} is not a known parameter`
           : rule === 'enum'
             ? `${field} must be one of ${(limit as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
-            : `${field || 'params'} ${error.message ?? 'is invalid'}`;
+            : `${field || rootName} ${error.message ?? 'is invalid'}`;
     const key = `${field}|${rule}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -18,9 +18,9 @@ const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query',
 function fromFastifyError(error: FastifyError): SwitchyardError {
   if (error.validation) {
     const part = PART_NAMES[error.validationContext ?? 'body'] ?? 'body';
-    const issues = issuesFromValidator(error.validation as unknown as ValidatorError[]).map((issue) => ({
+    const issues = issuesFromValidator(error.validation as unknown as ValidatorError[], `the request ${part}`).map((issue) => ({
       ...issue,
-      message: `${part} ${issue.message}`,
+      message: issue.field === '' ? issue.message : `${part} ${issue.message}`,
     }));
     return new RequestValidationError(`Invalid request ${part}: ${issues.map((i) => i.message).join('; ')}.`, issues);
   }

@@ -1,0 +1,280 @@
+/**
+ * Connectors of the hosted service: create, list, get, update and delete, always scoped to the
+ * caller's organization. Credentials are checked against the connector's auth options (the runtime's
+ * selectAuthOption) and replication_config against its configuration fields (the runtime's
+ * validateConfig) before anything is stored; credentials are stored only sealed (AES-256-GCM bound to
+ * the connector id) and never leave this module in a response.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { selectAuthOption } from '../../runtime/auth/select-option.js';
+import { validateConfig } from '../../runtime/connector.js';
+import { connectorModules, CredentialsError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
+import type { ServiceContext } from '../context.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import { BadRequestError, InternalError } from '../errors.js';
+import { findConnector, type ConnectorRow } from './connector-lookup.js';
+import {
+  definitionById,
+  definitionByType,
+  detailedSourceTemplate,
+  knownConnectorTypes,
+  summarizedSourceTemplate,
+  type DetailedSourceTemplate,
+  type SummarizedSourceTemplate,
+} from './catalog.js';
+import { sealCredentials } from './credentials.js';
+import { ensureWorkspace } from './workspaces.js';
+
+type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
+
+export interface CreateConnectorInput {
+  workspace_name: string;
+  definition_id?: string | null;
+  connector_type?: string | null;
+  name: string;
+  credentials: Record<string, unknown>;
+  replication_config?: Record<string, unknown> | null;
+}
+
+export interface UpdateConnectorInput {
+  name?: string | null;
+  credentials?: Record<string, unknown> | null;
+  replication_config?: Record<string, unknown> | null;
+}
+
+export interface ListConnectorsFilter {
+  workspace_name?: string;
+  workspace_id?: string;
+  definition_id?: string;
+}
+
+/** Fields Switchyard adds to the reference's connector shapes. */
+interface ConnectorIdentity {
+  workspace_id: string;
+  workspace_name: string;
+  connector_type: string;
+  definition_id: string;
+  /** Title of the credential option in use (a name, never a value). */
+  auth_option: string;
+}
+
+/** The reference's ConnectorSourceCreate/Get/UpdateResponse plus ConnectorIdentity. Holds no credential value. */
+export interface ConnectorView extends ConnectorIdentity {
+  id: string;
+  name: string;
+  source_template: DetailedSourceTemplate;
+  replication_config: Record<string, unknown>;
+  entities: null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The reference's ConnectorSourceListItem plus ConnectorIdentity. */
+export interface ConnectorListItem extends ConnectorIdentity {
+  id: string;
+  name: string;
+  summarized_source_template: SummarizedSourceTemplate;
+  created_at: string;
+  updated_at: string;
+}
+
+type RowWithWorkspace = ConnectorRow & { workspace_name: string };
+
+function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+function jsonObject(value: unknown): Record<string, unknown> {
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+}
+
+function definitionOfRow(row: ConnectorRow): ConnectorDefinition {
+  const definition = connectorModules[row.connector_type]?.definition;
+  if (!definition) throw new InternalError(`Connector ${row.id} is of type "${row.connector_type}", which this deployment no longer offers.`);
+  return definition;
+}
+
+function identity(row: RowWithWorkspace): ConnectorIdentity {
+  return {
+    workspace_id: row.workspace_id,
+    workspace_name: row.workspace_name,
+    connector_type: row.connector_type,
+    definition_id: row.definition_id,
+    auth_option: row.auth_option,
+  };
+}
+
+function toView(row: RowWithWorkspace): ConnectorView {
+  return {
+    id: row.id,
+    name: row.name,
+    source_template: detailedSourceTemplate(definitionOfRow(row)),
+    replication_config: jsonObject(row.replication_config),
+    entities: null,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    ...identity(row),
+  };
+}
+
+function toListItem(row: RowWithWorkspace): ConnectorListItem {
+  return {
+    id: row.id,
+    name: row.name,
+    summarized_source_template: summarizedSourceTemplate(definitionOfRow(row)),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    ...identity(row),
+  };
+}
+
+/**
+ * The catalog definition named by definition_id or connector_type (the caller checked that exactly one
+ * is given). A well-formed id or a type that is not in the catalog is a 400 on that field: the request
+ * refers to something that does not exist, while the URL it was sent to does.
+ */
+export function resolveDefinition(input: { definition_id?: string | null; connector_type?: string | null }): ConnectorDefinition {
+  if (input.definition_id != null) {
+    const definition = definitionById(input.definition_id);
+    if (!definition) {
+      const message = `definition_id ${input.definition_id} is not a source definition of this service (GET /api/v1/integrations/definitions/sources lists them).`;
+      throw new BadRequestError(message, 'unknown_definition', [{ field: 'definition_id', rule: 'unknown_definition', message }]);
+    }
+    return definition;
+  }
+  const type = input.connector_type ?? '';
+  const definition = definitionByType(type);
+  if (!definition) {
+    const message = `connector_type "${type}" is not offered by this service. Known types: ${knownConnectorTypes().join(', ')}.`;
+    throw new BadRequestError(message, 'unknown_connector_type', [{ field: 'connector_type', rule: 'unknown_connector_type', message }]);
+  }
+  return definition;
+}
+
+/**
+ * Picks and checks the credential option (option_title, else inferred from the keys given). Errors
+ * name the keys provided and each option's required fields, never a value.
+ */
+export function checkCredentials(definition: ConnectorDefinition, input: Record<string, unknown>): { option: AuthOption; credentials: Record<string, string> } {
+  try {
+    return selectAuthOption(definition.auth, input);
+  } catch (error) {
+    if (!(error instanceof CredentialsError)) throw error;
+    const title = input.option_title;
+    const unsupported = title !== undefined && !definition.auth.some((option) => option.optionTitle === title);
+    const field = unsupported ? 'credentials.option_title' : 'credentials';
+    const rule = unsupported ? 'unsupported_option' : 'invalid_credentials';
+    throw new BadRequestError(error.message, 'invalid_credentials', [{ field, rule, message: error.message }]);
+  }
+}
+
+/** replication_config checked with the runtime's configuration rules; returns the config values to store (defaults applied). */
+export function checkReplicationConfig(definition: ConnectorDefinition, replicationConfig: Record<string, unknown>): Record<string, string> {
+  return validateConfig(definition, replicationConfig);
+}
+
+async function loadWithWorkspace(db: Db, organizationId: string, id: string): Promise<RowWithWorkspace> {
+  const row = await findConnector(db, organizationId, id);
+  const workspace = await db.selectFrom('workspaces').select('name').where('id', '=', row.workspace_id).executeTakeFirstOrThrow();
+  return { ...row, workspace_name: workspace.name };
+}
+
+/**
+ * Creates a connector. Everything is validated first; then, in one transaction, the workspace named
+ * workspace_name is created when the organization has no live workspace of that name, and the
+ * connector row is written with its sealed credentials. A failure leaves nothing behind.
+ */
+export async function createConnector(ctx: ServiceContext, organizationId: string, input: CreateConnectorInput): Promise<ConnectorView> {
+  const definition = resolveDefinition(input);
+  const { option, credentials } = checkCredentials(definition, input.credentials);
+  const replicationConfig = input.replication_config ?? {};
+  const config = checkReplicationConfig(definition, replicationConfig);
+  const id = randomUUID();
+  const row = await ctx.store.db.transaction().execute(async (trx) => {
+    const workspace = await ensureWorkspace(trx, organizationId, input.workspace_name);
+    await trx
+      .insertInto('connectors')
+      .values({
+        id,
+        organization_id: organizationId,
+        workspace_id: workspace.id,
+        connector_type: definition.connectorType,
+        definition_id: definition.definitionId,
+        name: input.name,
+        auth_option: option.optionTitle,
+        config: JSON.stringify(config),
+        replication_config: JSON.stringify(replicationConfig),
+        ...sealCredentials(ctx.keyring, id, credentials),
+      })
+      .execute();
+    return loadWithWorkspace(trx, organizationId, id);
+  });
+  return toView(row);
+}
+
+/** Connectors of the organization in live workspaces, oldest first; filters combine with AND. */
+export async function listConnectors(ctx: ServiceContext, organizationId: string, filter: ListConnectorsFilter): Promise<ConnectorListItem[]> {
+  let query = ctx.store.db
+    .selectFrom('connectors')
+    .innerJoin('workspaces', 'workspaces.id', 'connectors.workspace_id')
+    .selectAll('connectors')
+    .select('workspaces.name as workspace_name')
+    .where('connectors.organization_id', '=', organizationId)
+    .where('workspaces.organization_id', '=', organizationId)
+    .where('workspaces.deleted_at', 'is', null);
+  if (filter.workspace_name !== undefined) query = query.where('workspaces.name', '=', filter.workspace_name);
+  if (filter.workspace_id !== undefined) query = query.where('connectors.workspace_id', '=', filter.workspace_id.toLowerCase());
+  if (filter.definition_id !== undefined) query = query.where('connectors.definition_id', '=', filter.definition_id.toLowerCase());
+  const rows = await query.orderBy('connectors.created_at', 'asc').orderBy('connectors.id', 'asc').execute();
+  return rows.map(toListItem);
+}
+
+export async function getConnector(ctx: ServiceContext, organizationId: string, id: string): Promise<ConnectorView> {
+  return toView(await loadWithWorkspace(ctx.store.db, organizationId, id));
+}
+
+/**
+ * Updates name, credentials and/or replication_config (null or absent = unchanged). New credentials
+ * replace the stored ones entirely: they are re-checked against the auth options (the option may
+ * change) and re-sealed. A new replication_config replaces the old one and is re-checked.
+ */
+export async function updateConnector(ctx: ServiceContext, organizationId: string, id: string, input: UpdateConnectorInput): Promise<ConnectorView> {
+  const row = await ctx.store.db.transaction().execute(async (trx) => {
+    const current = await findConnector(trx, organizationId, id);
+    const definition = definitionOfRow(current);
+    const changes: {
+      name?: string;
+      auth_option?: string;
+      config?: string;
+      replication_config?: string;
+      credentials_key_id?: string;
+      credentials_iv?: string;
+      credentials_ciphertext?: string;
+      credentials_tag?: string;
+      updated_at: Date;
+    } = { updated_at: new Date() };
+    if (input.name != null) changes.name = input.name;
+    if (input.credentials != null) {
+      const { option, credentials } = checkCredentials(definition, input.credentials);
+      Object.assign(changes, { auth_option: option.optionTitle }, sealCredentials(ctx.keyring, current.id, credentials));
+    }
+    if (input.replication_config != null) {
+      changes.config = JSON.stringify(checkReplicationConfig(definition, input.replication_config));
+      changes.replication_config = JSON.stringify(input.replication_config);
+    }
+    await trx.updateTable('connectors').set(changes).where('id', '=', current.id).where('organization_id', '=', organizationId).execute();
+    return loadWithWorkspace(trx, organizationId, current.id);
+  });
+  return toView(row);
+}
+
+/** Deletes the connector and, with its row, its sealed credentials. Synchronous; the job id only echoes the reference's 202 shape. */
+export async function deleteConnector(ctx: ServiceContext, organizationId: string, id: string): Promise<{ job_id: string }> {
+  await ctx.store.db.transaction().execute(async (trx) => {
+    const current = await findConnector(trx, organizationId, id);
+    await trx.deleteFrom('connectors').where('id', '=', current.id).where('organization_id', '=', organizationId).execute();
+  });
+  return { job_id: randomUUID() };
+}
