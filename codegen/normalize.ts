@@ -39,6 +39,7 @@ function normalizeAction(name: string, raw: RawAction, named: Record<string, Raw
       ...(p.description !== undefined && { description: p.description }),
       sendDefault: p.send_default ?? false,
       ...(p.serialize !== undefined && { serialize: p.serialize }),
+      ...(p.value_template !== undefined && { valueTemplate: p.value_template }),
     };
   }
   const pagination = raw.pagination === undefined ? undefined : typeof raw.pagination === 'string' ? named[raw.pagination] : raw.pagination;
@@ -50,11 +51,13 @@ function normalizeAction(name: string, raw: RawAction, named: Record<string, Raw
     path: raw.path,
     params,
     ...(raw.at_least_one_of !== undefined && { atLeastOneOf: raw.at_least_one_of }),
+    ...(raw.at_most_one_of !== undefined && { atMostOneOf: raw.at_most_one_of }),
     ...(raw.additional_params !== undefined && { additionalParams: raw.additional_params }),
     ...(raw.constant_body !== undefined && { constantBody: raw.constant_body }),
     ...(raw.graphql !== undefined && { graphql: { document: raw.graphql.document.trim() } }),
     result: raw.result ?? (name === 'list' || name === 'api_search' ? 'many' : 'one'),
     ...(raw.records_path !== undefined && { recordsPath: raw.records_path }),
+    ...(raw.record_item_path !== undefined && { recordItemPath: raw.record_item_path }),
     ...(raw.record_path !== undefined && { recordPath: raw.record_path }),
     ...(raw.empty_response !== undefined && { emptyResponse: raw.empty_response }),
     ...(pagination !== undefined && { pagination: normalizePagination(pagination) }),
@@ -80,6 +83,7 @@ function normalizeAuth(raw: RawAuthOption): AuthOption {
     ...(raw.description !== undefined && { description: raw.description }),
     fields,
     headers: raw.headers ?? {},
+    ...(raw.base_url !== undefined && { baseUrl: raw.base_url }),
   };
   switch (raw.type) {
     case 'bearer':
@@ -97,6 +101,7 @@ function normalizeAuth(raw: RawAuthOption): AuthOption {
         bodyFormat: raw.body_format ?? 'form',
         scheme: raw.scheme ?? 'Bearer',
         extraTokenParams: raw.extra_token_params ?? {},
+        tokenHeaders: raw.token_headers ?? {},
         keep: raw.keep ?? [],
       };
   }
@@ -108,10 +113,11 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
   const entities: Record<string, EntityDefinition> = {};
   for (const [name, entity] of Object.entries(raw.entities)) {
     const idField = entity.record.id_field ?? 'id';
+    const idTopFields = [idField].flat().map((f) => f.split('.')[0]);
     const fields: Record<string, JsonObject> = {};
     for (const [field, spec] of Object.entries(entity.record.fields)) {
       const schema = fieldSchema(spec);
-      fields[field] = field === idField || schema.nullable === false ? withoutNullableFlag(schema) : nullable(withoutNullableFlag(schema));
+      fields[field] = idTopFields.includes(field) || schema.nullable === false ? withoutNullableFlag(schema) : nullable(withoutNullableFlag(schema));
     }
     const actions: Record<string, ActionDefinition> = {};
     for (const [actionName, action] of Object.entries(entity.actions)) actions[actionName] = normalizeAction(actionName, action, named);

@@ -152,6 +152,15 @@ export class Connector {
         limit: action.atLeastOneOf,
       });
     }
+    const given = (action.atMostOneOf ?? []).filter((name) => params[name] !== undefined);
+    if (given.length > 1) {
+      issues.push({
+        field: 'params',
+        rule: 'at_most_one_of',
+        message: `${entityName}.${actionName} takes at most one of ${(action.atMostOneOf ?? []).join(', ')}; got ${given.join(' and ')}`,
+        limit: action.atMostOneOf,
+      });
+    }
     for (const guard of action.guards) {
       if (issues.some((i) => i.field === guard.param)) continue;
       const issue = guards[guard.name](guard.param, params[guard.param]);
@@ -180,7 +189,8 @@ export class Connector {
 
     await this.authenticator.prepare();
     const target = resolveBaseUrl(
-      this.baseUrlOverride ?? renderTemplate(this.definition.baseUrl, { ...this.context, token: this.authenticator.tokenValues() }),
+      this.baseUrlOverride ??
+        renderTemplate(this.authenticator.option.baseUrl ?? this.definition.baseUrl, { ...this.context, token: this.authenticator.tokenValues() }),
       this.baseUrlOverride === undefined ? this.definition.baseUrlHostPattern : undefined,
     );
     const followUrlParam = action.pagination?.style === 'next_records_url' ? action.pagination.url_param : undefined;
@@ -231,7 +241,7 @@ export class Connector {
     if (action.result === 'many') {
       const records = getPath(body, action.recordsPath);
       if (records === undefined || records === null) data = [];
-      else if (Array.isArray(records)) data = records;
+      else if (Array.isArray(records)) data = action.recordItemPath === undefined ? records : records.map((item) => getPath(item, action.recordItemPath));
       else throw new UpstreamError(`The vendor's response has no list of records at "${action.recordsPath ?? '(root)'}".`, { upstreamStatus: response.status });
     } else if (body === null) {
       data = action.emptyResponse ?? {};

@@ -17,6 +17,8 @@ export interface ParamDefinition {
   description?: string;
   sendDefault: boolean;
   serialize?: 'csv' | 'json' | 'repeat';
+  /** The wire form, {value} standing for the value. */
+  valueTemplate?: string;
 }
 
 export type Source = string;
@@ -32,7 +34,7 @@ export type PaginationDefinition =
       cursor_param: string;
       require_attributes?: Record<string, string>;
     }
-  | { style: 'page_number'; block: Record<string, Source>; page_param: string; first_page: number; page_count?: Source; has_more?: Source }
+  | { style: 'page_number'; block: Record<string, Source>; page_param: string; first_page: number; page_count?: Source; has_more?: Source; is_last?: Source }
   | { style: 'offset'; block: Record<string, Source>; offset_param: string; limit_param: string; total?: Source }
   | { style: 'graphql_page_info'; block: Record<string, Source>; page_info: Source; cursor_param: string }
   | { style: 'next_records_url'; block: Record<string, Source>; next_url: Source; url_param: string; done?: Source };
@@ -49,11 +51,14 @@ export interface ActionDefinition {
   params: Record<string, ParamDefinition>;
   /** The caller must give at least one of these params. */
   atLeastOneOf?: string[];
+  /** The caller may give at most one of these params. */
+  atMostOneOf?: string[];
   additionalParams?: 'body';
   constantBody?: JsonObject;
   graphql?: { document: string };
   result: 'many' | 'one';
   recordsPath?: string;
+  recordItemPath?: string;
   recordPath?: string;
   emptyResponse?: JsonObject;
   pagination?: PaginationDefinition;
@@ -63,7 +68,8 @@ export interface ActionDefinition {
 }
 
 export interface RecordDefinition {
-  idField: string;
+  /** The id field (dot path), or the fields that together identify a record without an id of its own. */
+  idField: string | string[];
   /** JSON Schema per field, nullability already applied. */
   fields: Record<string, JsonObject>;
 }
@@ -94,6 +100,8 @@ interface AuthCommon {
   description?: string;
   fields: Record<string, CredentialField>;
   headers: Record<string, string>;
+  /** Replaces the connector's base URL while this option is used. */
+  baseUrl?: string;
 }
 
 export type AuthOption =
@@ -107,6 +115,7 @@ export type AuthOption =
       bodyFormat: 'form' | 'json';
       scheme: string;
       extraTokenParams: Record<string, string>;
+      tokenHeaders: Record<string, string>;
       keep: string[];
     });
 

@@ -48,9 +48,10 @@ export function buildRequest(action: ActionDefinition, params: Record<string, un
   let hasBody = action.constantBody !== undefined;
 
   let path = action.path;
-  for (const [name, value] of Object.entries(params)) {
+  for (const [name, raw] of Object.entries(params)) {
     const param = action.params[name];
-    if (value === undefined) continue;
+    if (raw === undefined) continue;
+    const value = param?.valueTemplate === undefined ? raw : param.valueTemplate.replace('{value}', String(raw));
     if (!param) {
       // Only reachable with additional_params: body (the validator rejects other unknown names).
       body[name] = value;

@@ -42,14 +42,17 @@ export function issuesFromValidator(errors: ValidatorError[], rootName = 'params
   const issues: ErrorIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    // if/then and anyOf wrappers repeat what their inner errors already say.
-    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'allOf') continue;
+    // if/then and anyOf wrappers repeat what their inner errors already say; a oneOf matched by
+    // several branches has no inner errors, so it is reported itself.
+    const ambiguous = error.keyword === 'oneOf' && Array.isArray(error.params.passingSchemas);
+    if (!ambiguous && (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'allOf')) continue;
     const field = fieldOf(error);
     const rule = error.keyword === 'additionalProperties' ? 'unknown' : error.keyword;
     const limitKey = LIMIT_PARAM[error.keyword];
     const limit = limitKey === undefined ? undefined : error.params[limitKey];
-    const message =
-      rule === 'required'
+    const message = ambiguous
+      ? `${field || rootName} matches more than one of the allowed shapes; give exactly one`
+      : rule === 'required'
         ? `${field} is required`
         : rule === 'unknown'
           ? `${field} is not a known parameter`
@@ -60,6 +63,11 @@ export function issuesFromValidator(errors: ValidatorError[], rootName = 'params
     if (seen.has(key)) continue;
     seen.add(key);
     issues.push(limit === undefined ? { field, rule, message } : { field, rule, message, limit });
+  }
+  // A failed validation always yields at least one issue, even when every error was a wrapper.
+  if (issues.length === 0 && errors.length > 0) {
+    const first = errors[0] as ValidatorError;
+    issues.push({ field: fieldOf(first), rule: first.keyword, message: `${fieldOf(first) || rootName} ${first.message ?? 'is invalid'}` });
   }
   return issues;
 }

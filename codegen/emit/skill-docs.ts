@@ -63,6 +63,7 @@ function actionSection(entity: string, name: string, action: ActionDefinition, d
     idempotent: action.idempotent,
     params,
     atLeastOneOf: action.atLeastOneOf,
+    atMostOneOf: action.atMostOneOf,
     pagination: action.pagination && { style: action.pagination.style, keys: Object.keys(action.pagination.block) },
     recordFields: action.result === 'many' || name === 'get' ? Object.entries(fields).map(([f, s]) => ({ name: f, type: typeLabel(s) })) : [],
     example: JSON.stringify({ entity, action: name, params: exampleParams }, null, 2),

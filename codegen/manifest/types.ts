@@ -9,6 +9,7 @@ export interface RawParam {
   wire?: string;
   send_default?: boolean;
   serialize?: 'csv' | 'json' | 'repeat';
+  value_template?: string;
 }
 
 export type RawPagination = { style: string; block: Record<string, string> } & Record<string, unknown>;
@@ -19,10 +20,12 @@ export interface RawAction {
   path: string;
   params?: Record<string, RawParam>;
   at_least_one_of?: string[];
+  at_most_one_of?: string[];
   additional_params?: 'body';
   constant_body?: JsonObject;
   graphql?: { document: string };
   records_path?: string;
+  record_item_path?: string;
   record_path?: string;
   result?: 'many' | 'one';
   empty_response?: JsonObject;
@@ -34,7 +37,7 @@ export interface RawAction {
 
 export interface RawEntity {
   description: string;
-  record: { id_field?: string; fields: Record<string, string | JsonObject> };
+  record: { id_field?: string | string[]; fields: Record<string, string | JsonObject> };
   search?: { fields?: string[]; fan_out?: { entity: string; field: string; param: string }; semantic?: Array<{ field: string; context_window: number }> };
   actions: Record<string, RawAction>;
 }
@@ -53,6 +56,7 @@ export interface RawAuthOption {
   description?: string;
   fields: Record<string, RawCredentialField>;
   headers?: Record<string, string>;
+  base_url?: string;
   token?: string;
   scheme?: string;
   in?: 'header' | 'query';
@@ -64,6 +68,7 @@ export interface RawAuthOption {
   client_auth?: 'body' | 'basic';
   body_format?: 'form' | 'json';
   extra_token_params?: Record<string, string>;
+  token_headers?: Record<string, string>;
   keep?: string[];
 }
 
@@ -76,7 +81,7 @@ export interface RawManifest {
   category: string;
   description: string;
   docs: Array<{ title: string; url: string }>;
-  vendor_spec?: { format: 'openapi' | 'graphql'; file: string; path_prefix?: string; waivers?: Array<{ action: string; param?: string; reason: string }> };
+  vendor_spec?: { format: 'openapi' | 'graphql' | 'facebook_sdk_codegen'; file: string; path_prefix?: string; waivers?: Array<{ action: string; param?: string; reason: string }> };
   config?: Record<string, { description: string; pattern?: string; enum?: string[]; default?: string; required?: boolean; example?: string }>;
   base_url: string;
   base_url_host_pattern?: string;

@@ -107,6 +107,13 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       if (template !== undefined) checkTemplate(template, [...at, key], own, key === 'token_url' ? new Set() : ownKept);
     }
     for (const [name, template] of Object.entries(option.headers ?? {})) checkTemplate(template, [...at, 'headers', name], own, ownKept);
+    for (const [name, template] of Object.entries(option.token_headers ?? {})) checkTemplate(template, [...at, 'token_headers', name], own, new Set());
+    if (option.base_url !== undefined) {
+      checkTemplate(option.base_url, [...at, 'base_url'], own, ownKept);
+      if (templateReferences(option.base_url).some((r) => r.source === 'token') && m.base_url_host_pattern === undefined) {
+        report([...at, 'base_url'], 'host-pattern', 'a base_url built from a token value needs base_url_host_pattern');
+      }
+    }
     if (option.type === 'oauth2_refresh') {
       for (const required of ['client_id', 'client_secret', 'refresh_token']) {
         if (!option.fields[required] || option.fields[required].required === false) {
@@ -133,8 +140,10 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   const named = m.pagination ?? {};
   for (const [entityName, entity] of Object.entries(m.entities)) {
     const fieldNames = new Set(Object.keys(entity.record.fields));
-    const idField = entity.record.id_field ?? 'id';
-    if (!fieldNames.has(idField)) report(['entities', entityName, 'record'], 'id-field', `record fields do not include the id field "${idField}"`);
+    const idFields = [entity.record.id_field ?? 'id'].flat().map((f) => f.split('.')[0] as string);
+    for (const idField of idFields) {
+      if (!fieldNames.has(idField)) report(['entities', entityName, 'record'], 'id-field', `record fields do not include the id field "${idField}"`);
+    }
     for (const [listKey, list] of [['fields', entity.search?.fields ?? []], ['semantic', (entity.search?.semantic ?? []).map((s) => s.field)]] as const) {
       list.forEach((field, i) => {
         if (!fieldNames.has(field.split('.')[0] as string)) {
@@ -189,9 +198,12 @@ function checkAction(
   }
   if (action.graphql && action.method !== 'POST') report([...at, 'method'], 'graphql-method', 'a graphql action must use POST');
   const result = action.result ?? (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one');
+  if (result === 'one' && action.record_item_path !== undefined) report([...at, 'record_item_path'], 'result-shape', 'record_item_path applies to each record of a list; use record_path for one record');
   if (result === 'one' && action.records_path !== undefined) report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
-  for (const name of action.at_least_one_of ?? []) {
-    if (!(name in params)) report([...at, 'at_least_one_of'], 'unknown-param', `at_least_one_of names "${name}", which is not a param of this action`);
+  for (const key of ['at_least_one_of', 'at_most_one_of'] as const) {
+    for (const name of action[key] ?? []) {
+      if (!(name in params)) report([...at, key], 'unknown-param', `${key} names "${name}", which is not a param of this action`);
+    }
   }
   for (const guard of action.guards ?? []) {
     if (!(guard.param in params)) report([...at, 'guards'], 'unknown-param', `guard ${guard.name} names param "${guard.param}", which is not declared`);

@@ -74,6 +74,7 @@ export class OAuth2TokenManager {
     const { option, context } = this;
     const params: Record<string, string> = { grant_type: 'refresh_token', refresh_token: this.refreshToken };
     const headers: Record<string, string> = { accept: 'application/json' };
+    for (const [name, template] of Object.entries(option.tokenHeaders)) headers[name.toLowerCase()] = renderTemplate(template, context);
     const clientId = context.credentials.client_id ?? '';
     const clientSecret = context.credentials.client_secret ?? '';
     if (option.clientAuth === 'basic') {

@@ -18,6 +18,16 @@ function paramByWire(action: ActionDefinition, wire: string): [string, ParamDefi
   return Object.entries(action.params).find(([name, p]) => p.in === 'query' && (p.wire === wire || name === wire));
 }
 
+/** The plain value of a wire value written through the param's value_template. */
+function unwrap(value: string, param: ParamDefinition, key: string): string {
+  if (param.valueTemplate === undefined) return value;
+  const [before, after] = param.valueTemplate.split('{value}') as [string, string];
+  if (!value.startsWith(before) || !value.endsWith(after) || value.length < before.length + after.length) {
+    throw new UpstreamError(`The vendor's next-page link carries "${key}" in a form this action does not write.`);
+  }
+  return value.slice(before.length, value.length - after.length);
+}
+
 function coerce(value: string, param: ParamDefinition): unknown {
   const type = param.schema.type;
   if (type === 'integer' || type === 'number') {
@@ -45,7 +55,7 @@ function paramsFromUrl(rawUrl: string, ctx: PageContext, ignore: string[]): Reco
     if (!declared) {
       throw new UpstreamError(`The vendor's next-page link carries the query parameter "${key}", which this action does not declare.`);
     }
-    next[declared[0]] = coerce(value, declared[1]);
+    next[declared[0]] = coerce(unwrap(value, declared[1], key), declared[1]);
   }
   return next;
 }
@@ -77,6 +87,7 @@ const strategies: { [S in PaginationDefinition['style']]: (def: Extract<Paginati
     const current = Number(ctx.params[def.page_param] ?? def.first_page);
     const pageCount = readNumber(def.page_count, ctx.view);
     const hasMore = readBoolean(def.has_more, ctx.view);
+    if (readBoolean(def.is_last, ctx.view) === true) return undefined;
     const more = pageCount !== undefined ? current < pageCount + def.first_page - 1 : hasMore !== undefined ? hasMore : ctx.recordCount > 0;
     return more ? { [def.page_param]: current + 1 } : undefined;
   },

@@ -82,6 +82,13 @@ describe('pagination styles', () => {
     expect(next(def, params, { body: { page_count: 3 }, sent: { page: 3 } }).next).toBeUndefined();
   });
 
+  it('page_number: stops on is_last (ClickUp last_page)', () => {
+    const def: PaginationDefinition = { style: 'page_number', page_param: 'page', first_page: 0, is_last: 'body.last_page', block: { page: 'next.page', last_page: 'body.last_page' } };
+    const params = { page: query('integer') };
+    expect(next(def, params, { body: { tasks: [{}], last_page: false }, sent: { page: 0 } })).toEqual({ next: { page: 1 }, block: { page: 1, last_page: false } });
+    expect(next(def, params, { body: { tasks: [{}], last_page: true }, sent: { page: 1 } })).toEqual({ next: undefined, block: { page: null, last_page: true } });
+  });
+
   it('offset: advances by the records received until total', () => {
     const def: PaginationDefinition = { style: 'offset', offset_param: 'startAt', limit_param: 'maxResults', total: 'body.total', block: { total: 'body.total' } };
     const params = { startAt: query('integer'), maxResults: query('integer') };
