@@ -6,12 +6,13 @@
  * `LoadedSpec` with `checkAction`, and add it to `defaultFormats` (and to the manifest
  * schema's vendor_spec.format enum).
  */
+import { facebookFormat } from './facebook.js';
 import { graphqlFormat } from './graphql.js';
 import { openapiFormat } from './openapi.js';
 import type { LoadedSpec, SpecFormat } from './types.js';
 
 export const defaultFormats: ReadonlyMap<string, SpecFormat> = new Map(
-  [openapiFormat, graphqlFormat].map((f) => [f.name, f]),
+  [openapiFormat, graphqlFormat, facebookFormat].map((f) => [f.name, f]),
 );
 
 /** Loads each (format, file) once; concurrent callers share the same promise. */

@@ -2,29 +2,83 @@
 import type { ConnectorModule } from '../connector.js';
 import type { SkillDocs } from '../skill-docs.js';
 import type { CompiledValidator } from '../validation.js';
+import { definition as clickupDefinition } from './clickup/definition.js';
+import * as clickupValidators from './clickup/validators.js';
+import { skillDocs as clickupSkillDocs } from './clickup/skill-docs.js';
+import { definition as facebookMarketingDefinition } from './facebook-marketing/definition.js';
+import * as facebookMarketingValidators from './facebook-marketing/validators.js';
+import { skillDocs as facebookMarketingSkillDocs } from './facebook-marketing/skill-docs.js';
+import { definition as gongDefinition } from './gong/definition.js';
+import * as gongValidators from './gong/validators.js';
+import { skillDocs as gongSkillDocs } from './gong/skill-docs.js';
 import { definition as harvestDefinition } from './harvest/definition.js';
 import * as harvestValidators from './harvest/validators.js';
 import { skillDocs as harvestSkillDocs } from './harvest/skill-docs.js';
 import { definition as jiraDefinition } from './jira/definition.js';
 import * as jiraValidators from './jira/validators.js';
 import { skillDocs as jiraSkillDocs } from './jira/skill-docs.js';
+import { definition as klaviyoDefinition } from './klaviyo/definition.js';
+import * as klaviyoValidators from './klaviyo/validators.js';
+import { skillDocs as klaviyoSkillDocs } from './klaviyo/skill-docs.js';
 import { definition as linearDefinition } from './linear/definition.js';
 import * as linearValidators from './linear/validators.js';
 import { skillDocs as linearSkillDocs } from './linear/skill-docs.js';
+import { definition as notionDefinition } from './notion/definition.js';
+import * as notionValidators from './notion/validators.js';
+import { skillDocs as notionSkillDocs } from './notion/skill-docs.js';
+import { definition as orbDefinition } from './orb/definition.js';
+import * as orbValidators from './orb/validators.js';
+import { skillDocs as orbSkillDocs } from './orb/skill-docs.js';
+import { definition as pinterestDefinition } from './pinterest/definition.js';
+import * as pinterestValidators from './pinterest/validators.js';
+import { skillDocs as pinterestSkillDocs } from './pinterest/skill-docs.js';
+import { definition as sentryDefinition } from './sentry/definition.js';
+import * as sentryValidators from './sentry/validators.js';
+import { skillDocs as sentrySkillDocs } from './sentry/skill-docs.js';
+import { definition as snapchatMarketingDefinition } from './snapchat-marketing/definition.js';
+import * as snapchatMarketingValidators from './snapchat-marketing/validators.js';
+import { skillDocs as snapchatMarketingSkillDocs } from './snapchat-marketing/skill-docs.js';
 
+export { clickupFacade } from './clickup/types.js';
+export { facebookMarketingFacade } from './facebook-marketing/types.js';
+export { gongFacade } from './gong/types.js';
 export { harvestFacade } from './harvest/types.js';
 export { jiraFacade } from './jira/types.js';
+export { klaviyoFacade } from './klaviyo/types.js';
 export { linearFacade } from './linear/types.js';
+export { notionFacade } from './notion/types.js';
+export { orbFacade } from './orb/types.js';
+export { pinterestFacade } from './pinterest/types.js';
+export { sentryFacade } from './sentry/types.js';
+export { snapchatMarketingFacade } from './snapchat-marketing/types.js';
 export type * from './types.js';
 
 export const connectorModules: Readonly<Record<string, ConnectorModule>> = {
+  "clickup": { definition: clickupDefinition, validators: clickupValidators as unknown as Record<string, CompiledValidator> },
+  "facebook-marketing": { definition: facebookMarketingDefinition, validators: facebookMarketingValidators as unknown as Record<string, CompiledValidator> },
+  "gong": { definition: gongDefinition, validators: gongValidators as unknown as Record<string, CompiledValidator> },
   "harvest": { definition: harvestDefinition, validators: harvestValidators as unknown as Record<string, CompiledValidator> },
   "jira": { definition: jiraDefinition, validators: jiraValidators as unknown as Record<string, CompiledValidator> },
+  "klaviyo": { definition: klaviyoDefinition, validators: klaviyoValidators as unknown as Record<string, CompiledValidator> },
   "linear": { definition: linearDefinition, validators: linearValidators as unknown as Record<string, CompiledValidator> },
+  "notion": { definition: notionDefinition, validators: notionValidators as unknown as Record<string, CompiledValidator> },
+  "orb": { definition: orbDefinition, validators: orbValidators as unknown as Record<string, CompiledValidator> },
+  "pinterest": { definition: pinterestDefinition, validators: pinterestValidators as unknown as Record<string, CompiledValidator> },
+  "sentry": { definition: sentryDefinition, validators: sentryValidators as unknown as Record<string, CompiledValidator> },
+  "snapchat-marketing": { definition: snapchatMarketingDefinition, validators: snapchatMarketingValidators as unknown as Record<string, CompiledValidator> },
 };
 
 export const skillDocs: Readonly<Record<string, SkillDocs>> = {
+  "clickup": clickupSkillDocs,
+  "facebook-marketing": facebookMarketingSkillDocs,
+  "gong": gongSkillDocs,
   "harvest": harvestSkillDocs,
   "jira": jiraSkillDocs,
+  "klaviyo": klaviyoSkillDocs,
   "linear": linearSkillDocs,
+  "notion": notionSkillDocs,
+  "orb": orbSkillDocs,
+  "pinterest": pinterestSkillDocs,
+  "sentry": sentrySkillDocs,
+  "snapchat-marketing": snapchatMarketingSkillDocs,
 };

@@ -142,6 +142,7 @@ export const definition: ConnectorDefinition = {
       "bodyFormat": "form",
       "scheme": "Bearer",
       "extraTokenParams": {},
+      "tokenHeaders": {},
       "keep": []
     },
     {

@@ -76,6 +76,7 @@ export const definition: ConnectorDefinition = {
       "bodyFormat": "form",
       "scheme": "Bearer",
       "extraTokenParams": {},
+      "tokenHeaders": {},
       "keep": []
     }
   ],
