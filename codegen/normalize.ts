@@ -149,6 +149,7 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
     ...(raw.base_url_host_pattern !== undefined && { baseUrlHostPattern: raw.base_url_host_pattern }),
     config,
     headers: raw.headers ?? {},
+    ...(raw.error_in_body !== undefined && { errorInBody: raw.error_in_body }),
     auth: raw.auth.map(normalizeAuth),
     entities,
   };

@@ -10,7 +10,7 @@ import { buildBlock, computeNextParams } from './pagination/next-params.js';
 import { getPath } from './paths.js';
 import { buildFollowRequest, buildRequest, resolveBaseUrl } from './request.js';
 import { renderTemplate, type TemplateContext } from './templates.js';
-import { upstreamError } from './upstream-errors.js';
+import { errorInBody, upstreamError } from './upstream-errors.js';
 import { issuesFromValidator, type CompiledValidator } from './validation.js';
 
 export interface ConnectorOptions {
@@ -227,6 +227,10 @@ export class Connector {
     if (response.status < 200 || response.status >= 300) throw upstreamError(response, this.redact);
 
     const body = parseBody(response);
+    if (this.definition.errorInBody) {
+      const error = errorInBody(this.definition.errorInBody, body, response.status, this.redact);
+      if (error) throw error;
+    }
     return this.shape<TData, TPagination>(action, validParams, body, response, target.origin);
   }
 

@@ -128,6 +128,15 @@ export interface ConfigField {
   example?: string;
 }
 
+/** A 2xx response whose body reports a failure (see the manifest key error_in_body). */
+export interface ErrorInBody {
+  path: string;
+  success: Array<string | number | boolean>;
+  message?: string;
+  auth_values?: Array<string | number | boolean>;
+  rate_limit_values?: Array<string | number | boolean>;
+}
+
 export interface ConnectorDefinition {
   connectorType: string;
   displayName: string;
@@ -142,6 +151,7 @@ export interface ConnectorDefinition {
   baseUrlHostPattern?: string;
   config: Record<string, ConfigField>;
   headers: Record<string, string>;
+  errorInBody?: ErrorInBody;
   auth: AuthOption[];
   entities: Record<string, EntityDefinition>;
 }

@@ -84,7 +84,7 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
         throw new UpstreamTimeoutError(`The vendor did not answer within ${options.timeoutMs} ms (${request.method} ${redactUrl(request.url)}).`);
       }
       if (last) {
-        throw new UpstreamError(`The vendor could not be reached (${request.method} ${redactUrl(request.url)}): ${(error as Error).message}`, { cause: error });
+        throw new UpstreamError(`The vendor could not be reached (${request.method} ${redactUrl(request.url)}): ${networkErrorCode(error)}.`, { cause: error });
       }
       await sleep(backoffDelay(attempt, options));
       continue;
@@ -103,6 +103,20 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
       await sleep(backoffDelay(attempt, options));
     }
   }
+}
+
+/**
+ * A network failure named by its code (ECONNREFUSED, ENOTFOUND...). The error's own message is not
+ * used: some layers put the request (and so a secret in its body) into it.
+ */
+export function networkErrorCode(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return 'network error';
 }
 
 /** The URL without its query string, which may carry an API key. */

@@ -6,7 +6,9 @@ import {
   UpstreamError,
   UpstreamRejectedError,
 } from './errors.js';
+import type { ErrorInBody } from './definition.js';
 import { parseRetryAfter, type HttpResponse } from './http.js';
+import { getPath } from './paths.js';
 
 export type Redactor = (text: string) => string;
 
@@ -38,6 +40,18 @@ function pickMessage(body: unknown): string | undefined {
     if (picked) return picked;
   }
   return undefined;
+}
+
+/** The error a 2xx body reports through the connector's error_in_body field, if it reports one. */
+export function errorInBody(rule: ErrorInBody, body: unknown, status: number, redact: Redactor): SwitchyardError | undefined {
+  const value = getPath(body, rule.path);
+  if (value === undefined || rule.success.includes(value as string | number | boolean)) return undefined;
+  const said = rule.message === undefined ? undefined : getPath(body, rule.message);
+  const detail = `${rule.path} ${JSON.stringify(value)}${typeof said === 'string' && said !== '' ? `: ${redact(said)}` : ''}`;
+  const code = value as string | number | boolean;
+  if (rule.auth_values?.includes(code)) return new AuthenticationError(`The vendor refused the credentials (${detail})`, { upstreamStatus: status });
+  if (rule.rate_limit_values?.includes(code)) return new RateLimitedError(`The vendor's rate limit was reached (${detail})`, { upstreamStatus: status });
+  return new UpstreamRejectedError(`The vendor rejected the request (${detail})`, { upstreamStatus: status });
 }
 
 /** Maps a non-2xx vendor response to the error hierarchy. */

@@ -72,6 +72,14 @@ export interface RawAuthOption {
   keep?: string[];
 }
 
+export interface ErrorInBody {
+  path: string;
+  success: Array<string | number | boolean>;
+  message?: string;
+  auth_values?: Array<string | number | boolean>;
+  rate_limit_values?: Array<string | number | boolean>;
+}
+
 export interface RawManifest {
   connector_type: string;
   display_name: string;
@@ -87,6 +95,7 @@ export interface RawManifest {
   base_url_host_pattern?: string;
   headers?: Record<string, string>;
   auth: RawAuthOption[];
+  error_in_body?: ErrorInBody;
   pagination?: Record<string, RawPagination>;
   guidance?: string;
   entities: Record<string, RawEntity>;

@@ -16,7 +16,7 @@ export interface TokenRefresh {
   kept: Record<string, string>;
 }
 
-/** Refresh this long before the announced expiry. */
+/** Refresh this long before the announced expiry (at most half the token's lifetime). */
 const EXPIRY_SKEW_MS = 60_000;
 
 /**
@@ -26,6 +26,7 @@ const EXPIRY_SKEW_MS = 60_000;
 export class OAuth2TokenManager {
   private accessToken?: string;
   private expiresAt?: number;
+  private skewMs = EXPIRY_SKEW_MS;
   private refreshToken: string;
   private inFlight?: Promise<string>;
   readonly kept: Record<string, string> = {};
@@ -50,7 +51,7 @@ export class OAuth2TokenManager {
   }
 
   async accessTokenForRequest(): Promise<string> {
-    if (this.accessToken && (this.expiresAt === undefined || Date.now() < this.expiresAt - EXPIRY_SKEW_MS)) {
+    if (this.accessToken && (this.expiresAt === undefined || Date.now() < this.expiresAt - this.skewMs)) {
       return this.accessToken;
     }
     return this.refresh();
@@ -112,6 +113,8 @@ export class OAuth2TokenManager {
     this.accessToken = token.access_token;
     const expiresIn = Number(token.expires_in);
     this.expiresAt = Number.isFinite(expiresIn) && expiresIn > 0 ? Date.now() + expiresIn * 1000 : undefined;
+    // A token that lives a minute or less must still be usable right after it is issued.
+    this.skewMs = Number.isFinite(expiresIn) && expiresIn > 0 ? Math.min(EXPIRY_SKEW_MS, (expiresIn * 1000) / 2) : EXPIRY_SKEW_MS;
     for (const name of option.keep) {
       if (typeof token[name] === 'string') this.kept[name] = token[name];
     }

@@ -110,6 +110,26 @@ describe('HTTP behaviour', () => {
     await expect(harvest.execute('users', 'get', { id: 7 })).rejects.toThrow(/not JSON/);
   });
 
+  it('names a network failure by its code, never by a message that could carry the request', async () => {
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+    nock.enableNetConnect('127.0.0.1');
+    try {
+      const error = (await createConnector('harvest', { credentials, baseUrl: `http://127.0.0.1:${port}/v2`, http: { ...fast, retries: 0 } })
+        .execute('users', 'list')
+        .catch((e: unknown) => e)) as Error;
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error.message).toBe(`The vendor could not be reached (GET http://127.0.0.1:${port}/v2/users): ECONNREFUSED.`);
+    } finally {
+      nock.disableNetConnect();
+    }
+  });
+
   it('never puts a credential in an error message, even when the vendor echoes it', async () => {
     nock(API).get('/v2/users').reply(403, { message: 'token pat-secret-token has no access' });
     const error = (await createConnector('harvest', { credentials, http: fast }).execute('users', 'list').catch((e: unknown) => e)) as Error;

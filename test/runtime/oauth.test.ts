@@ -51,6 +51,15 @@ describe('OAuth2 refresh-token auth', () => {
     expect(nock.pendingMocks()).toEqual([]);
   });
 
+  it('uses a token that lives a minute or less without refreshing it again at once', async () => {
+    const token = tokenEndpoint('refresh-1', { access_token: 'short', expires_in: 30 });
+    const extra = tokenEndpoint('refresh-1', { access_token: 'again', expires_in: 30 });
+    nock(API).get('/v2/users').matchHeader('authorization', 'Bearer short').reply(200, page);
+    await createConnector('harvest', { credentials }).execute('users', 'list');
+    expect(token.isDone()).toBe(true);
+    expect(extra.isDone()).toBe(false);
+  });
+
   it('shares one refresh among 10 concurrent calls', async () => {
     const token = tokenEndpoint('refresh-1', { access_token: 'access-A', expires_in: 3600 });
     const extraRefresh = tokenEndpoint('refresh-1', { access_token: 'access-X', expires_in: 3600 });

@@ -101,3 +101,23 @@ describe('runtime param rules', () => {
     await expect(connector.execute('things', 'list', {})).rejects.toBeInstanceOf(ValidationError);
   });
 });
+
+describe('error_in_body', () => {
+  beforeAll(() => nock.disableNetConnect());
+
+  it('turns a 200 whose body reports failure into the matching error', async () => {
+    const base = moduleWith({ recordsPath: 'data.list' });
+    base.definition.errorInBody = { path: 'code', success: [0], message: 'message', auth_values: [40105], rate_limit_values: [40100] };
+    const connector = new Connector(base, { credentials, http: { retries: 0 } });
+    nock('https://auth.acme.example').post('/token').reply(200, { access_token: 'tok', expires_in: 3600 });
+    const api = nock('https://api.acme.example');
+    api.get('/things').reply(200, { code: 40105, message: 'Access token is incorrect', data: {} });
+    api.get('/things').reply(200, { code: 40100, message: 'Too many requests', data: {} });
+    api.get('/things').reply(200, { code: 40002, message: 'advertiser_id: Missing data for required field.', data: {} });
+    api.get('/things').reply(200, { code: 0, message: 'OK', data: { list: [{ id: '1' }] } });
+    await expect(connector.execute('things', 'list')).rejects.toThrow(/refused the credentials \(code 40105: Access token is incorrect\)/);
+    await expect(connector.execute('things', 'list')).rejects.toThrow(/rate limit/);
+    await expect(connector.execute('things', 'list')).rejects.toThrow(/rejected the request \(code 40002: advertiser_id/);
+    expect((await connector.execute('things', 'list')).data).toEqual([{ id: '1' }]);
+  });
+});
