@@ -124,7 +124,7 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
     entities[name] = {
       name,
       description: entity.description,
-      record: { idField, fields },
+      record: { singleton: entity.record.singleton ?? false, idField, fields },
       search: {
         fields: entity.search?.fields ?? [],
         ...(entity.search?.fan_out !== undefined && { fanOut: entity.search.fan_out }),

@@ -243,10 +243,14 @@ export class Connector {
   ): ExecuteResult<TData, TPagination> {
     let data: unknown;
     if (action.result === 'many') {
-      const records = getPath(body, action.recordsPath);
-      if (records === undefined || records === null) data = [];
-      else if (Array.isArray(records)) data = action.recordItemPath === undefined ? records : records.map((item) => getPath(item, action.recordItemPath));
-      else throw new UpstreamError(`The vendor's response has no list of records at "${action.recordsPath ?? '(root)'}".`, { upstreamStatus: response.status });
+      const records: unknown[] = [];
+      for (const path of action.recordsPath === undefined ? [undefined] : [action.recordsPath].flat()) {
+        const found = getPath(body, path);
+        if (found === undefined || found === null) continue;
+        if (!Array.isArray(found)) throw new UpstreamError(`The vendor's response has no list of records at "${path ?? '(root)'}".`, { upstreamStatus: response.status });
+        records.push(...found);
+      }
+      data = action.recordItemPath === undefined ? records : records.map((item) => getPath(item, action.recordItemPath));
     } else if (body === null) {
       data = action.emptyResponse ?? {};
     } else {
@@ -257,8 +261,8 @@ export class Connector {
     const result: ExecuteResult<TData, TPagination> = { data: data as TData };
     if (action.pagination) {
       const view = { body, headers: response.headers };
-      const recordCount = Array.isArray(data) ? data.length : 0;
-      const next = computeNextParams(action.pagination, { action, params, view, recordCount, baseOrigin: origin });
+      const records = Array.isArray(data) ? data : [];
+      const next = computeNextParams(action.pagination, { action, params, view, recordCount: records.length, lastRecord: records.at(-1), baseOrigin: origin });
       result.pagination = buildBlock(action.pagination, { ...view, next }) as TPagination;
       if (next !== undefined) result.next_params = next;
     }

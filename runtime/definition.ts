@@ -23,8 +23,15 @@ export interface ParamDefinition {
 
 export type Source = string;
 
+/** A page with fewer records than the limit ends the walk. */
+export interface ShortPage {
+  limit_param: string;
+  default_limit: number;
+}
+
 export type PaginationDefinition =
-  | { style: 'next_url'; block: Record<string, Source>; next_url: Source; ignore_query?: string[] }
+  | { style: 'next_url'; block: Record<string, Source>; next_url: Source; ignore_query?: string[]; short_page_ends?: ShortPage }
+  | { style: 'last_record'; block: Record<string, Source>; cursor_param: string; field: string; increment?: number; short_page_ends?: ShortPage }
   | { style: 'cursor' | 'bookmark'; block: Record<string, Source>; cursor_param: string; next_cursor: Source; has_more?: Source }
   | { style: 'next_page_token'; block: Record<string, Source>; token_param: string; next_token: Source; is_last?: Source }
   | {
@@ -57,7 +64,7 @@ export interface ActionDefinition {
   constantBody?: JsonObject;
   graphql?: { document: string };
   result: 'many' | 'one';
-  recordsPath?: string;
+  recordsPath?: string | string[];
   recordItemPath?: string;
   recordPath?: string;
   emptyResponse?: JsonObject;
@@ -68,6 +75,8 @@ export interface ActionDefinition {
 }
 
 export interface RecordDefinition {
+  /** One object per account with no identifier (settings, an overview). */
+  singleton: boolean;
   /** The id field (dot path), or the fields that together identify a record without an id of its own. */
   idField: string | string[];
   /** JSON Schema per field, nullability already applied. */

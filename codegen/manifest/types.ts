@@ -24,7 +24,7 @@ export interface RawAction {
   additional_params?: 'body';
   constant_body?: JsonObject;
   graphql?: { document: string };
-  records_path?: string;
+  records_path?: string | string[];
   record_item_path?: string;
   record_path?: string;
   result?: 'many' | 'one';
@@ -37,7 +37,7 @@ export interface RawAction {
 
 export interface RawEntity {
   description: string;
-  record: { id_field?: string | string[]; fields: Record<string, string | JsonObject> };
+  record: { singleton?: boolean; id_field?: string | string[]; fields: Record<string, string | JsonObject> };
   search?: { fields?: string[]; fan_out?: { entity: string; field: string; param: string }; semantic?: Array<{ field: string; context_window: number }> };
   actions: Record<string, RawAction>;
 }
@@ -89,7 +89,7 @@ export interface RawManifest {
   category: string;
   description: string;
   docs: Array<{ title: string; url: string }>;
-  vendor_spec?: { format: 'openapi' | 'graphql' | 'facebook_sdk_codegen'; file: string; path_prefix?: string; waivers?: Array<{ action: string; param?: string; reason: string }> };
+  vendor_spec?: { format: 'openapi' | 'graphql' | 'facebook_sdk_codegen' | 'postman_collection'; file: string; path_prefix?: string; waivers?: Array<{ action: string; param?: string; reason: string }> };
   config?: Record<string, { description: string; pattern?: string; enum?: string[]; default?: string; required?: boolean; example?: string }>;
   base_url: string;
   base_url_host_pattern?: string;

@@ -141,7 +141,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   for (const [entityName, entity] of Object.entries(m.entities)) {
     const fieldNames = new Set(Object.keys(entity.record.fields));
     const idFields = [entity.record.id_field ?? 'id'].flat().map((f) => f.split('.')[0] as string);
-    for (const idField of idFields) {
+    for (const idField of entity.record.singleton ? [] : idFields) {
       if (!fieldNames.has(idField)) report(['entities', entityName, 'record'], 'id-field', `record fields do not include the id field "${idField}"`);
     }
     for (const [listKey, list] of [['fields', entity.search?.fields ?? []], ['semantic', (entity.search?.semantic ?? []).map((s) => s.field)]] as const) {
@@ -159,6 +159,11 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       else if (!(fanOut.field.split('.')[0] as string in parent.record.fields)) report([...at, 'field'], 'unknown-field', `"${fanOut.field}" is not a record field of ${fanOut.entity}`);
       else if (!parent.actions.list) report([...at, 'entity'], 'fan-out-parent', `fan_out parent ${fanOut.entity} has no list action`);
       if (!entity.actions.list?.params?.[fanOut.param]) report([...at, 'param'], 'unknown-param', `fan_out param "${fanOut.param}" is not a param of ${entityName}.list`);
+    }
+    if (entity.record.singleton) {
+      for (const actionName of Object.keys(entity.actions)) {
+        if (actionName !== 'get') report(['entities', entityName, 'actions', actionName], 'singleton-action', 'a singleton entity has only get');
+      }
     }
     for (const [actionName, action] of Object.entries(entity.actions)) {
       checkAction(entityName, actionName, action, named, report);
@@ -214,8 +219,12 @@ function checkAction(
       report([...at, 'pagination'], 'unknown-pagination', `pagination "${String(action.pagination)}" is not defined under the top-level pagination key`);
       return;
     }
-    for (const key of PAGINATION_PARAM_KEYS) {
-      const param = pagination[key];
+    const shortPage = pagination.short_page_ends as { limit_param?: string } | undefined;
+    const paramRefs: Array<readonly [string, unknown]> = [
+      ...PAGINATION_PARAM_KEYS.map((key) => [key, pagination[key]] as const),
+      ['short_page_ends.limit_param', shortPage?.limit_param] as const,
+    ];
+    for (const [key, param] of paramRefs) {
       if (typeof param === 'string' && !(param in params)) {
         report([...at, 'pagination'], 'unknown-param', `pagination ${key} "${param}" is not a param of this action`);
       }

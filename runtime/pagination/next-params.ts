@@ -1,4 +1,5 @@
-import type { ActionDefinition, PaginationDefinition, ParamDefinition } from '../definition.js';
+import type { ActionDefinition, PaginationDefinition, ParamDefinition, ShortPage } from '../definition.js';
+import { getPath } from '../paths.js';
 import { UpstreamError } from '../errors.js';
 import { parseLinkHeader } from './link-header.js';
 import { readBoolean, readNumber, readSource, readString, readTruthy, type PageView } from './sources.js';
@@ -8,6 +9,8 @@ export interface PageContext {
   params: Record<string, unknown>;
   view: PageView;
   recordCount: number;
+  /** The last record of the page, for styles that continue from it. */
+  lastRecord?: unknown;
   /** Origin of the API, which next-page URLs must stay on. */
   baseOrigin: string;
 }
@@ -63,7 +66,14 @@ function paramsFromUrl(rawUrl: string, ctx: PageContext, ignore: string[]): Reco
 const strategies: { [S in PaginationDefinition['style']]: (def: Extract<PaginationDefinition, { style: S }>, ctx: PageContext) => NextParams } = {
   next_url(def, ctx) {
     const url = readString(def.next_url, ctx.view);
-    return url === undefined ? undefined : paramsFromUrl(url, ctx, def.ignore_query ?? []);
+    if (url === undefined || shortPage(def.short_page_ends, ctx)) return undefined;
+    return paramsFromUrl(url, ctx, def.ignore_query ?? []);
+  },
+  last_record(def, ctx) {
+    if (ctx.recordCount === 0 || shortPage(def.short_page_ends, ctx)) return undefined;
+    const value = getPath(ctx.lastRecord, def.field);
+    if (value === undefined || value === null || value === '') return undefined;
+    return { [def.cursor_param]: def.increment !== undefined && typeof value === 'number' ? value + def.increment : value };
   },
   cursor: cursorStrategy,
   bookmark: cursorStrategy,
@@ -111,6 +121,13 @@ const strategies: { [S in PaginationDefinition['style']]: (def: Extract<Paginati
     return { [def.url_param]: url };
   },
 };
+
+/** Whether the page was shorter than the limit, which ends walks that would otherwise go on. */
+function shortPage(rule: ShortPage | undefined, ctx: PageContext): boolean {
+  if (rule === undefined) return false;
+  const limit = Number(ctx.params[rule.limit_param] ?? rule.default_limit);
+  return ctx.recordCount < limit;
+}
 
 function cursorStrategy(def: Extract<PaginationDefinition, { style: 'cursor' | 'bookmark' }>, ctx: PageContext): NextParams {
   const cursor = readString(def.next_cursor, ctx.view);

@@ -111,3 +111,25 @@ describe('pagination styles', () => {
     expect(next(def, params, { body: { done: true } })).toEqual({ next: undefined, block: { done: true, nextRecordsUrl: null } });
   });
 });
+
+describe('pagination styles added for exports', () => {
+  it('next_url with short_page_ends: a page shorter than the limit ends an export that always sends a next URL', () => {
+    const def: PaginationDefinition = { style: 'next_url', next_url: 'body.next_page', short_page_ends: { limit_param: 'limit', default_limit: 1000 }, block: { next_page: 'body.next_page', count: 'body.count' } };
+    const params = { limit: query('integer'), start_time: query('integer') };
+    const body = { next_page: `${ORIGIN}/things?start_time=1700000000`, count: 2 };
+    expect(next(def, params, { body, sent: { limit: 2 }, count: 2 }).next).toEqual({ start_time: 1700000000 });
+    expect(next(def, params, { body, sent: { limit: 2 }, count: 1 })).toEqual({ next: undefined, block: { next_page: body.next_page, count: 2 } });
+    expect(next(def, params, { body, count: 999 }).next).toBeUndefined();
+  });
+
+  it('last_record: continues from the last record (Zendesk since_id = last id + 1)', () => {
+    const def: PaginationDefinition = { style: 'last_record', cursor_param: 'since_id', field: 'id', increment: 1, short_page_ends: { limit_param: 'limit', default_limit: 100 }, block: { since_id: 'next.since_id' } };
+    const params = { since_id: query('integer'), limit: query('integer') };
+    const view = (records: unknown[]) => ({ body: records, headers: new Headers() });
+    const run = (records: Array<{ id: number }>, sent: Record<string, unknown>) =>
+      computeNextParams(def, { action: action(params, def), params: sent, view: view(records), recordCount: records.length, lastRecord: records.at(-1), baseOrigin: ORIGIN });
+    expect(run([{ id: 10 }, { id: 11 }], { limit: 2 })).toEqual({ since_id: 12 });
+    expect(run([{ id: 12 }], { limit: 2 })).toBeUndefined();
+    expect(run([], {})).toBeUndefined();
+  });
+});

@@ -37,7 +37,7 @@ function moduleWith(action: Partial<ActionDefinition>, validator: CompiledValida
       things: {
         name: 'things',
         description: '',
-        record: { idField: 'id', fields: { id: { type: 'string' } } },
+        record: { singleton: false, idField: 'id', fields: { id: { type: 'string' } } },
         search: { fields: [], semantic: [] },
         actions: {
           list: {
