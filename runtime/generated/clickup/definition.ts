@@ -167,6 +167,7 @@ export const definition: ConnectorDefinition = {
       "name": "user",
       "description": "The user the token belongs to (GET /v2/user).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -245,6 +246,7 @@ export const definition: ConnectorDefinition = {
       "name": "teams",
       "description": "Workspaces the token can access (called teams in API v2), with their members.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -303,6 +305,7 @@ export const definition: ConnectorDefinition = {
       "name": "spaces",
       "description": "Spaces of a Workspace.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -440,6 +443,7 @@ export const definition: ConnectorDefinition = {
       "name": "folders",
       "description": "Folders of a Space (each lists the Lists it holds).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -590,6 +594,7 @@ export const definition: ConnectorDefinition = {
       "name": "lists",
       "description": "Lists of a Folder (the containers of tasks).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -781,6 +786,7 @@ export const definition: ConnectorDefinition = {
       "name": "tasks",
       "description": "Tasks of a List; api_search filters tasks across a whole Workspace.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1448,6 +1454,7 @@ export const definition: ConnectorDefinition = {
       "name": "comments",
       "description": "Task comments. list reads a task's comments (newest first), get reads the threaded replies of a comment, create adds a comment to a task, update edits, assigns or resolves a comment.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1751,6 +1758,7 @@ export const definition: ConnectorDefinition = {
       "name": "goals",
       "description": "Goals of a Workspace (with their targets in get).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1985,6 +1993,7 @@ export const definition: ConnectorDefinition = {
       "name": "views",
       "description": "Workspace-level (Everything level) views - saved task and page views.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2185,6 +2194,7 @@ export const definition: ConnectorDefinition = {
       "name": "view_tasks",
       "description": "The tasks a saved view shows (GET /v2/view/{view_id}/task), 100 per page. get is the get variant for view tasks: it reads the tasks of one view by view_id and returns them as a list (same endpoint and paging as list).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2567,6 +2577,7 @@ export const definition: ConnectorDefinition = {
       "name": "time_tracking",
       "description": "Time entries of a Workspace (negative duration = a timer still running).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2788,6 +2799,7 @@ export const definition: ConnectorDefinition = {
       "name": "members",
       "description": "Workspace members with explicit access to a task (not those who see it through its List, Folder or Space).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2876,6 +2888,7 @@ export const definition: ConnectorDefinition = {
       "name": "docs",
       "description": "ClickUp Docs of a Workspace (API v3).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

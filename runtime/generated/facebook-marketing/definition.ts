@@ -150,6 +150,7 @@ export const definition: ConnectorDefinition = {
       "name": "current_user",
       "description": "The user or system user the access token belongs to (GET /me).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -257,6 +258,7 @@ export const definition: ConnectorDefinition = {
       "name": "ad_accounts",
       "description": "Ad accounts the user can access.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -549,6 +551,7 @@ export const definition: ConnectorDefinition = {
       "name": "campaigns",
       "description": "Campaigns of an ad account (one objective each).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1231,6 +1234,7 @@ export const definition: ConnectorDefinition = {
       "name": "ad_sets",
       "description": "Ad sets of an ad account (budget, schedule, bidding and targeting of a group of ads).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1881,6 +1885,7 @@ export const definition: ConnectorDefinition = {
       "name": "ads",
       "description": "Ads of an ad account (a creative delivered by an ad set).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2306,6 +2311,7 @@ export const definition: ConnectorDefinition = {
       "name": "ad_creatives",
       "description": "Ad creatives of an ad account (the text, media and link of an ad). The body text is searchable by meaning.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2559,6 +2565,7 @@ export const definition: ConnectorDefinition = {
       "name": "ads_insights",
       "description": "Performance statistics of an ad account (impressions, clicks, spend, reach ...), one row per level object (account, campaign, ad set or ad) and time increment. Rows have no id of their own; date_start identifies the period.",
       "record": {
+        "singleton": false,
         "idField": "date_start",
         "fields": {
           "date_start": {
@@ -2933,6 +2940,7 @@ export const definition: ConnectorDefinition = {
       "name": "custom_conversions",
       "description": "Custom conversions of an ad account (pixel or offline event rules counted as conversions).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -3161,6 +3169,7 @@ export const definition: ConnectorDefinition = {
       "name": "images",
       "description": "Ad images uploaded to an ad account (identified by their hash in creatives).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -3377,6 +3386,7 @@ export const definition: ConnectorDefinition = {
       "name": "videos",
       "description": "Ad videos of an ad account.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -3568,6 +3578,7 @@ export const definition: ConnectorDefinition = {
       "name": "pixels",
       "description": "Meta pixels (datasets) an ad account can use.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -3764,6 +3775,7 @@ export const definition: ConnectorDefinition = {
       "name": "pixel_stats",
       "description": "Hourly event stats of a pixel (GET /{pixel_id}/stats), one record per hour with its counts per aggregation value; start_time identifies the hour. Data goes back up to seven days.",
       "record": {
+        "singleton": false,
         "idField": "start_time",
         "fields": {
           "start_time": {
@@ -3929,6 +3941,7 @@ export const definition: ConnectorDefinition = {
       "name": "ad_library",
       "description": "Ads in Meta's public Ad Library (GET /ads_archive): keyword or Page searches of ads that reached a country; outside the EU only ads about social issues, elections or politics are returned.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

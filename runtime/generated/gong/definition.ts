@@ -107,6 +107,7 @@ export const definition: ConnectorDefinition = {
       "name": "users",
       "description": "Users of the Gong company (name, email, title, manager, settings).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -283,6 +284,7 @@ export const definition: ConnectorDefinition = {
       "name": "calls",
       "description": "Recorded calls and meetings with their basic data (title, times, duration, host, direction, scope).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -510,6 +512,7 @@ export const definition: ConnectorDefinition = {
       "name": "calls_extensive",
       "description": "Detailed call data: metaData (the basic call data, with the call id), parties, CRM context, content (topics, trackers, brief, outline, highlights), interaction stats, collaboration and media.",
       "record": {
+        "singleton": false,
         "idField": "metaData",
         "fields": {
           "metaData": {

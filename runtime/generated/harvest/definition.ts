@@ -173,6 +173,7 @@ export const definition: ConnectorDefinition = {
       "name": "users",
       "description": "Users (people) in the Harvest account.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -407,6 +408,7 @@ export const definition: ConnectorDefinition = {
       "name": "clients",
       "description": "Clients (the customers work is tracked and invoiced for).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -552,6 +554,7 @@ export const definition: ConnectorDefinition = {
       "name": "contacts",
       "description": "Client contacts.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -718,6 +721,7 @@ export const definition: ConnectorDefinition = {
       "name": "company",
       "description": "The company (account) of the authenticated user. Only get; there is one company per account.",
       "record": {
+        "singleton": false,
         "idField": "full_domain",
         "fields": {
           "base_uri": {
@@ -867,6 +871,7 @@ export const definition: ConnectorDefinition = {
       "name": "projects",
       "description": "Projects (work for a client, with budget and billing settings).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1113,6 +1118,7 @@ export const definition: ConnectorDefinition = {
       "name": "tasks",
       "description": "Tasks (kinds of work time is tracked against).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1258,6 +1264,7 @@ export const definition: ConnectorDefinition = {
       "name": "time_entries",
       "description": "Time entries (tracked hours of a user on a project task).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1532,6 +1539,7 @@ export const definition: ConnectorDefinition = {
       "name": "invoices",
       "description": "Invoices sent to clients.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1839,6 +1847,7 @@ export const definition: ConnectorDefinition = {
       "name": "invoice_item_categories",
       "description": "Invoice item categories (kinds of invoice line items).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1972,6 +1981,7 @@ export const definition: ConnectorDefinition = {
       "name": "estimates",
       "description": "Estimates (quotes) sent to clients.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2217,6 +2227,7 @@ export const definition: ConnectorDefinition = {
       "name": "estimate_item_categories",
       "description": "Estimate item categories (kinds of estimate line items).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2336,6 +2347,7 @@ export const definition: ConnectorDefinition = {
       "name": "expenses",
       "description": "Expenses recorded against projects.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2554,6 +2566,7 @@ export const definition: ConnectorDefinition = {
       "name": "expense_categories",
       "description": "Expense categories.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2693,6 +2706,7 @@ export const definition: ConnectorDefinition = {
       "name": "roles",
       "description": "Roles (descriptive groupings of users, used for filtering reports).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2818,6 +2832,7 @@ export const definition: ConnectorDefinition = {
       "name": "user_assignments",
       "description": "User assignments (which users are assigned to which projects), across all projects. Only list.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2956,6 +2971,7 @@ export const definition: ConnectorDefinition = {
       "name": "task_assignments",
       "description": "Task assignments (which tasks are assigned to which projects), across all projects. Only list.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -3088,6 +3104,7 @@ export const definition: ConnectorDefinition = {
       "name": "time_projects",
       "description": "Time report by project: hours and billable amounts per project (and currency) for a date range. Only list; `from` and `to` are required. A project appears once per currency.",
       "record": {
+        "singleton": false,
         "idField": "project_id",
         "fields": {
           "project_id": {
@@ -3232,6 +3249,7 @@ export const definition: ConnectorDefinition = {
       "name": "time_tasks",
       "description": "Time report by task: hours and billable amounts per task (and currency) for a date range. Only list; `from` and `to` are required. A task appears once per currency.",
       "record": {
+        "singleton": false,
         "idField": "task_id",
         "fields": {
           "task_id": {

@@ -94,6 +94,7 @@ export const definition: ConnectorDefinition = {
       "name": "issues",
       "description": "Jira issues (work items). Search with bounded JQL, create, read, edit and delete. Field values live under `fields` (summary, status, assignee, project, issuetype, priority, description in Atlassian Document Format, created, updated, labels and custom fields).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -779,6 +780,7 @@ export const definition: ConnectorDefinition = {
       "name": "projects",
       "description": "Jira projects visible to the user.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1077,6 +1079,7 @@ export const definition: ConnectorDefinition = {
       "name": "users",
       "description": "Atlassian accounts known to the Jira site (people, apps and customers), identified by accountId.",
       "record": {
+        "singleton": false,
         "idField": "accountId",
         "fields": {
           "accountId": {
@@ -1256,6 +1259,7 @@ export const definition: ConnectorDefinition = {
       "name": "issue_fields",
       "description": "System and custom issue fields (ids usable in issue `fields`, JQL clause names, types).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1346,6 +1350,7 @@ export const definition: ConnectorDefinition = {
       "name": "issue_comments",
       "description": "Comments on an issue. Bodies are Atlassian Document Format documents.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1813,6 +1818,7 @@ export const definition: ConnectorDefinition = {
       "name": "issue_worklogs",
       "description": "Time logged on an issue (needs time tracking enabled in Jira).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2481,6 +2487,7 @@ export const definition: ConnectorDefinition = {
       "name": "issues_assignee",
       "description": "The assignee of an issue. update assigns (accountId), unassigns (accountId null) or assigns the project's default assignee (accountId \"-1\"); it needs only the Assign issues permission.",
       "record": {
+        "singleton": false,
         "idField": "accountId",
         "fields": {
           "accountId": {
@@ -2572,6 +2579,7 @@ export const definition: ConnectorDefinition = {
       "name": "issue_transitions",
       "description": "Workflow transitions of an issue. list shows the ones available now; create performs one (moves the issue to another status).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2770,6 +2778,7 @@ export const definition: ConnectorDefinition = {
       "name": "issue_links",
       "description": "Links between two issues (blocks, duplicates, relates to...). Jira offers no list of links; read them from an issue's fields.issuelinks.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

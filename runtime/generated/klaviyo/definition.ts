@@ -113,6 +113,7 @@ export const definition: ConnectorDefinition = {
       "name": "profiles",
       "description": "Profiles (people) in the Klaviyo account, with contact details, location and custom properties.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "type": {
@@ -340,6 +341,7 @@ export const definition: ConnectorDefinition = {
       "name": "lists",
       "description": "Lists (static audiences that profiles subscribe to).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "type": {
@@ -485,6 +487,7 @@ export const definition: ConnectorDefinition = {
       "name": "campaigns",
       "description": "Email or SMS campaigns (one channel per list call), with audiences, send strategy and status.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "type": {
@@ -692,6 +695,7 @@ export const definition: ConnectorDefinition = {
       "name": "events",
       "description": "Events (activity of profiles: opened email, placed order...); each names its metric and profile under relationships. Only list; Klaviyo events are not read one by one here.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "type": {
@@ -830,6 +834,7 @@ export const definition: ConnectorDefinition = {
       "name": "metrics",
       "description": "Metrics (the kinds of events tracked, e.g. Opened Email, Placed Order) with their integration.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "type": {
@@ -964,6 +969,7 @@ export const definition: ConnectorDefinition = {
       "name": "flows",
       "description": "Flows (automated message sequences) with status and trigger type.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "type": {
@@ -1124,6 +1130,7 @@ export const definition: ConnectorDefinition = {
       "name": "email_templates",
       "description": "Email templates (Klaviyo's /api/templates), with their HTML and plain-text bodies.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "type": {

@@ -85,6 +85,7 @@ export const definition: ConnectorDefinition = {
       "name": "issues",
       "description": "Issues (tasks, bugs) of a team, with workflow state, assignee, project and cycle.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -522,6 +523,7 @@ export const definition: ConnectorDefinition = {
       "name": "projects",
       "description": "Projects (time-bound deliverables spanning one or more teams).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1028,6 +1030,7 @@ export const definition: ConnectorDefinition = {
       "name": "teams",
       "description": "Teams of the workspace; each issue belongs to exactly one team.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1208,6 +1211,7 @@ export const definition: ConnectorDefinition = {
       "name": "workflow_states",
       "description": "Workflow states (issue statuses) of each team, e.g. Backlog, Todo, In Progress, Done.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1359,6 +1363,7 @@ export const definition: ConnectorDefinition = {
       "name": "users",
       "description": "Users (members, guests and apps) of the workspace.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1535,6 +1540,7 @@ export const definition: ConnectorDefinition = {
       "name": "comments",
       "description": "Comments on issues (markdown bodies, optionally threaded).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

@@ -175,6 +175,7 @@ export const definition: ConnectorDefinition = {
       "name": "users",
       "description": "Users of the workspace, people and bots (the integration's own bot included).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -303,6 +304,7 @@ export const definition: ConnectorDefinition = {
       "name": "pages",
       "description": "Pages, standalone or rows of a data source. Property values live under `properties` (the title property included); the content of a page is its child blocks (entity blocks).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -812,6 +814,7 @@ export const definition: ConnectorDefinition = {
       "name": "data_sources",
       "description": "Data sources: the tables under a Notion database (API 2025-09-03). `properties` is the column schema; the rows are pages whose parent is the data source.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1085,6 +1088,7 @@ export const definition: ConnectorDefinition = {
       "name": "blocks",
       "description": "Blocks: the content of pages (paragraphs, headings, lists, to-dos, images...). The block's content is under the key named by its `type` (e.g. paragraph.rich_text).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1348,6 +1352,7 @@ export const definition: ConnectorDefinition = {
       "name": "comments",
       "description": "Un-resolved comments on a page or block, grouped in discussion threads.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

@@ -77,6 +77,7 @@ export const definition: ConnectorDefinition = {
       "name": "customers",
       "description": "Customers (the buyers that subscriptions bill), with balance, payment provider and tax settings.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -314,6 +315,7 @@ export const definition: ConnectorDefinition = {
       "name": "subscriptions",
       "description": "Subscriptions of customers to plans, with billing periods, price intervals and status.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -600,6 +602,7 @@ export const definition: ConnectorDefinition = {
       "name": "plans",
       "description": "Plans (sets of prices, phases and adjustments) customers can subscribe to.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -834,6 +837,7 @@ export const definition: ConnectorDefinition = {
       "name": "invoices",
       "description": "Invoices (draft, issued, paid, synced or void) with line items and totals.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

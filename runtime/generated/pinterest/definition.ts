@@ -73,6 +73,7 @@ export const definition: ConnectorDefinition = {
       "name": "ad_accounts",
       "description": "Ad accounts the user owns or has Business Access to.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -221,6 +222,7 @@ export const definition: ConnectorDefinition = {
       "name": "boards",
       "description": "Boards owned by the user, plus group boards the user collaborates on.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -405,6 +407,7 @@ export const definition: ConnectorDefinition = {
       "name": "campaigns",
       "description": "Ad campaigns of an ad account.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -648,6 +651,7 @@ export const definition: ConnectorDefinition = {
       "name": "ad_groups",
       "description": "Ad groups of an ad account (targeting, bidding and budget under a campaign).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -914,6 +918,7 @@ export const definition: ConnectorDefinition = {
       "name": "ads",
       "description": "Ads of an ad account (a promoted Pin in an ad group).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1199,6 +1204,7 @@ export const definition: ConnectorDefinition = {
       "name": "board_sections",
       "description": "Sections of a board.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1286,6 +1292,7 @@ export const definition: ConnectorDefinition = {
       "name": "board_pins",
       "description": "Pins saved on a board.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1470,6 +1477,7 @@ export const definition: ConnectorDefinition = {
       "name": "catalogs",
       "description": "Shopping catalogs owned by the user (retail, hotel, creative assets).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1562,6 +1570,7 @@ export const definition: ConnectorDefinition = {
       "name": "catalogs_feeds",
       "description": "Data sources (feed files) that fill the user's catalogs.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1720,6 +1729,7 @@ export const definition: ConnectorDefinition = {
       "name": "catalogs_product_groups",
       "description": "Product groups (filtered sets of catalog products) of the user's catalogs.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1872,6 +1882,7 @@ export const definition: ConnectorDefinition = {
       "name": "audiences",
       "description": "Targeting audiences of an ad account (customer list, visitor, engagement, actalike).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2027,6 +2038,7 @@ export const definition: ConnectorDefinition = {
       "name": "conversion_tags",
       "description": "Conversion tags (Pinterest tag) of an ad account.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2131,6 +2143,7 @@ export const definition: ConnectorDefinition = {
       "name": "customer_lists",
       "description": "Customer lists (uploaded hashed emails or mobile ids) of an ad account.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -2278,6 +2291,7 @@ export const definition: ConnectorDefinition = {
       "name": "keywords",
       "description": "Targeting keywords whose parent is the ad account (Pinterest's default filter of this list).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

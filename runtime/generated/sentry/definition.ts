@@ -110,6 +110,7 @@ export const definition: ConnectorDefinition = {
       "name": "organizations",
       "description": "Organizations the auth token can access (an organization token sees only its own).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -350,6 +351,7 @@ export const definition: ConnectorDefinition = {
       "name": "projects",
       "description": "Projects of an organization (one per application or service sending events to Sentry).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -810,6 +812,7 @@ export const definition: ConnectorDefinition = {
       "name": "issues",
       "description": "Issues (groups of similar events) of a project, with status, level, counts and assignee.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1232,6 +1235,7 @@ export const definition: ConnectorDefinition = {
       "name": "issue_events",
       "description": "Error events of an issue (each occurrence, with tags, user and, in get or with full, the stack trace).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1623,6 +1627,7 @@ export const definition: ConnectorDefinition = {
       "name": "releases",
       "description": "Releases (versions of the code deployed) of an organization, with commit, deploy and new-issue counts.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1874,6 +1879,7 @@ export const definition: ConnectorDefinition = {
       "name": "teams",
       "description": "Teams of an organization (groups of members that own projects).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {

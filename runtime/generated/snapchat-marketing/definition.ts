@@ -101,6 +101,7 @@ export const definition: ConnectorDefinition = {
       "name": "organizations",
       "description": "Organizations (brands, partners or agencies) the user belongs to.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -303,6 +304,7 @@ export const definition: ConnectorDefinition = {
       "name": "adaccounts",
       "description": "Ad accounts of an organization; each holds campaigns, creatives, media and segments.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -529,6 +531,7 @@ export const definition: ConnectorDefinition = {
       "name": "campaigns",
       "description": "Campaigns of an ad account (a business objective organizing ad squads).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -738,6 +741,7 @@ export const definition: ConnectorDefinition = {
       "name": "adsquads",
       "description": "Ad squads of a campaign (targeting, budget, bid, schedule and placement for a set of ads).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1015,6 +1019,7 @@ export const definition: ConnectorDefinition = {
       "name": "ads",
       "description": "Ads of an ad squad (each delivers one creative).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1199,6 +1204,7 @@ export const definition: ConnectorDefinition = {
       "name": "creatives",
       "description": "Creatives of an ad account (media plus headline, brand name and call to action, usable by many ads).",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1444,6 +1450,7 @@ export const definition: ConnectorDefinition = {
       "name": "media",
       "description": "Media (videos, images, lens packages) of an ad account, used to build creatives.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
@@ -1657,6 +1664,7 @@ export const definition: ConnectorDefinition = {
       "name": "segments",
       "description": "Audience segments (customer lists, lookalikes, pixel and engagement audiences) of an ad account.",
       "record": {
+        "singleton": false,
         "idField": "id",
         "fields": {
           "id": {
