@@ -54,6 +54,7 @@ function normalizeAction(name: string, raw: RawAction, named: Record<string, Raw
     ...(raw.at_most_one_of !== undefined && { atMostOneOf: raw.at_most_one_of }),
     ...(raw.additional_params !== undefined && { additionalParams: raw.additional_params }),
     ...(raw.constant_body !== undefined && { constantBody: raw.constant_body }),
+    ...(raw.constant_query !== undefined && { constantQuery: raw.constant_query }),
     ...(raw.graphql !== undefined && { graphql: { document: raw.graphql.document.trim() } }),
     result: raw.result ?? (name === 'list' || name === 'api_search' ? 'many' : 'one'),
     ...(raw.records_path !== undefined && { recordsPath: raw.records_path }),

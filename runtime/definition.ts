@@ -62,6 +62,7 @@ export interface ActionDefinition {
   atMostOneOf?: string[];
   additionalParams?: 'body';
   constantBody?: JsonObject;
+  constantQuery?: JsonObject;
   graphql?: { document: string };
   result: 'many' | 'one';
   recordsPath?: string | string[];

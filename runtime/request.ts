@@ -43,6 +43,9 @@ function clone<T>(value: T): T {
 export function buildRequest(action: ActionDefinition, params: Record<string, unknown>, target: Target): HttpRequest & { query: URLSearchParams } {
   const headers: Record<string, string> = { accept: 'application/json' };
   const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(action.constantQuery ?? {})) {
+    query.append(name, typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+  }
   const body: Record<string, unknown> = action.constantBody ? clone(action.constantBody as JsonObject) : {};
   const variables: Record<string, unknown> = {};
   let hasBody = action.constantBody !== undefined;

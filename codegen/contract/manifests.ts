@@ -46,6 +46,12 @@ function readVendorSpec(v: unknown): VendorSpecRef | undefined {
   return { format, file, path_prefix: str(v['path_prefix']), waivers };
 }
 
+/** Fixed query values are checked like query params of the same names. */
+function constantQueryParams(v: unknown): Record<string, ParamDef> {
+  if (!isRecord(v)) return {};
+  return Object.fromEntries(Object.keys(v).map((name) => [name, { in: 'query', wire: name, required: undefined }]));
+}
+
 /** Reads the checker's view of a parsed manifest object; throws with a message on bad shape. */
 export function manifestFromObject(obj: unknown, file: string): Manifest {
   if (!isRecord(obj)) throw new Error('top level is not a mapping');
@@ -69,7 +75,7 @@ export function manifestFromObject(obj: unknown, file: string): Manifest {
         def: {
           method,
           path: p,
-          params: readParams(a['params'], where),
+          params: { ...constantQueryParams(a['constant_query']), ...readParams(a['params'], where) },
           additional_params: str(a['additional_params']),
           constant_body: isRecord(constantBody) ? constantBody : undefined,
           graphql: isRecord(gql) && typeof gql['document'] === 'string' ? { document: gql['document'] } : undefined,

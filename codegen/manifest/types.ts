@@ -23,6 +23,7 @@ export interface RawAction {
   at_most_one_of?: string[];
   additional_params?: 'body';
   constant_body?: JsonObject;
+  constant_query?: JsonObject;
   graphql?: { document: string };
   records_path?: string | string[];
   record_item_path?: string;

@@ -210,6 +210,11 @@ function checkAction(
       if (!(name in params)) report([...at, key], 'unknown-param', `${key} names "${name}", which is not a param of this action`);
     }
   }
+  for (const name of Object.keys(action.constant_query ?? {})) {
+    if (Object.entries(params).some(([p, def]) => def.in === 'query' && (def.wire ?? p) === name)) {
+      report([...at, 'constant_query', name], 'duplicate-param', `constant_query "${name}" is also sent by a declared query param`, true);
+    }
+  }
   for (const guard of action.guards ?? []) {
     if (!(guard.param in params)) report([...at, 'guards'], 'unknown-param', `guard ${guard.name} names param "${guard.param}", which is not declared`);
   }
