@@ -9,10 +9,11 @@
 import { facebookFormat } from './facebook.js';
 import { graphqlFormat } from './graphql.js';
 import { openapiFormat } from './openapi.js';
+import { postmanFormat } from './postman.js';
 import type { LoadedSpec, SpecFormat } from './types.js';
 
 export const defaultFormats: ReadonlyMap<string, SpecFormat> = new Map(
-  [openapiFormat, graphqlFormat, facebookFormat].map((f) => [f.name, f]),
+  [openapiFormat, graphqlFormat, facebookFormat, postmanFormat].map((f) => [f.name, f]),
 );
 
 /** Loads each (format, file) once; concurrent callers share the same promise. */
