@@ -2,4 +2,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../runtime/cli.ts');
+await import('../src/cli.ts');

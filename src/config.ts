@@ -18,6 +18,10 @@ export interface ServiceConfig {
   tokenTtlSeconds: number;
   /** Largest request body accepted. */
   bodyLimitBytes: number;
+  /** Per-request timeout of vendor calls (UPSTREAM_TIMEOUT_MS); the runtime's default (30 s) when absent. */
+  upstreamTimeoutMs?: number;
+  /** Extra attempts of idempotent vendor calls on 429/502/503/504 (UPSTREAM_RETRIES); the runtime's default (3) when absent. */
+  upstreamRetries?: number;
 }
 
 export class ConfigError extends Error {}
@@ -66,5 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     logLevel: level,
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 900, 30, 86_400),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    ...(env.UPSTREAM_TIMEOUT_MS ? { upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000) } : {}),
+    ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
   };
 }

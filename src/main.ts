@@ -1,16 +1,40 @@
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
+import { StoreLockedError } from './db/store-lock.js';
+import { KeyringError } from './security/keyring.js';
 import { startService } from './server.js';
 
+let config: ServiceConfig | undefined;
 try {
-  const service = await startService(loadConfig());
+  config = loadConfig();
+  const service = await startService(config);
+  let closing = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      void service.close().then(() => process.exit(0));
+    process.on(signal, () => {
+      // A second signal while closing stops at once.
+      if (closing) process.exit(1);
+      closing = true;
+      service.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          service.app.log.error({ err: error }, 'Switchyard did not close cleanly');
+          process.exit(1);
+        },
+      );
     });
   }
 } catch (error) {
+  // Expected start-up problems get one clear line and exit code 1, not a stack trace.
   if (error instanceof ConfigError) {
     console.error(`Configuration error: ${error.message}`);
+    process.exit(1);
+  }
+  if (error instanceof StoreLockedError || error instanceof KeyringError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  if (config !== undefined && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
+    console.error(`Cannot listen on ${config.host}:${config.port} (${code}): set HOST and PORT to a free address.`);
     process.exit(1);
   }
   throw error;

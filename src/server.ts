@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, loggerOptions } from './app.js';
 import type { ServiceConfig } from './config.js';
 import { openStore, type Store } from './db/database.js';
 import { loadKeyring } from './security/keyring.js';
@@ -11,20 +10,40 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Opens the store and the keyring, builds the app and listens: what `npm start` runs. */
+/** Loads the keyring, opens the store, builds the app and listens: what `npm start` runs. */
 export async function startService(config: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
-  const store = await openStore({ ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }), dataDir: config.dataDir });
   const { keyring, source } = loadKeyring({ ...(config.masterKey !== undefined && { masterKey: config.masterKey }), dataDir: config.dataDir });
-  const app = buildApp({ store, keyring, config }, { logger: options.quiet ? false : loggerOptions(config.logLevel) });
-  const url = await app.listen({ host: config.host, port: config.port });
-  app.log.info({ store: store.kind, location: store.location, masterKey: source }, `Switchyard listening on ${url} with the ${store.kind === 'pglite' ? 'embedded PGlite' : 'PostgreSQL'} store`);
+  // The HTTP app (Fastify, the routes, the connector catalog) loads while the store opens: each takes about a second.
+  const appModule = import('./app.js');
+  appModule.catch(() => undefined); // a store that fails to open is the error to report
+  const store = await openStore({ ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }), dataDir: config.dataDir });
+  let app: FastifyInstance | undefined;
+  let url: string;
+  try {
+    const { buildApp, loggerOptions } = await appModule;
+    app = buildApp({ store, keyring, config }, { logger: options.quiet ? false : loggerOptions(config.logLevel) });
+    url = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app?.close();
+    await store.close();
+    throw error;
+  }
+  const storeText = store.kind === 'pglite' ? `the embedded PGlite store in ${store.location}` : `the PostgreSQL store at ${store.location}`;
+  app.log.info(
+    { store: store.kind, location: store.location, masterKey: source, startupMs: Math.round(performance.now()) },
+    `Switchyard listening on ${url} with ${storeText}`,
+  );
+  const running = app;
   return {
-    app,
+    app: running,
     store,
     url,
     async close() {
-      await app.close();
-      await store.close();
+      try {
+        await running.close();
+      } finally {
+        await store.close();
+      }
     },
   };
 }

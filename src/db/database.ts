@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { migrate } from './migrate.js';
 import { PGlitePool } from './pglite-pool.js';
+import { acquireStoreLock } from './store-lock.js';
 import type { DatabaseSchema } from './schema.js';
 
 export type StoreKind = 'pglite' | 'postgres';
@@ -42,10 +43,22 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
       location = path.join(dataDir, 'pglite');
       mkdirSync(location, { recursive: true });
     }
-    const pglite = await PGlite.create(location, { extensions: { vector } });
+    const lock = dataDir.startsWith('memory://') ? undefined : acquireStoreLock(location);
+    let pglite: PGlite;
+    try {
+      pglite = await PGlite.create(location, { extensions: { vector } });
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-    store = { db, kind: 'pglite', location, close: () => db.destroy() };
+    store = { db, kind: 'pglite', location, close: () => db.destroy().finally(() => lock?.release()) };
   }
-  await migrate(store.db);
+  try {
+    await migrate(store.db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   return store;
 }

@@ -68,3 +68,11 @@ export async function authenticateClient(
     [{ field: 'X-Organization-Id', rule: 'required', message: 'X-Organization-Id is required for a client in several organizations' }],
   );
 }
+
+/** The ids among `organizationIds` that name no organization (ids that are not UUIDs included). */
+export async function findMissingOrganizations(db: Kysely<DatabaseSchema>, organizationIds: string[]): Promise<string[]> {
+  const wellFormed = organizationIds.filter((id) => UUID.test(id));
+  const found = wellFormed.length === 0 ? [] : await db.selectFrom('organizations').select('id').where('id', 'in', wellFormed).execute();
+  const existing = new Set(found.map((row) => row.id.toLowerCase()));
+  return organizationIds.filter((id) => !existing.has(id.toLowerCase()));
+}

@@ -217,9 +217,9 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const byId = await create(a, { workspace_name: 'default', definition_id: ABSENT, name: 'x', credentials: { api_key: CRED.linearKey } });
       expect(byId.status).toBe(400);
       expect(byId.body.errors).toEqual([{ field: 'definition_id', error_code: 'unknown_definition', message: expect.stringContaining(ABSENT) }]);
-      const byType = await create(a, { workspace_name: 'default', connector_type: 'salesforce', name: 'x', credentials: { api_key: CRED.linearKey } });
+      const byType = await create(a, { workspace_name: 'default', connector_type: 'acme-crm', name: 'x', credentials: { api_key: CRED.linearKey } });
       expect(byType.status).toBe(400);
-      expect(byType.body.message).toBe(`connector_type "salesforce" is not offered by this service. Known types: ${Object.keys(connectorModules).sort().join(', ')}.`);
+      expect(byType.body.message).toBe(`connector_type "acme-crm" is not offered by this service. Known types: ${Object.keys(connectorModules).sort().join(', ')}.`);
       expect(byType.body.errors[0]).toMatchObject({ field: 'connector_type', error_code: 'unknown_connector_type' });
     });
 

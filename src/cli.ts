@@ -1,0 +1,136 @@
+/**
+ * The `switchyard` command: the library commands (`connectors`, `execute`, runtime/cli.ts) and
+ * `switchyard admin ...`, which provisions the hosted service through the same settings as
+ * `npm start` (DATA_DIR, DATABASE_URL, SWITCHYARD_MASTER_KEY; see README, "Provisioning").
+ *
+ * Nothing secret is ever printed, except the client secret of create-client, shown once.
+ */
+import { Command } from 'commander';
+import { addLibraryCommands, runProgram } from '../runtime/cli.js';
+import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
+import type { Store } from './db/database.js';
+import { StoreLockedError } from './db/store-lock.js';
+import { KeyringError } from './security/keyring.js';
+import { KeyRotationError, rotateMasterKey } from './services/key-rotation.js';
+import { createClient, createOrganization, findMissingOrganizations } from './services/organizations.js';
+
+/** An admin command that cannot do what was asked: its message is printed, exit code 1. */
+class AdminError extends Error {}
+
+/** Opens the store the service would use (the embedded one takes its lock), runs `work`, closes it. */
+async function withStore<T>(work: (store: Store, config: ServiceConfig) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  // Loaded here, not at the top: the library commands do not need the database drivers.
+  const { openStore, redactDatabaseUrl } = await import('./db/database.js');
+  let store: Store;
+  try {
+    store = await openStore({ ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }), dataDir: config.dataDir });
+  } catch (error) {
+    if (error instanceof StoreLockedError || config.databaseUrl === undefined) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new AdminError(`Cannot open the PostgreSQL store at ${redactDatabaseUrl(config.databaseUrl)}: ${reason}`);
+  }
+  try {
+    return await work(store, config);
+  } finally {
+    await store.close();
+  }
+}
+
+function print(json: boolean | undefined, value: Record<string, unknown>, lines: string[]): void {
+  console.log(json ? JSON.stringify(value, null, 2) : lines.join('\n'));
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+const program = new Command()
+  .name('switchyard')
+  .description('Reach third-party APIs through Switchyard connectors (library mode), and provision the hosted service (admin).');
+addLibraryCommands(program);
+
+const admin = program
+  .command('admin')
+  .description('Provision the hosted service: organizations, API clients, master key rotation. Uses the service settings DATA_DIR, DATABASE_URL and SWITCHYARD_MASTER_KEY.');
+
+admin
+  .command('create-org')
+  .description('Create an organization (with its "default" workspace) and print its id.')
+  .requiredOption('--name <name>', 'organization name')
+  .option('--json', 'print JSON: {organization_id, name}')
+  .action(async (options: { name: string; json?: boolean }) => {
+    const name = options.name.trim();
+    if (name === '') throw new AdminError('--name must not be empty.');
+    const organization = await withStore((store) => createOrganization(store.db, name));
+    print(options.json, organization, [`Created organization "${organization.name}": ${organization.organization_id}`]);
+  });
+
+admin
+  .command('create-client')
+  .description('Create an API client in one or more organizations and print its client_id and client_secret (the secret is shown only now).')
+  .option('--org <organization_id>', 'an organization the client belongs to (repeat for several)', collect, [])
+  .option('--name <name>', 'a label for the client', 'api client')
+  .option('--json', 'print JSON: {organization_id, organization_ids, client_id, client_secret}')
+  .action(async (options: { org: string[]; name: string; json?: boolean }) => {
+    const organizationIds = [...new Set(options.org.map((id) => id.trim().toLowerCase()))];
+    if (organizationIds.length === 0) throw new AdminError('Give the organization with --org ORG_ID (repeat --org for a client in several organizations).');
+    const name = options.name.trim();
+    if (name === '') throw new AdminError('--name must not be empty.');
+    const client = await withStore(async (store) => {
+      const missing = await findMissingOrganizations(store.db, organizationIds);
+      if (missing.length > 0) {
+        throw new AdminError(`No organization ${missing.join(', ')} in this store. Create one with \`switchyard admin create-org --name NAME\`.`);
+      }
+      return createClient(store.db, organizationIds, name);
+    });
+    const result = {
+      organization_id: client.organization_ids[0],
+      organization_ids: client.organization_ids,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    };
+    print(options.json, result, [
+      `Created API client "${name}" in organization${organizationIds.length > 1 ? 's' : ''} ${organizationIds.join(', ')}.`,
+      `client_id:     ${client.client_id}`,
+      `client_secret: ${client.client_secret}`,
+      'The secret is shown only now (Switchyard keeps a hash of it): store it safely.',
+    ]);
+  });
+
+admin
+  .command('rotate-key')
+  .description(
+    'Re-encrypt every stored credential under a new master key. With the key file, the new key is generated and replaces master.key; with SWITCHYARD_MASTER_KEY, give the new key in SWITCHYARD_NEW_MASTER_KEY. Stop the service first.',
+  )
+  .option('--json', 'print JSON: {rotated, key_id}')
+  .action(async (options: { json?: boolean }) => {
+    const newMasterKey = process.env.SWITCHYARD_NEW_MASTER_KEY || undefined;
+    const result = await withStore((store, config) =>
+      rotateMasterKey({
+        db: store.db,
+        dataDir: config.dataDir,
+        ...(config.masterKey !== undefined && { masterKey: config.masterKey }),
+        ...(newMasterKey !== undefined && { newMasterKey }),
+      }),
+    );
+    const lines = [
+      ...(result.resumed ? ['An interrupted rotation was found (master.key.next): its pending key is the new key.'] : []),
+      `Re-encrypted the credentials of ${result.rotated} connector${result.rotated === 1 ? '' : 's'} under master key ${result.key_id} (was ${result.previous_key_id}).`,
+    ];
+    print(options.json, { rotated: result.rotated, key_id: result.key_id }, lines);
+    if (result.mode === 'env') {
+      const instruction =
+        'Set SWITCHYARD_MASTER_KEY to the value of SWITCHYARD_NEW_MASTER_KEY before the next start of the service (and unset SWITCHYARD_NEW_MASTER_KEY): the stored credentials now open only with the new key.';
+      if (options.json) console.error(instruction);
+      else console.log(instruction);
+    }
+  });
+
+await runProgram(program, {
+  expected(error) {
+    if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
+    if (error instanceof AdminError || error instanceof StoreLockedError || error instanceof KeyRotationError || error instanceof KeyringError) return error.message;
+    return undefined;
+  },
+});

@@ -1,0 +1,278 @@
+/**
+ * POST /api/v1/integrations/connectors/{id}/execute: runs one {entity, action, params} operation with the
+ * connector's stored credentials. Connector instances are kept in memory (a small LRU per service) so an
+ * OAuth access token is reused between calls and one refresh serves every call waiting for it; a refresh
+ * token the vendor rotates is sealed back into the connector's row at once.
+ */
+import { performance } from 'node:perf_hooks';
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  AuthenticationError,
+  createConnector,
+  UnknownOperationError,
+  type Connector,
+  type ConnectorDefinition,
+  type EntityDefinition,
+  type TokenRefresh,
+} from '../../runtime/index.js';
+import type { ServiceContext } from '../context.js';
+import { BadRequestError } from '../errors.js';
+import { findConnector, type ConnectorRow } from './connector-lookup.js';
+import { openCredentials, sealCredentials } from './credentials.js';
+import { assertWorkspaceActive, findWorkspace } from './workspaces.js';
+
+/** The execute request body (the reference's ConnectorExecuteRequest). */
+export interface ExecuteRequest {
+  entity: string;
+  action: string;
+  params?: Record<string, unknown>;
+  /** Dot paths to keep in each returned record; wins over exclude_fields. */
+  select_fields?: string[] | null;
+  /** Dot paths to remove from each returned record. */
+  exclude_fields?: string[] | null;
+  /** Accepted for compatibility: Switchyard never truncates fields. */
+  skip_truncation?: boolean;
+  /** Accepted for compatibility: a caller's note on why it runs the action; not stored. */
+  intent?: string | null;
+}
+
+/** The reference's ConnectorExecuteResponse. */
+export interface ExecuteResponse {
+  status: 'success';
+  /** The records: an array for actions returning many (list, api_search), an object otherwise. */
+  result: unknown;
+  /** The connector kind's native pagination keys, plus next_params when there is a next page; {} for actions that do not paginate. */
+  connector_metadata: Record<string, unknown>;
+  execution_metadata: { connector_instance_id: string; execution_time_ms: number };
+}
+
+export const CONTEXT_STORE_SEARCH = 'context_store_search';
+
+/** How many connector instances one service keeps warm. */
+const MAX_INSTANCES = 100;
+
+interface CachedInstance {
+  /** Which stored version of the connector the instance was built from (see versionOf). */
+  version: string;
+  connector: Connector;
+}
+
+/**
+ * A stored connector version: an update of the connector changes updated_at, and any re-sealing of its
+ * credentials (an update, a key rotation) changes the random IV. Either builds a new instance.
+ */
+function versionOf(row: Pick<ConnectorRow, 'updated_at' | 'credentials_iv'>): string {
+  return `${new Date(row.updated_at).getTime()}|${row.credentials_iv}`;
+}
+
+class ConnectorInstances {
+  private readonly entries = new Map<string, CachedInstance>();
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** The warm instance for this stored version of the connector, built when missing or stale. Synchronous, so concurrent calls share one. */
+  get(row: ConnectorRow): Connector {
+    const version = versionOf(row);
+    const cached = this.entries.get(row.id);
+    this.entries.delete(row.id);
+    if (cached && cached.version === version) {
+      this.entries.set(row.id, cached);
+      return cached.connector;
+    }
+    const entry: CachedInstance = { version, connector: this.build(row, (iv) => (entry.version = versionOf({ updated_at: row.updated_at, credentials_iv: iv }))) };
+    this.entries.set(row.id, entry);
+    for (const id of this.entries.keys()) {
+      if (this.entries.size <= MAX_INSTANCES) break;
+      this.entries.delete(id);
+    }
+    return entry.connector;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private build(row: ConnectorRow, resealed: (iv: string) => void): Connector {
+    const { ctx } = this;
+    const credentials = openCredentials(ctx.keyring, row.id, row);
+    let refreshToken = credentials.refresh_token;
+    const baseUrl = ctx.config.upstreamBaseUrls[row.connector_type];
+    const http = {
+      ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }),
+      ...(ctx.config.upstreamRetries !== undefined && { retries: ctx.config.upstreamRetries }),
+    };
+    return createConnector(row.connector_type, {
+      credentials: { ...credentials, option_title: row.auth_option },
+      config: row.config,
+      ...(baseUrl !== undefined && { baseUrl }),
+      http,
+      onTokenRefresh: async (refresh) => {
+        if (!refresh.rotated || refreshToken === undefined) return;
+        const previous = refreshToken;
+        refreshToken = refresh.refresh_token;
+        try {
+          const iv = await persistRotation(ctx, row.id, previous, refresh);
+          if (iv !== undefined) resealed(iv);
+        } catch (error) {
+          // The vendor has already rotated the token: the call goes on with it; only a restart would lose it.
+          this.log.error({ err: error, connector_id: row.id }, 'could not store the rotated OAuth refresh token');
+        }
+      },
+    });
+  }
+}
+
+/**
+ * Seals a rotated refresh token (and the access token that came with it) into the connector's row,
+ * unless the connector's credentials were replaced meanwhile. Returns the new IV when it wrote.
+ */
+async function persistRotation(ctx: ServiceContext, connectorId: string, previousRefreshToken: string, refresh: TokenRefresh): Promise<string | undefined> {
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('connectors')
+      .select(['credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag'])
+      .where('id', '=', connectorId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const stored = openCredentials(ctx.keyring, connectorId, row);
+    if (stored.refresh_token !== previousRefreshToken) return undefined;
+    const sealed = sealCredentials(ctx.keyring, connectorId, { ...stored, refresh_token: refresh.refresh_token, access_token: refresh.access_token });
+    await trx.updateTable('connectors').set(sealed).where('id', '=', connectorId).execute();
+    return sealed.credentials_iv;
+  });
+}
+
+const instancesByService = new WeakMap<ServiceContext, ConnectorInstances>();
+
+function instances(ctx: ServiceContext, log: FastifyBaseLogger): ConnectorInstances {
+  let found = instancesByService.get(ctx);
+  if (!found) {
+    found = new ConnectorInstances(ctx, log);
+    instancesByService.set(ctx, found);
+  }
+  return found;
+}
+
+/** Drops every warm connector instance of a service, as a restart would (tests use it). */
+export function forgetConnectorInstances(ctx: ServiceContext): void {
+  instancesByService.get(ctx)?.clear();
+}
+
+/** context_store_search searches synchronized data, which this version of the service does not hold yet. */
+function refuseContextStoreSearch(definition: ConnectorDefinition, entityName: string, entity: EntityDefinition): never {
+  const actions = Object.keys(entity.actions).join(', ');
+  if (entity.search.fields.length === 0) {
+    throw new UnknownOperationError(`Unknown action "${CONTEXT_STORE_SEARCH}" for ${entityName}: this entity has no context store search. Valid actions: ${actions}.`);
+  }
+  const message =
+    `${CONTEXT_STORE_SEARCH} searches the copy of ${definition.displayName} data that Switchyard synchronizes into its context store, ` +
+    `and this connector's data has not been synchronized: the context store is not ready. Use the native actions (${actions}) meanwhile.`;
+  throw new BadRequestError(message, 'context_store_not_ready', [{ field: 'action', rule: 'context_store_not_ready', message }]);
+}
+
+function withPeriod(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+export async function executeOperation(
+  ctx: ServiceContext,
+  organizationId: string,
+  connectorId: string,
+  request: ExecuteRequest,
+  log: FastifyBaseLogger,
+): Promise<ExecuteResponse> {
+  const started = performance.now();
+  const row = await findConnector(ctx.store.db, organizationId, connectorId);
+  assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));
+  const connector = instances(ctx, log).get(row);
+  if (request.action === CONTEXT_STORE_SEARCH) {
+    const entity = connector.entity(request.entity);
+    if (entity.actions[CONTEXT_STORE_SEARCH] === undefined) refuseContextStoreSearch(connector.definition, request.entity, entity);
+  }
+  let outcome;
+  try {
+    outcome = await connector.execute(request.entity, request.action, request.params ?? {});
+  } catch (error) {
+    if (error instanceof AuthenticationError) {
+      throw new AuthenticationError(
+        `The credentials stored for connector ${row.id} were refused by ${connector.definition.displayName}. ${withPeriod(error.message)} ` +
+          `Update them with PUT /api/v1/integrations/connectors/${row.id}.`,
+        { upstreamStatus: error.upstreamStatus, cause: error },
+      );
+    }
+    throw error;
+  }
+  const connectorMetadata: Record<string, unknown> = { ...outcome.pagination };
+  if (outcome.next_params !== undefined) connectorMetadata.next_params = outcome.next_params;
+  return {
+    status: 'success',
+    result: project(outcome.data, request.select_fields ?? undefined, request.exclude_fields ?? undefined),
+    connector_metadata: connectorMetadata,
+    execution_metadata: { connector_instance_id: row.id, execution_time_ms: Math.round(performance.now() - started) },
+  };
+}
+
+/* ----- select_fields / exclude_fields ----- */
+
+type PathTree = Map<string, PathTree | true>;
+
+/** Dot paths as a tree; a path that ends at a node covers everything under it. */
+function pathTree(paths: string[]): PathTree {
+  const root: PathTree = new Map();
+  for (const path of paths) {
+    const segments = path.split('.').filter((s) => s !== '');
+    let node = root;
+    segments.forEach((segment, index) => {
+      const existing = node.get(segment);
+      if (existing === true) return;
+      if (index === segments.length - 1) {
+        node.set(segment, true);
+        return;
+      }
+      const child: PathTree = existing ?? new Map();
+      node.set(segment, child);
+      node = child;
+    });
+  }
+  return root;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Keeps only the paths of `tree`; arrays are walked element by element. */
+function pick(value: unknown, tree: PathTree): unknown {
+  if (Array.isArray(value)) return value.map((item) => pick(item, tree));
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, sub] of tree) {
+    if (!(key in value)) continue;
+    out[key] = sub === true ? value[key] : pick(value[key], sub);
+  }
+  return out;
+}
+
+/** Removes the paths of `tree`; arrays are walked element by element. */
+function omit(value: unknown, tree: PathTree): unknown {
+  if (Array.isArray(value)) return value.map((item) => omit(item, tree));
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = { ...value };
+  for (const [key, sub] of tree) {
+    if (!(key in out)) continue;
+    if (sub === true) delete out[key];
+    else out[key] = omit(out[key], sub);
+  }
+  return out;
+}
+
+/** Applies select_fields (wins) or exclude_fields to each record of a result. */
+export function project(result: unknown, select: string[] | undefined, exclude: string[] | undefined): unknown {
+  if (select !== undefined && select.length > 0) return pick(result, pathTree(select));
+  if (exclude !== undefined && exclude.length > 0) return omit(result, pathTree(exclude));
+  return result;
+}
