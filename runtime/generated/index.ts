@@ -5,6 +5,9 @@ import type { CompiledValidator } from '../validation.js';
 import { definition as clickupDefinition } from './clickup/definition.js';
 import * as clickupValidators from './clickup/validators.js';
 import { skillDocs as clickupSkillDocs } from './clickup/skill-docs.js';
+import { definition as customerIoDefinition } from './customer-io/definition.js';
+import * as customerIoValidators from './customer-io/validators.js';
+import { skillDocs as customerIoSkillDocs } from './customer-io/skill-docs.js';
 import { definition as facebookMarketingDefinition } from './facebook-marketing/definition.js';
 import * as facebookMarketingValidators from './facebook-marketing/validators.js';
 import { skillDocs as facebookMarketingSkillDocs } from './facebook-marketing/skill-docs.js';
@@ -14,6 +17,9 @@ import { skillDocs as gongSkillDocs } from './gong/skill-docs.js';
 import { definition as harvestDefinition } from './harvest/definition.js';
 import * as harvestValidators from './harvest/validators.js';
 import { skillDocs as harvestSkillDocs } from './harvest/skill-docs.js';
+import { definition as intercomDefinition } from './intercom/definition.js';
+import * as intercomValidators from './intercom/validators.js';
+import { skillDocs as intercomSkillDocs } from './intercom/skill-docs.js';
 import { definition as jiraDefinition } from './jira/definition.js';
 import * as jiraValidators from './jira/validators.js';
 import { skillDocs as jiraSkillDocs } from './jira/skill-docs.js';
@@ -32,53 +38,95 @@ import { skillDocs as orbSkillDocs } from './orb/skill-docs.js';
 import { definition as pinterestDefinition } from './pinterest/definition.js';
 import * as pinterestValidators from './pinterest/validators.js';
 import { skillDocs as pinterestSkillDocs } from './pinterest/skill-docs.js';
+import { definition as pylonDefinition } from './pylon/definition.js';
+import * as pylonValidators from './pylon/validators.js';
+import { skillDocs as pylonSkillDocs } from './pylon/skill-docs.js';
+import { definition as salesforceDefinition } from './salesforce/definition.js';
+import * as salesforceValidators from './salesforce/validators.js';
+import { skillDocs as salesforceSkillDocs } from './salesforce/skill-docs.js';
 import { definition as sentryDefinition } from './sentry/definition.js';
 import * as sentryValidators from './sentry/validators.js';
 import { skillDocs as sentrySkillDocs } from './sentry/skill-docs.js';
 import { definition as snapchatMarketingDefinition } from './snapchat-marketing/definition.js';
 import * as snapchatMarketingValidators from './snapchat-marketing/validators.js';
 import { skillDocs as snapchatMarketingSkillDocs } from './snapchat-marketing/skill-docs.js';
+import { definition as tiktokMarketingDefinition } from './tiktok-marketing/definition.js';
+import * as tiktokMarketingValidators from './tiktok-marketing/validators.js';
+import { skillDocs as tiktokMarketingSkillDocs } from './tiktok-marketing/skill-docs.js';
+import { definition as typeformDefinition } from './typeform/definition.js';
+import * as typeformValidators from './typeform/validators.js';
+import { skillDocs as typeformSkillDocs } from './typeform/skill-docs.js';
+import { definition as zendeskChatDefinition } from './zendesk-chat/definition.js';
+import * as zendeskChatValidators from './zendesk-chat/validators.js';
+import { skillDocs as zendeskChatSkillDocs } from './zendesk-chat/skill-docs.js';
+import { definition as zendeskTalkDefinition } from './zendesk-talk/definition.js';
+import * as zendeskTalkValidators from './zendesk-talk/validators.js';
+import { skillDocs as zendeskTalkSkillDocs } from './zendesk-talk/skill-docs.js';
 
 export { clickupFacade } from './clickup/types.js';
+export { customerIoFacade } from './customer-io/types.js';
 export { facebookMarketingFacade } from './facebook-marketing/types.js';
 export { gongFacade } from './gong/types.js';
 export { harvestFacade } from './harvest/types.js';
+export { intercomFacade } from './intercom/types.js';
 export { jiraFacade } from './jira/types.js';
 export { klaviyoFacade } from './klaviyo/types.js';
 export { linearFacade } from './linear/types.js';
 export { notionFacade } from './notion/types.js';
 export { orbFacade } from './orb/types.js';
 export { pinterestFacade } from './pinterest/types.js';
+export { pylonFacade } from './pylon/types.js';
+export { salesforceFacade } from './salesforce/types.js';
 export { sentryFacade } from './sentry/types.js';
 export { snapchatMarketingFacade } from './snapchat-marketing/types.js';
+export { tiktokMarketingFacade } from './tiktok-marketing/types.js';
+export { typeformFacade } from './typeform/types.js';
+export { zendeskChatFacade } from './zendesk-chat/types.js';
+export { zendeskTalkFacade } from './zendesk-talk/types.js';
 export type * from './types.js';
 
 export const connectorModules: Readonly<Record<string, ConnectorModule>> = {
   "clickup": { definition: clickupDefinition, validators: clickupValidators as unknown as Record<string, CompiledValidator> },
+  "customer-io": { definition: customerIoDefinition, validators: customerIoValidators as unknown as Record<string, CompiledValidator> },
   "facebook-marketing": { definition: facebookMarketingDefinition, validators: facebookMarketingValidators as unknown as Record<string, CompiledValidator> },
   "gong": { definition: gongDefinition, validators: gongValidators as unknown as Record<string, CompiledValidator> },
   "harvest": { definition: harvestDefinition, validators: harvestValidators as unknown as Record<string, CompiledValidator> },
+  "intercom": { definition: intercomDefinition, validators: intercomValidators as unknown as Record<string, CompiledValidator> },
   "jira": { definition: jiraDefinition, validators: jiraValidators as unknown as Record<string, CompiledValidator> },
   "klaviyo": { definition: klaviyoDefinition, validators: klaviyoValidators as unknown as Record<string, CompiledValidator> },
   "linear": { definition: linearDefinition, validators: linearValidators as unknown as Record<string, CompiledValidator> },
   "notion": { definition: notionDefinition, validators: notionValidators as unknown as Record<string, CompiledValidator> },
   "orb": { definition: orbDefinition, validators: orbValidators as unknown as Record<string, CompiledValidator> },
   "pinterest": { definition: pinterestDefinition, validators: pinterestValidators as unknown as Record<string, CompiledValidator> },
+  "pylon": { definition: pylonDefinition, validators: pylonValidators as unknown as Record<string, CompiledValidator> },
+  "salesforce": { definition: salesforceDefinition, validators: salesforceValidators as unknown as Record<string, CompiledValidator> },
   "sentry": { definition: sentryDefinition, validators: sentryValidators as unknown as Record<string, CompiledValidator> },
   "snapchat-marketing": { definition: snapchatMarketingDefinition, validators: snapchatMarketingValidators as unknown as Record<string, CompiledValidator> },
+  "tiktok-marketing": { definition: tiktokMarketingDefinition, validators: tiktokMarketingValidators as unknown as Record<string, CompiledValidator> },
+  "typeform": { definition: typeformDefinition, validators: typeformValidators as unknown as Record<string, CompiledValidator> },
+  "zendesk-chat": { definition: zendeskChatDefinition, validators: zendeskChatValidators as unknown as Record<string, CompiledValidator> },
+  "zendesk-talk": { definition: zendeskTalkDefinition, validators: zendeskTalkValidators as unknown as Record<string, CompiledValidator> },
 };
 
 export const skillDocs: Readonly<Record<string, SkillDocs>> = {
   "clickup": clickupSkillDocs,
+  "customer-io": customerIoSkillDocs,
   "facebook-marketing": facebookMarketingSkillDocs,
   "gong": gongSkillDocs,
   "harvest": harvestSkillDocs,
+  "intercom": intercomSkillDocs,
   "jira": jiraSkillDocs,
   "klaviyo": klaviyoSkillDocs,
   "linear": linearSkillDocs,
   "notion": notionSkillDocs,
   "orb": orbSkillDocs,
   "pinterest": pinterestSkillDocs,
+  "pylon": pylonSkillDocs,
+  "salesforce": salesforceSkillDocs,
   "sentry": sentrySkillDocs,
   "snapchat-marketing": snapchatMarketingSkillDocs,
+  "tiktok-marketing": tiktokMarketingSkillDocs,
+  "typeform": typeformSkillDocs,
+  "zendesk-chat": zendeskChatSkillDocs,
+  "zendesk-talk": zendeskTalkSkillDocs,
 };
