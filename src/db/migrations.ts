@@ -59,4 +59,36 @@ export const migrations: Migration[] = [
       CREATE INDEX connectors_by_workspace ON connectors (organization_id, workspace_id);
     `,
   },
+  {
+    version: 2,
+    name: 'context store: synchronized records and sync state',
+    sql: `
+      CREATE TABLE context_records (
+        connector_id uuid NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        entity text NOT NULL,
+        record_id text NOT NULL,
+        data jsonb NOT NULL,
+        content_hash text NOT NULL,
+        first_seen_at timestamptz NOT NULL DEFAULT now(),
+        last_synced_at timestamptz NOT NULL DEFAULT now(),
+        deleted_at timestamptz,
+        PRIMARY KEY (connector_id, entity, record_id)
+      );
+      CREATE INDEX context_records_live ON context_records (organization_id, connector_id, entity) WHERE deleted_at IS NULL;
+      CREATE INDEX context_records_data ON context_records USING gin (data jsonb_path_ops);
+      CREATE TABLE context_sync_state (
+        connector_id uuid NOT NULL REFERENCES connectors(id) ON DELETE CASCADE,
+        entity text NOT NULL,
+        status text NOT NULL CHECK (status IN ('initializing', 'ready', 'updating', 'failed')),
+        record_count integer NOT NULL DEFAULT 0,
+        pages integer NOT NULL DEFAULT 0,
+        last_synced_at timestamptz,
+        last_error text,
+        started_at timestamptz,
+        finished_at timestamptz,
+        PRIMARY KEY (connector_id, entity)
+      );
+    `,
+  },
 ];

@@ -53,6 +53,34 @@ export interface ConnectorsTable {
   updated_at: Timestamp;
 }
 
+export interface ContextRecordsTable {
+  connector_id: string;
+  organization_id: string;
+  entity: string;
+  record_id: string;
+  data: Json<Record<string, unknown>>;
+  /** Hash of the record as synced, so an unchanged record is not rewritten or re-embedded. */
+  content_hash: string;
+  first_seen_at: Timestamp;
+  last_synced_at: Timestamp;
+  /** Set when a complete sync no longer sees the record; such records leave search results. */
+  deleted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export type SyncStatus = 'initializing' | 'ready' | 'updating' | 'failed';
+
+export interface ContextSyncStateTable {
+  connector_id: string;
+  entity: string;
+  status: SyncStatus;
+  record_count: ColumnType<number, number | undefined, number>;
+  pages: ColumnType<number, number | undefined, number>;
+  last_synced_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  last_error: string | null;
+  started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -65,5 +93,7 @@ export interface DatabaseSchema {
   api_client_organizations: ApiClientOrganizationsTable;
   workspaces: WorkspacesTable;
   connectors: ConnectorsTable;
+  context_records: ContextRecordsTable;
+  context_sync_state: ContextSyncStateTable;
   schema_migrations: SchemaMigrationsTable;
 }
