@@ -83,6 +83,11 @@ export function libraryProgram(): Command {
  * returns the message to print (exit 1), or undefined for an error it does not know.
  */
 export async function runProgram(program: Command, options: { argv?: string[]; expected?: (error: unknown) => string | undefined } = {}): Promise<void> {
+  // A reader that stops early (`switchyard connectors | head`) is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   try {
     await program.parseAsync(options.argv ?? process.argv);
   } catch (error) {
