@@ -29,11 +29,9 @@
  * The format does not say whether a param travels in the query or the body, so both are
  * accepted; a body on a GET and header/variables params are `param_location` mismatches.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { ARCHIVE_PATTERN, withExtractedArchive } from './archive.js';
 import { firstSegment } from './openapi.js';
 import {
   isRecord,
@@ -44,8 +42,6 @@ import {
   type ParamDef,
   type SpecFormat,
 } from './types.js';
-
-const execFileAsync = promisify(execFile);
 
 export const FACEBOOK_SDK_CODEGEN = 'facebook_sdk_codegen';
 
@@ -152,14 +148,8 @@ export async function readFacebookSpecDir(dir: string): Promise<FacebookSpec> {
 /** Loads the catalogue from a folder or a .tar.gz / .tgz of it (extracted into a temporary folder). */
 export async function loadFacebookSpec(absPath: string): Promise<FacebookSpec> {
   if ((await stat(absPath)).isDirectory()) return readFacebookSpecDir(absPath);
-  if (!/\.(tar\.gz|tgz)$/.test(absPath)) throw new Error('expected a folder or a .tar.gz/.tgz archive of api_specs/');
-  const tmp = await mkdtemp(path.join(tmpdir(), 'fb-sdk-codegen-'));
-  try {
-    await execFileAsync('tar', ['-xzf', absPath, '-C', tmp]);
-    return await readFacebookSpecDir(tmp);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+  if (!ARCHIVE_PATTERN.test(absPath)) throw new Error('expected a folder or a .tar.gz/.tgz archive of api_specs/');
+  return withExtractedArchive(absPath, readFacebookSpecDir);
 }
 
 /** Node types a `{template}` first segment may stand for (empty when the name suggests none). */

@@ -31,11 +31,9 @@
  * form bodies (`urlencoded`, `params`/`formdata`) list their field names, which are then checked.
  * `variables` params are `param_location` mismatches (collections describe REST calls).
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { ARCHIVE_PATTERN, withExtractedArchive } from './archive.js';
 import { firstSegment, urlBasePath } from './openapi.js';
 import {
   isRecord,
@@ -46,8 +44,6 @@ import {
   type ParamDef,
   type SpecFormat,
 } from './types.js';
-
-const execFileAsync = promisify(execFile);
 
 export const POSTMAN_COLLECTION = 'postman_collection';
 
@@ -291,14 +287,8 @@ export async function readPostmanDir(dir: string): Promise<PostmanSpec> {
 export async function loadPostmanSpec(absPath: string): Promise<PostmanSpec> {
   if ((await stat(absPath)).isDirectory()) return readPostmanDir(absPath);
   if (absPath.endsWith('.json')) return postmanSpecFromDocuments([await readJson(absPath, path.dirname(absPath))]);
-  if (!/\.(tar\.gz|tgz)$/.test(absPath)) throw new Error('expected a folder, a .json collection or a .tar.gz/.tgz archive');
-  const tmp = await mkdtemp(path.join(tmpdir(), 'postman-collection-'));
-  try {
-    await execFileAsync('tar', ['-xzf', absPath, '-C', tmp]);
-    return await readPostmanDir(tmp);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+  if (!ARCHIVE_PATTERN.test(absPath)) throw new Error('expected a folder, a .json collection or a .tar.gz/.tgz archive');
+  return withExtractedArchive(absPath, readPostmanDir);
 }
 
 function stripPrefix(p: string, prefix: string | undefined): string {

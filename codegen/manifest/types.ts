@@ -1,5 +1,5 @@
 /** The manifest as written in YAML (manifests/schema/manifest.schema.yaml), before normalization. */
-import type { JsonObject } from '../../runtime/definition.js';
+import type { ErrorInBody, JsonObject } from '../../runtime/definition.js';
 
 export interface RawParam {
   in: 'path' | 'query' | 'body' | 'header' | 'variables';
@@ -71,14 +71,6 @@ export interface RawAuthOption {
   extra_token_params?: Record<string, string>;
   token_headers?: Record<string, string>;
   keep?: string[];
-}
-
-export interface ErrorInBody {
-  path: string;
-  success: Array<string | number | boolean>;
-  message?: string;
-  auth_values?: Array<string | number | boolean>;
-  rate_limit_values?: Array<string | number | boolean>;
 }
 
 export interface RawManifest {
