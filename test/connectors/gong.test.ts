@@ -10,7 +10,6 @@ const ACCESS_KEY = 'WQHT5GYDZX7NKPRL3M2A4BVE';
 const ACCESS_KEY_SECRET = 'eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjIwNTQ1NjYyNjAsImFjY2Vzc0tleSI6IldRSFQ1In0.Xq9k';
 const BASIC = `Basic ${Buffer.from(`${ACCESS_KEY}:${ACCESS_KEY_SECRET}`).toString('base64')}`;
 
-
 const gong = () =>
   createConnector('gong', { credentials: { access_key: ACCESS_KEY, access_key_secret: ACCESS_KEY_SECRET }, http: { retries: 0 } });
 
