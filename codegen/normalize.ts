@@ -129,6 +129,7 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
       search: {
         fields: entity.search?.fields ?? [],
         ...(entity.search?.fan_out !== undefined && { fanOut: entity.search.fan_out }),
+        ...(entity.search?.metadata !== undefined && { metadata: entity.search.metadata }),
         semantic: entity.search?.semantic ?? [],
       },
       actions,

@@ -92,6 +92,8 @@ export interface EntityDefinition {
     fields: string[];
     /** How a sync reaches records whose list needs a parent id. */
     fanOut?: { entity: string; field: string; param: string };
+    /** Read-only values (name -> record dot path) added to each semantic hit's metadata. */
+    metadata?: Record<string, string>;
     semantic: Array<{ field: string; context_window: number }>;
   };
   actions: Record<string, ActionDefinition>;

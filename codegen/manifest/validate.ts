@@ -151,6 +151,11 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         }
       });
     }
+    for (const [name, path] of Object.entries(entity.search?.metadata ?? {})) {
+      if (!fieldNames.has(path.split('.')[0] as string)) {
+        report(['entities', entityName, 'search', 'metadata', name], 'unknown-field', `metadata "${name}" reads "${path}", which is not a record field`);
+      }
+    }
     const fanOut = entity.search?.fan_out;
     if (fanOut) {
       const at = ['entities', entityName, 'search', 'fan_out'];

@@ -254,6 +254,11 @@ export const definition: ConnectorDefinition = {
           "updatedAt",
           "completedAt"
         ],
+        "metadata": {
+          "assignee_name": "assignee.name",
+          "state_name": "state.name",
+          "team_name": "team.name"
+        },
         "semantic": [
           {
             "field": "description",
@@ -1620,6 +1625,10 @@ export const definition: ConnectorDefinition = {
           "createdAt",
           "updatedAt"
         ],
+        "metadata": {
+          "author_name": "user.name",
+          "issue_identifier": "issue.identifier"
+        },
         "semantic": [
           {
             "field": "body",
