@@ -127,6 +127,69 @@ admin
     }
   });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+program
+  .command('sync')
+  .description(
+    "Synchronize a connector's data into the context store now (every entity the sync reads, or --entity), showing records, pages and rate per entity on stderr. Uses the service settings DATA_DIR, DATABASE_URL, SWITCHYARD_MASTER_KEY and UPSTREAM_BASE_URLS; with the embedded store, stop the service first (or use POST /api/v1/integrations/connectors/{id}/sync).",
+  )
+  .argument('<connector_id>', 'the connector to sync')
+  .option('--entity <entity>', 'sync only this entity')
+  .option('--json', 'print JSON: {connector_id, entities: [{entity, status, records, changed, deleted, pages, record_count, seconds, reason?}]}')
+  .action(async (connectorId: string, options: { entity?: string; json?: boolean }) => {
+    if (!UUID.test(connectorId)) throw new AdminError(`"${connectorId}" is not a connector id (a UUID).`);
+    const { loadKeyring } = await import('./security/keyring.js');
+    const { closeSyncService, syncServiceFor } = await import('./context/sync/service.js');
+    const { ProgressDisplay } = await import('./context/sync/progress.js');
+    const { SwitchyardError } = await import('./errors.js');
+    const outcomes = await withStore(async (store, config) => {
+      const { keyring } = loadKeyring({ ...(config.masterKey !== undefined && { masterKey: config.masterKey }), dataDir: config.dataDir });
+      const ctx = { store, keyring, config };
+      const display = new ProgressDisplay(process.stderr);
+      const service = syncServiceFor(ctx);
+      const interrupt = () => void service.close();
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      try {
+        const started = await service.start({
+          connectorId: connectorId.toLowerCase(),
+          ...(options.entity !== undefined && { entity: options.entity }),
+          trigger: 'cli',
+          onProgress: (progress) => display.update(progress),
+        });
+        const result = await started.done;
+        display.finish();
+        return result;
+      } catch (error) {
+        if (error instanceof SwitchyardError) throw new AdminError(error.message);
+        throw error;
+      } finally {
+        process.removeListener('SIGINT', interrupt);
+        process.removeListener('SIGTERM', interrupt);
+        await closeSyncService(ctx);
+      }
+    });
+    const entities = outcomes.map((o) => ({
+      entity: o.entity,
+      status: o.status,
+      records: o.records,
+      changed: o.changed,
+      deleted: o.deleted,
+      pages: o.pages,
+      record_count: o.recordCount,
+      seconds: Math.round(o.elapsedMs) / 1000,
+      ...(o.reason !== undefined && { reason: o.reason }),
+    }));
+    const lines = outcomes.map((o) =>
+      o.status === 'ready'
+        ? `${o.entity}: ready, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted)`
+        : `${o.entity}: ${o.status}: ${o.reason ?? ''}`,
+    );
+    print(options.json, { connector_id: connectorId.toLowerCase(), entities }, lines);
+    if (outcomes.some((o) => o.status !== 'ready')) process.exitCode = 1;
+  });
+
 await runProgram(program, {
   expected(error) {
     if (error instanceof ConfigError) return `Configuration error: ${error.message}`;

@@ -22,6 +22,13 @@ export interface ServiceConfig {
   upstreamTimeoutMs?: number;
   /** Extra attempts of idempotent vendor calls on 429/502/503/504 (UPSTREAM_RETRIES); the runtime's default (3) when absent. */
   upstreamRetries?: number;
+  /**
+   * OpenAI-compatible embeddings endpoint of semantic search (EMBEDDINGS_URL, EMBEDDINGS_MODEL, EMBEDDINGS_API_KEY);
+   * absent: the offline word-vector model. The key is never logged.
+   */
+  embeddings?: { url: string; model: string; apiKey?: string };
+  /** Minutes between automatic context store syncs of a connector that sets none (SYNC_INTERVAL_MINUTES, default 60; 0 = no automatic syncs). */
+  syncIntervalMinutes?: number;
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +60,19 @@ export function parseUpstreamBaseUrls(raw: string | undefined): Record<string, s
   return result;
 }
 
+export function parseEmbeddings(env: NodeJS.ProcessEnv): ServiceConfig['embeddings'] {
+  const url = env.EMBEDDINGS_URL?.trim();
+  const model = env.EMBEDDINGS_MODEL?.trim();
+  const apiKey = env.EMBEDDINGS_API_KEY?.trim();
+  if (!url) {
+    if (model || apiKey) throw new ConfigError('EMBEDDINGS_MODEL and EMBEDDINGS_API_KEY need EMBEDDINGS_URL (the OpenAI-compatible base URL, e.g. https://api.openai.com/v1).');
+    return undefined;
+  }
+  if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError('EMBEDDINGS_URL must be an http(s) URL (the base URL; /embeddings is appended).');
+  if (!model) throw new ConfigError('EMBEDDINGS_URL needs EMBEDDINGS_MODEL (e.g. text-embedding-3-small).');
+  return { url: url.replace(/\/+$/, ''), model, ...(apiKey ? { apiKey } : {}) };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const level = env.LOG_LEVEL ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
@@ -72,5 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     ...(env.UPSTREAM_TIMEOUT_MS ? { upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000) } : {}),
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
+    ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),
+    syncIntervalMinutes: integer(env, 'SYNC_INTERVAL_MINUTES', 60, 0, 525_600),
   };
 }

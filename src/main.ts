@@ -4,24 +4,31 @@ import { KeyringError } from './security/keyring.js';
 import { startService } from './server.js';
 
 let config: ServiceConfig | undefined;
-try {
-  config = loadConfig();
-  const service = await startService(config);
-  let closing = false;
+// Signals are handled from the first moment: one that arrives while the service is still starting
+// closes it as soon as it is up, instead of killing the process half-way.
+let closing = false;
+const stopRequested = new Promise<void>((resolve) => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       // A second signal while closing stops at once.
       if (closing) process.exit(1);
       closing = true;
-      service.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          service.app.log.error({ err: error }, 'Switchyard did not close cleanly');
-          process.exit(1);
-        },
-      );
+      resolve();
     });
   }
+});
+try {
+  config = loadConfig();
+  const service = await startService(config);
+  void stopRequested.then(() =>
+    service.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        service.app.log.error({ err: error }, 'Switchyard did not close cleanly');
+        process.exit(1);
+      },
+    ),
+  );
 } catch (error) {
   // Expected start-up problems get one clear line and exit code 1, not a stack trace.
   if (error instanceof ConfigError) {

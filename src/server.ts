@@ -34,12 +34,21 @@ export async function startService(config: ServiceConfig, options: { quiet?: boo
     `Switchyard listening on ${url} with ${storeText}`,
   );
   const running = app;
+  // Context store syncs: at creation of a connector, then every sync interval (SYNC_INTERVAL_MINUTES).
+  // Imported here: the app has already loaded what it needs (the runtime), so start-up does not wait for it.
+  const { startSyncScheduler } = await import('./context/sync/scheduler.js');
+  const scheduler = startSyncScheduler(running.ctx, running.log);
+  // Semantic index: embeds what the syncs write, and catches up at start-up (new records, another provider).
+  const { startSemanticIndexing } = await import('./context/semantic/indexer.js');
+  const semantic = startSemanticIndexing(running.ctx, running.log);
   return {
     app: running,
     store,
     url,
     async close() {
       try {
+        await scheduler.stop();
+        await semantic.stop();
         await running.close();
       } finally {
         await store.close();

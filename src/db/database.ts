@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -46,7 +47,7 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     const lock = dataDir.startsWith('memory://') ? undefined : acquireStoreLock(location);
     let pglite: PGlite;
     try {
-      pglite = await PGlite.create(location, { extensions: { vector } });
+      pglite = await PGlite.create(location, { extensions: { vector, pg_trgm } });
     } catch (error) {
       lock?.release();
       throw error;

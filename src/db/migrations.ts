@@ -8,6 +8,24 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * Migration 4: the top-level timestamp fields that get a btree over their first 10 characters (the
+ * date), per connector and entity, for range filters (see src/context/filter). The most common
+ * searchable timestamp names across the manifests. Part of a released migration: never edit; a later
+ * migration may add more.
+ */
+const DATE_INDEXED_FIELDS = [
+  'created_at', 'updated_at', 'created_time', 'updated_time', 'create_time', 'modify_time', 'start_time',
+  'created', 'updated', 'createdAt', 'updatedAt', 'CreatedDate', 'LastModifiedDate', 'dateCreated',
+  'date_created', 'date_updated', 'last_edited_time',
+];
+
+const DATE_INDEXES = DATE_INDEXED_FIELDS.map(
+  (field) =>
+    `      CREATE INDEX "context_records_day_${field}" ON context_records (connector_id, entity, left(data ->> '${field}', 10))` +
+    ` WHERE deleted_at IS NULL AND data ? '${field}';`,
+).join('\n');
+
 export const migrations: Migration[] = [
   {
     version: 1,
@@ -89,6 +107,84 @@ export const migrations: Migration[] = [
         finished_at timestamptz,
         PRIMARY KEY (connector_id, entity)
       );
+    `,
+  },
+  {
+    version: 3,
+    name: 'context store: semantic passages and their embeddings',
+    // Embeddings are real[] (unit vectors) so the same table works on every PostgreSQL. Where the
+    // pgvector extension exists (PGlite), src/context/semantic/vector-store.ts adds HNSW expression
+    // indexes over embedding::vector(dims) at start-up; elsewhere search is an exact scan.
+    sql: `
+      CREATE TABLE context_passages (
+        connector_id uuid NOT NULL,
+        entity text NOT NULL,
+        record_id text NOT NULL,
+        field text NOT NULL,
+        ordinal integer NOT NULL,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        start_offset integer NOT NULL,
+        content text NOT NULL,
+        content_hash text NOT NULL,
+        model text NOT NULL,
+        dims integer NOT NULL,
+        embedding real[] NOT NULL,
+        embedded_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (connector_id, entity, record_id, field, ordinal),
+        FOREIGN KEY (connector_id, entity, record_id) REFERENCES context_records (connector_id, entity, record_id) ON DELETE CASCADE
+      );
+      CREATE INDEX context_passages_scope ON context_passages (connector_id, entity, field, model);
+      CREATE TABLE context_semantic_state (
+        connector_id uuid NOT NULL,
+        entity text NOT NULL,
+        record_id text NOT NULL,
+        model text NOT NULL,
+        content_hash text NOT NULL,
+        passages integer NOT NULL,
+        indexed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (connector_id, entity, record_id),
+        FOREIGN KEY (connector_id, entity, record_id) REFERENCES context_records (connector_id, entity, record_id) ON DELETE CASCADE
+      );
+    `,
+  },
+  {
+    version: 4,
+    name: 'context store: filter search (pg_trgm, comparison keys, date indexes)',
+    // Filter search (src/context/filter): pg_trgm for `fuzzy`; switchyard_instant / switchyard_key turn
+    // ISO 8601 strings, numeric strings and JSON numbers into one comparable numeric (epoch seconds for
+    // instants). Both are plain SQL expressions the planner inlines, so they cost no function call.
+    // Range filters on instants add a cheap necessary condition on the first 10 characters of the text
+    // ("YYYY-MM-DD", widened by a day for UTC offsets); the btree indexes below serve that condition for
+    // the timestamp fields most manifests declare searchable, so a range on them reads only its own days.
+    sql: `
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+      CREATE FUNCTION switchyard_instant(t text) RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+        SELECT CASE
+          WHEN t ~ '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3])(:?[0-5]\\d)?)?)?$'
+           AND substr(t, 9, 2)::int <= CASE
+             WHEN substr(t, 6, 2) IN ('04', '06', '09', '11') THEN 30
+             WHEN substr(t, 6, 2) <> '02' THEN 31
+             WHEN substr(t, 1, 4)::int % 4 = 0 AND (substr(t, 1, 4)::int % 100 <> 0 OR substr(t, 1, 4)::int % 400 = 0) THEN 29
+             ELSE 28 END
+          THEN extract(epoch FROM make_timestamp(substr(t, 1, 4)::int, substr(t, 6, 2)::int, substr(t, 9, 2)::int,
+                 coalesce(nullif(substr(t, 12, 2), '')::int, 0), coalesce(nullif(substr(t, 15, 2), '')::int, 0), 0))
+               + CASE WHEN substr(t, 17, 1) = ':' THEN substring(t FROM '^.{17}(\\d\\d(?:\\.\\d+)?)')::numeric ELSE 0 END
+               - CASE WHEN length(t) > 10 AND t ~ '[+-]\\d\\d(:?\\d\\d)?$'
+                   THEN (CASE WHEN substring(t FROM '([+-])\\d\\d(?::?\\d\\d)?$') = '-' THEN -1 ELSE 1 END)
+                        * (substring(t FROM '[+-](\\d\\d)(?::?\\d\\d)?$')::int * 3600 + coalesce(substring(t FROM '[+-]\\d\\d:?(\\d\\d)$')::int, 0) * 60)
+                   ELSE 0 END
+        END
+      $fn$;
+      CREATE FUNCTION switchyard_key(x jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+        SELECT CASE jsonb_typeof(x)
+          WHEN 'number' THEN x::numeric
+          WHEN 'string' THEN CASE
+            WHEN (x #>> '{}') LIKE '____-__-__%' THEN switchyard_instant(x #>> '{}')
+            WHEN (x #>> '{}') ~ '^-?\\d{1,30}(\\.\\d{1,30})?$' THEN (x #>> '{}')::numeric
+          END
+        END
+      $fn$;
+${DATE_INDEXES}
     `,
   },
 ];

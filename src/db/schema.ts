@@ -81,6 +81,41 @@ export interface ContextSyncStateTable {
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
+/** One passage of a semantically searchable field of a synced record, with its embedding (migration 3). */
+export interface ContextPassagesTable {
+  connector_id: string;
+  entity: string;
+  record_id: string;
+  /** The semantic field (dot path) the passage comes from. */
+  field: string;
+  /** Position of the passage in the field's text, from 0. */
+  ordinal: number;
+  organization_id: string;
+  /** Character offset of the passage in the field's normalized text. */
+  start_offset: number;
+  content: string;
+  /** sha256 of content: an unchanged passage of a changed record keeps its embedding. */
+  content_hash: string;
+  /** Id of the embedding model (provider) that made the embedding; another model re-embeds. */
+  model: string;
+  dims: number;
+  /** Unit vector. */
+  embedding: number[];
+  embedded_at: Timestamp;
+}
+
+/** Which content of a record the semantic index holds, and made with which model (migration 3). */
+export interface ContextSemanticStateTable {
+  connector_id: string;
+  entity: string;
+  record_id: string;
+  model: string;
+  /** context_records.content_hash of the record as it was indexed. */
+  content_hash: string;
+  passages: number;
+  indexed_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -95,5 +130,7 @@ export interface DatabaseSchema {
   connectors: ConnectorsTable;
   context_records: ContextRecordsTable;
   context_sync_state: ContextSyncStateTable;
+  context_passages: ContextPassagesTable;
+  context_semantic_state: ContextSemanticStateTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -30,6 +30,12 @@ const credentialsSchema = {
 const replicationConfigSchema = {
   type: ['object', 'null'],
   description: 'Connector settings (see replication_config_schema of its definition), e.g. {"subdomain": "acme"} for Jira.',
+  properties: {
+    sync_interval_minutes: {
+      type: ['integer', 'string'],
+      description: 'Minutes between automatic context store syncs of this connector (0: none; default SYNC_INTERVAL_MINUTES of the service).',
+    },
+  },
   additionalProperties: { type: 'string', maxLength: 2048 },
   maxProperties: 50,
 } as const;

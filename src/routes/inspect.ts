@@ -71,6 +71,52 @@ const entitySchema = {
   },
 } as const;
 
+const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
+
+/** The reference's ConnectorInspectContextStoreReadiness, plus Switchyard's sync details per entity. */
+const contextStoreReadinessSchema = {
+  type: ['object', 'null'],
+  description: 'Context store readiness of this connector: every searchable entity, and the sync state of each entity the sync reads. null for a connector type this service no longer offers.',
+  required: ['connector_id', 'source_definition_id', 'supported_context_store_entities', 'configured_cache_entities'],
+  properties: {
+    connector_id: { type: 'string', format: 'uuid' },
+    source_definition_id: { type: 'string', format: 'uuid' },
+    supported_context_store_entities: {
+      type: 'array',
+      description: 'Entities with context store search in the connector definition.',
+      items: { type: 'object', required: ['entity', 'suggested'], properties: { entity: { type: 'string' }, suggested: { type: 'boolean' } } },
+    },
+    configured_cache_entities: {
+      type: 'array',
+      description: 'Entities the sync reads, parents first, with their sync state.',
+      items: {
+        type: 'object',
+        required: ['entity', 'status', 'ready_for_search', 'supported', 'entity_count', 'updated_at', 'semantic_search_status', 'reason', 'pages', 'started_at', 'finished_at'],
+        properties: {
+          entity: { type: 'string' },
+          status: {
+            type: 'string',
+            enum: ['not_synced', 'initializing', 'ready', 'updating', 'failed'],
+            description: 'not_synced: no sync has started; initializing: the first sync runs; ready; updating: a later sync runs; failed: the last sync failed (see reason).',
+          },
+          ready_for_search: { type: 'boolean', description: 'A complete sync has finished: its data is searchable (also while updating and after a failed later sync).' },
+          supported: { type: 'boolean' },
+          entity_count: { type: 'integer', description: 'Records in the store (not deleted).' },
+          updated_at: { ...nullableTimestamp, description: 'End of the last complete sync.' },
+          semantic_search_status: {
+            type: 'array',
+            items: { type: 'object', required: ['field', 'status'], properties: { field: { type: 'string' }, status: { type: 'string', enum: ['INDEXING', 'READY'] } } },
+          },
+          reason: { type: ['string', 'null'], description: 'Why the last sync failed, or why there is no data yet; null when ready.' },
+          pages: { type: 'integer', description: 'Pages read by the last finished sync.' },
+          started_at: { ...nullableTimestamp, description: 'Start of the last (or running) sync.' },
+          finished_at: { ...nullableTimestamp, description: 'End of the last sync, complete or failed; null while one runs.' },
+        },
+      },
+    },
+  },
+} as const;
+
 export default async function inspectRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string } }>(
     '/api/v1/integrations/connectors/:id/inspect',
@@ -106,7 +152,7 @@ export default async function inspectRoutes(app: FastifyInstance): Promise<void>
               source_definition_name: { type: ['string', 'null'] },
               source_config_template_id: { type: 'string', description: 'The source definition id (Switchyard has no separate config templates).' },
               docs_skill_id: { type: 'string', description: 'Pass to GET /api/v1/skills/docs?id=...' },
-              context_store_readiness: { type: 'null', description: 'null: the context store is not available yet.' },
+              context_store_readiness: contextStoreReadinessSchema,
               warnings: { type: 'array', items: { type: 'string' } },
               connector_type: { type: 'string' },
               entities: { type: 'array', items: entitySchema },

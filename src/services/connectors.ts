@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { selectAuthOption } from '../../runtime/auth/select-option.js';
 import { validateConfig } from '../../runtime/connector.js';
-import { connectorModules, CredentialsError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
+import { connectorModules, CredentialsError, ValidationError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
+import { connectorCreated, MAX_SYNC_INTERVAL_MINUTES } from '../context/sync/scheduler.js';
 import type { ServiceContext } from '../context.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, InternalError } from '../errors.js';
@@ -172,7 +173,21 @@ export function checkCredentials(definition: ConnectorDefinition, input: Record<
 
 /** replication_config checked with the runtime's configuration rules; returns the config values to store (defaults applied). */
 export function checkReplicationConfig(definition: ConnectorDefinition, replicationConfig: Record<string, unknown>): Record<string, string> {
-  return validateConfig(definition, replicationConfig);
+  const { [SYNC_INTERVAL_KEY]: syncInterval, ...connectorConfig } = replicationConfig;
+  if (syncInterval !== undefined) checkSyncInterval(syncInterval);
+  return validateConfig(definition, connectorConfig);
+}
+
+/** replication_config key of the context store sync interval (minutes; 0 = no automatic syncs), not a connector setting. */
+const SYNC_INTERVAL_KEY = 'sync_interval_minutes';
+
+function checkSyncInterval(value: unknown): void {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isInteger(number) && number >= 0 && number <= MAX_SYNC_INTERVAL_MINUTES) return;
+  const message = `replication_config.${SYNC_INTERVAL_KEY} must be an integer from 0 (no automatic syncs) to ${MAX_SYNC_INTERVAL_MINUTES} minutes`;
+  throw new ValidationError(`Invalid connector configuration: ${message}.`, [
+    { field: `replication_config.${SYNC_INTERVAL_KEY}`, rule: 'sync_interval', message, limit: { minimum: 0, maximum: MAX_SYNC_INTERVAL_MINUTES } },
+  ]);
 }
 
 async function loadWithWorkspace(db: Db, organizationId: string, id: string): Promise<RowWithWorkspace> {
@@ -211,6 +226,8 @@ export async function createConnector(ctx: ServiceContext, organizationId: strin
       .execute();
     return loadWithWorkspace(trx, organizationId, id);
   });
+  // Its first context store sync starts now (when the service runs the sync scheduler).
+  connectorCreated(ctx);
   return toView(row);
 }
 

@@ -11,12 +11,11 @@ import {
   createConnector,
   UnknownOperationError,
   type Connector,
-  type ConnectorDefinition,
   type EntityDefinition,
   type TokenRefresh,
 } from '../../runtime/index.js';
 import type { ServiceContext } from '../context.js';
-import { BadRequestError } from '../errors.js';
+import { contextStoreSearch } from '../context/search.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 import { assertWorkspaceActive, findWorkspace } from './workspaces.js';
@@ -157,21 +156,47 @@ function instances(ctx: ServiceContext, log: FastifyBaseLogger): ConnectorInstan
   return found;
 }
 
+/** The warm connector instance of a stored connector (shared with execute; the context store sync reads through it). */
+export function connectorInstance(ctx: ServiceContext, row: ConnectorRow, log: FastifyBaseLogger): Connector {
+  return instances(ctx, log).get(row);
+}
+
 /** Drops every warm connector instance of a service, as a restart would (tests use it). */
 export function forgetConnectorInstances(ctx: ServiceContext): void {
   instancesByService.get(ctx)?.clear();
 }
 
-/** context_store_search searches synchronized data, which this version of the service does not hold yet. */
-function refuseContextStoreSearch(definition: ConnectorDefinition, entityName: string, entity: EntityDefinition): never {
+/** An entity without searchable fields has no context_store_search. */
+function refuseContextStoreSearch(entityName: string, entity: EntityDefinition): never {
   const actions = Object.keys(entity.actions).join(', ');
-  if (entity.search.fields.length === 0) {
-    throw new UnknownOperationError(`Unknown action "${CONTEXT_STORE_SEARCH}" for ${entityName}: this entity has no context store search. Valid actions: ${actions}.`);
-  }
-  const message =
-    `${CONTEXT_STORE_SEARCH} searches the copy of ${definition.displayName} data that Switchyard synchronizes into its context store, ` +
-    `and this connector's data has not been synchronized: the context store is not ready. Use the native actions (${actions}) meanwhile.`;
-  throw new BadRequestError(message, 'context_store_not_ready', [{ field: 'action', rule: 'context_store_not_ready', message }]);
+  throw new UnknownOperationError(`Unknown action "${CONTEXT_STORE_SEARCH}" for ${entityName}: this entity has no context store search. Valid actions: ${actions}.`);
+}
+
+/**
+ * context_store_search (hosted mode only; the runtime answers HostedOnlyError in library mode): searches
+ * the synchronized copy of the entity (src/context/search.ts). select_fields/exclude_fields apply to
+ * each record (semantic mode: to each hit's entity).
+ */
+async function runContextStoreSearch(ctx: ServiceContext, organizationId: string, row: ConnectorRow, connector: Connector, request: ExecuteRequest, started: number): Promise<ExecuteResponse> {
+  const entity = connector.entity(request.entity);
+  if (entity.search.fields.length === 0) refuseContextStoreSearch(request.entity, entity);
+  const found = await contextStoreSearch(
+    ctx,
+    { organizationId, connectorId: row.id, connectorType: row.connector_type, displayName: connector.definition.displayName, entity },
+    request.params ?? {},
+  );
+  const select = request.select_fields ?? undefined;
+  const exclude = request.exclude_fields ?? undefined;
+  const data =
+    found.mode === 'semantic'
+      ? found.data.map((hit) => ({ ...hit, entity: project(hit.entity, select, exclude) }))
+      : found.data.map((record) => project(record, select, exclude));
+  return {
+    status: 'success',
+    result: { data, meta: found.meta },
+    connector_metadata: {},
+    execution_metadata: { connector_instance_id: row.id, execution_time_ms: Math.round(performance.now() - started) },
+  };
 }
 
 function withPeriod(text: string): string {
@@ -190,8 +215,7 @@ export async function executeOperation(
   assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));
   const connector = instances(ctx, log).get(row);
   if (request.action === CONTEXT_STORE_SEARCH) {
-    const entity = connector.entity(request.entity);
-    if (entity.actions[CONTEXT_STORE_SEARCH] === undefined) refuseContextStoreSearch(connector.definition, request.entity, entity);
+    return runContextStoreSearch(ctx, organizationId, row, connector, request, started);
   }
   let outcome;
   try {

@@ -17,6 +17,8 @@ import {
   type SkillDocs,
 } from '../../runtime/index.js';
 import type { ServiceContext } from '../context.js';
+import { semanticIndexStatus } from '../context/semantic/indexer.js';
+import { connectorReadiness, type ContextStoreReadiness } from '../context/sync/state.js';
 import { BadRequestError, ResourceNotFoundError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
 import { findWorkspace } from './workspaces.js';
@@ -93,7 +95,8 @@ export interface InspectResponse {
   source_definition_name: string | null;
   source_config_template_id: string;
   docs_skill_id: string;
-  context_store_readiness: null;
+  /** Sync state per entity of the context store; null for a connector type this service no longer offers. */
+  context_store_readiness: ContextStoreReadiness | null;
   warnings: string[];
   connector_type: string;
   entities: EntityCatalog[];
@@ -206,7 +209,9 @@ export async function inspectConnector(ctx: ServiceContext, organizationId: stri
     source_definition_name: definition?.displayName ?? null,
     source_config_template_id: row.definition_id,
     docs_skill_id: docsSkillId(row.connector_type),
-    context_store_readiness: null,
+    context_store_readiness: definition
+      ? await connectorReadiness(ctx.store.db, row.id, definition, { semanticStatus: (entity) => semanticIndexStatus(ctx, row.id, entity) })
+      : null,
     warnings: warningsFor(row, workspace, definition),
     connector_type: row.connector_type,
     entities: definition ? catalog(definition) : [],

@@ -278,7 +278,7 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       const response = await run<ErrorBody>(harvest, { entity: 'users', action: 'context_store_search', params: { query: {} } });
       expect(response.status).toBe(400);
       expect(response.body.errors[0]?.error_code).toBe('context_store_not_ready');
-      expect(response.body.message).toMatch(/this connector's data has not been synchronized: the context store is not ready\. Use the native actions \(list, get\)/);
+      expect(response.body.message).toMatch(/users of this connector is not ready \(not_synced\): users has not been synchronized yet: .* Use the native actions \(list, get\)/);
       const company = await run<ErrorBody>(harvest, { entity: 'company', action: 'context_store_search', params: {} });
       expect(company.status).toBe(400);
       expect(company.body.message).toBe('Unknown action "context_store_search" for company: this entity has no context store search. Valid actions: get.');

@@ -103,7 +103,7 @@ describe.each(storeKinds())('inspect (%s)', (kind) => {
       source_definition_name: 'Harvest',
       source_config_template_id: definition?.definitionId,
       docs_skill_id: 'connector:harvest',
-      context_store_readiness: null,
+      context_store_readiness: expect.objectContaining({ connector_id: harvest, source_definition_id: definition?.definitionId }),
       warnings: [],
       connector_type: 'harvest',
     });

@@ -1,0 +1,108 @@
+/**
+ * Sync ingest: records per second a context store sync reads from a paginated HTTP upstream on
+ * 127.0.0.1 (100 records per page, 50,000 records: Typeform's forms list, stood in locally through
+ * upstreamBaseUrls) and writes into the store, on PGlite (data folder on disk) and on PostgreSQL (a
+ * throwaway cluster, when the server binaries exist). Two runs per store: the first sync (every record
+ * new) and a re-sync (every record unchanged: only last_synced_at is written).
+ *
+ *   node --import tsx bench/sync-ingest.ts          (RECORDS=50000 PER_PAGE=100 by default)
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import type { ServiceConfig } from '../src/config.js';
+import type { ServiceContext } from '../src/context.js';
+import { SyncService } from '../src/context/sync/service.js';
+import { openStore, type Store } from '../src/db/database.js';
+import { Keyring } from '../src/security/keyring.js';
+import { createConnector } from '../src/services/connectors.js';
+import { createOrganization } from '../src/services/organizations.js';
+import { postgresAvailable, startCluster } from '../test/support/postgres-cluster.js';
+import { form, startTypeformStandIn, type StandIn } from '../test/support/typeform-stand-in.js';
+
+type Row = Record<string, string | number>;
+
+const RECORDS = Number(process.env.RECORDS ?? 50_000);
+const PER_PAGE = Number(process.env.PER_PAGE ?? 100);
+
+async function measure(store: Store, label: string, upstream: StandIn, dataDir: string, databaseUrl?: string): Promise<Row[]> {
+  const config: ServiceConfig = {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    upstreamBaseUrls: { typeform: upstream.url },
+    logLevel: 'silent',
+    tokenTtlSeconds: 900,
+    bodyLimitBytes: 1_048_576,
+    ...(databaseUrl !== undefined && { databaseUrl }),
+  };
+  const ctx: ServiceContext = { store, keyring: new Keyring(randomBytes(32)), config };
+  const { organization_id } = await createOrganization(store.db, 'Bench');
+  const connector = await createConnector(ctx, organization_id, { workspace_name: 'default', connector_type: 'typeform', name: 'bench', credentials: { access_token: upstream.token } });
+  const syncs = new SyncService(ctx, pino({ level: 'silent' }));
+  const rows: Row[] = [];
+  try {
+    for (const run of ['first sync (all new)', 're-sync (all unchanged)']) {
+      const started = performance.now();
+      const outcome = (await (await syncs.start({ connectorId: connector.id, entity: 'forms', trigger: 'cli' })).done)[0];
+      const seconds = (performance.now() - started) / 1000;
+      if (outcome?.status !== 'ready') throw new Error(`the ${label} sync failed: ${outcome?.reason ?? 'no outcome'}`);
+      rows.push({
+        store: label,
+        run,
+        records: outcome.records,
+        pages: outcome.pages,
+        changed: outcome.changed,
+        seconds: Number(seconds.toFixed(2)),
+        'records/s': Math.round(outcome.records / seconds),
+      });
+    }
+  } finally {
+    await syncs.close();
+  }
+  return rows;
+}
+
+export async function run(): Promise<Row[]> {
+  const upstream = await startTypeformStandIn({ formsPerPage: PER_PAGE });
+  upstream.forms = Array.from({ length: RECORDS }, (_, i) =>
+    form(`f${String(i).padStart(6, '0')}`, `Customer feedback survey number ${i}`, { language: 'en', settings: { is_public: i % 2 === 0, is_trial: false } }),
+  );
+  const rows: Row[] = [];
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-sync-'));
+  try {
+    const pglite = await openStore({ dataDir });
+    try {
+      rows.push(...(await measure(pglite, 'PGlite (on disk)', upstream, dataDir)));
+    } finally {
+      await pglite.close();
+    }
+    if (postgresAvailable()) {
+      const cluster = await startCluster();
+      try {
+        const postgres = await openStore({ databaseUrl: cluster.url });
+        try {
+          rows.push(...(await measure(postgres, 'PostgreSQL 15', upstream, dataDir, cluster.url)));
+        } finally {
+          await postgres.close();
+        }
+      } finally {
+        cluster.stop();
+      }
+    } else {
+      rows.push({ store: 'PostgreSQL', run: 'skipped: no server binaries (PG_BIN)', records: 0, pages: 0, changed: 0, seconds: 0, 'records/s': 0 });
+    }
+  } finally {
+    await upstream.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(`Sync ingest: ${RECORDS.toLocaleString('en-US')} records, ${PER_PAGE} per page, from a paginated HTTP upstream on 127.0.0.1`);
+  console.table(await run());
+}

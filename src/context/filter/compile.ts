@@ -1,0 +1,435 @@
+/**
+ * The filter language of context_store_search (filter mode's `query.filter`, semantic mode's
+ * `semantic.filter`) compiled to one SQL condition over context_records.data. Semantics are documented
+ * in docs/api-reference.md, "Context store search"; in short:
+ *
+ * - A filter is an object keyed by operator; several operators in one object must all hold. Comparison
+ *   operators map field paths to values (several fields must all hold); `and`/`or` take non-empty arrays
+ *   of filters, `not` a filter, `any` maps an array field to a filter its elements are matched against.
+ * - Every problem is reported at once, each with where it is (`query.filter.and[1].eq`) and what is
+ *   wrong, as a 400 validation error; nothing runs.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../../runtime/index.js';
+import { declaredTypes, ELEMENT_PATH, isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
+import { and, escapeLike, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
+import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
+
+export const COMPARISON_OPERATORS = [
+  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'like', 'startswith', 'endswith', 'contains', 'array_contains', 'fuzzy', 'keyword',
+] as const;
+export const LOGICAL_OPERATORS = ['and', 'or', 'not', 'any'] as const;
+export const OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, ...LOGICAL_OPERATORS];
+
+type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
+
+/** `fuzzy` matches when pg_trgm's word_similarity(query, field) reaches this. */
+export const FUZZY_THRESHOLD = 0.5;
+export const MAX_FILTER_DEPTH = 32;
+export const MAX_BRANCHES = 100;
+export const MAX_IN_VALUES = 1000;
+export const MAX_KEYWORDS = 32;
+export const MAX_TEXT_LENGTH = 1000;
+const MAX_ISSUES = 50;
+
+/**
+ * A valid UTC timestamp to the second or finer ("2024-01-05T10:00:00Z", "...:00.123+00:00"); days
+ * 29-31 are left to switchyard_instant, which knows month lengths.
+ */
+const UTC_SECOND = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\\d|2[0-8])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?([Zz]|\\+00:?00)$';
+
+const RANGE_SQL = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+type RangeOperator = keyof typeof RANGE_SQL;
+type InstantOperator = '=' | '>' | '>=' | '<' | '<=';
+
+/** A field a condition reads: where it is, and what its schema declares (top-level record fields only). */
+interface FieldRef {
+  name: string;
+  segments: string[];
+  scope: Scope;
+  types: Set<string> | undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function only(types: Set<string> | undefined, ...allowed: string[]): boolean {
+  return types !== undefined && [...types].every((type) => allowed.includes(type));
+}
+
+class FilterCompiler {
+  private elementAliases = 0;
+
+  constructor(
+    private readonly entity: EntityDefinition,
+    private readonly issues: ErrorIssue[],
+  ) {}
+
+  private problem(at: string, rule: string, message: string): RawBuilder<boolean> {
+    if (this.issues.length < MAX_ISSUES) this.issues.push({ field: at, rule, message: `${at}: ${message}` });
+    return sql<boolean>`false`;
+  }
+
+  filter(value: unknown, at: string, scope: Scope, depth: number): RawBuilder<boolean> {
+    if (depth > MAX_FILTER_DEPTH) return this.problem(at, 'too_deep', `filters nest at most ${MAX_FILTER_DEPTH} levels`);
+    if (!isObject(value)) {
+      return this.problem(at, 'invalid_filter', `a filter is an object keyed by operator (e.g. {"eq": {"status": "open"}}), not ${typeName(value)}`);
+    }
+    const { parts, taken } = this.instantRanges(value, scope);
+    for (const [operator, operand] of Object.entries(value)) {
+      const where = `${at}.${operator}`;
+      switch (operator) {
+        case 'and':
+        case 'or': {
+          if (!Array.isArray(operand) || operand.length === 0) {
+            parts.push(this.problem(where, 'invalid_filter', `${operator} takes a non-empty array of filters, not ${Array.isArray(operand) ? 'an empty array' : typeName(operand)}`));
+            break;
+          }
+          if (operand.length > MAX_BRANCHES) {
+            parts.push(this.problem(where, 'too_many', `${operator} takes at most ${MAX_BRANCHES} filters`));
+            break;
+          }
+          const branches = operand.map((item, index) => this.filter(item, `${where}[${index}]`, scope, depth + 1));
+          parts.push(operator === 'and' ? and(branches) : or(branches));
+          break;
+        }
+        case 'not':
+          parts.push(not(this.filter(operand, where, scope, depth + 1)));
+          break;
+        case 'any':
+          parts.push(this.any(operand, where, scope, depth));
+          break;
+        default:
+          if ((COMPARISON_OPERATORS as readonly string[]).includes(operator)) {
+            parts.push(this.comparisons(operator as ComparisonOperator, operand, where, scope, taken));
+          } else {
+            parts.push(this.problem(at, 'unknown_operator', `unknown operator '${operator}'; operators: ${OPERATORS.join(', ')}`));
+          }
+      }
+    }
+    return and(parts);
+  }
+
+  /** Resolves a field path of a condition: a searchable path on records, any path (or `$`) inside `any`. */
+  private field(name: string, at: string, scope: Scope): FieldRef | undefined {
+    if (!scope.record && name === ELEMENT_PATH) return { name, segments: [], scope, types: undefined };
+    const parsed = parsePath(name);
+    if ('problem' in parsed) {
+      this.problem(at, 'invalid_field', parsed.problem);
+      return undefined;
+    }
+    if (scope.record && !isSearchablePath(name, this.entity.search.fields)) {
+      const hint = name === ELEMENT_PATH ? ` ('${ELEMENT_PATH}' names an array element only inside any)` : '';
+      this.problem(at, 'unknown_field', unknownFieldMessage(name, this.entity.search.fields) + hint);
+      return undefined;
+    }
+    return { name, segments: parsed.segments, scope, types: scope.record ? declaredTypes(this.entity, parsed.segments) : undefined };
+  }
+
+  private comparisons(operator: ComparisonOperator, operand: unknown, at: string, scope: Scope, taken: ReadonlySet<string> = new Set()): RawBuilder<boolean> {
+    if (!isObject(operand) || Object.keys(operand).length === 0) {
+      return this.problem(at, 'invalid_filter', `${operator} maps field names to values (e.g. {"${operator}": {"status": "open"}}), not ${isObject(operand) ? 'an empty object' : typeName(operand)}`);
+    }
+    const parts: Array<RawBuilder<boolean>> = [];
+    for (const [name, value] of Object.entries(operand)) {
+      if (taken.has(`${operator} ${name}`)) continue;
+      const field = this.field(name, at, scope);
+      if (field) parts.push(this.comparison(operator, field, value, at));
+    }
+    return and(parts);
+  }
+
+  private comparison(operator: ComparisonOperator, field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    switch (operator) {
+      case 'eq':
+        return this.equals(field, value, at);
+      case 'neq':
+        return not(this.equals(field, value, at));
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte':
+        return this.range(operator, field, value, at);
+      case 'in':
+        return this.in(field, value, at);
+      case 'like':
+      case 'startswith':
+      case 'endswith':
+        return this.pattern(operator, field, value, at);
+      case 'contains':
+        return this.contains(field, value, at);
+      case 'array_contains':
+        return this.arrayContains(field, value, at);
+      case 'fuzzy':
+        return this.fuzzy(field, value, at);
+      case 'keyword':
+        return this.keyword(field, value, at);
+    }
+  }
+
+  private equals(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const { scope, segments, types } = field;
+    if (value === null) return sql<boolean>`(coalesce(jsonb_typeof(${jsonAt(scope, segments)}), 'null') = 'null')`;
+    if (typeof value === 'string') {
+      if (value.length > MAX_TEXT_LENGTH) return this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
+      const instant = isoInstantSeconds(value);
+      if (instant !== undefined) return this.instant('=', field, instant);
+      const forms: unknown[] = [value];
+      if (isNumericText(value) && String(Number(value)) === value && !only(types, 'string')) forms.push(Number(value));
+      return or(forms.map((form) => jsonEquals(scope, segments, form)));
+    }
+    if (typeof value === 'number') {
+      if (only(types, 'number')) return jsonEquals(scope, segments, value);
+      const forms = [jsonEquals(scope, segments, String(value))];
+      if (!only(types, 'string')) forms.unshift(jsonEquals(scope, segments, value));
+      // a Unix-second number also matches an ISO 8601 string of that instant
+      forms.push(this.instant('=', field, String(value)));
+      return or(forms);
+    }
+    return jsonEquals(scope, segments, value);
+  }
+
+  /**
+   * switchyard_key(value) compared with epoch seconds, made cheap: parsing a timestamp in SQL costs
+   * tens of microseconds a row on PGlite, so
+   * - a condition on the date text (its first 10 characters, within a day of its UTC date whatever
+   *   the offset) narrows the rows first, served by the day indexes of migration 4;
+   * - UTC timestamps to the second ("2024-01-05T10:00:00Z", "...:00.123+00:00") compare as text to
+   *   the second, which is exact unless they fall in the same second as the value;
+   * - only the rest (other offsets, dates without time, the 29th-31st, that same second) is parsed.
+   */
+  private instant(operator: InstantOperator, field: FieldRef, seconds: string): RawBuilder<boolean> {
+    return this.instantBounds(field, [{ operator, seconds }]);
+  }
+
+  /** Several comparisons of one field with instants (a lower and an upper bound), sharing the work per row. */
+  private instantBounds(field: FieldRef, bounds: ReadonlyArray<{ operator: InstantOperator; seconds: string }>): RawBuilder<boolean> {
+    const { scope, segments } = field;
+    const text = textAt(scope, segments);
+    // Text-only fields hold instants as text: switchyard_instant reads the text once per use, half the
+    // work of switchyard_key (which first checks the JSON type).
+    const textOnly = scope.record && segments.length === 1 && only(field.types, 'string');
+    const parsed = textOnly ? sql`switchyard_instant(${text})` : sql`switchyard_key(${jsonAt(scope, segments)})`;
+    let exact = and(bounds.map(({ operator, seconds }) => sql<boolean>`(${parsed} ${sql.raw(operator)} ${seconds}::numeric)`));
+    const secondsOf = bounds.map(({ seconds }) => utcSecond(Number(seconds)));
+    if (secondsOf.every((second) => second !== undefined)) {
+      // One regular expression (reading the text once) recognizes a valid UTC timestamp to the second.
+      const left19 = sql`left(${text}, 19) COLLATE "C"`;
+      const differs = secondsOf.map((second) => sql<boolean>`${left19} <> ${second}`);
+      const decided = bounds.map(({ operator }, index) =>
+        operator === '=' ? sql<boolean>`false` : sql<boolean>`${left19} ${sql.raw(operator.startsWith('>') ? '>' : '<')} ${secondsOf[index] as string}`,
+      );
+      exact = sql<boolean>`(CASE WHEN ${text} ~ ${UTC_SECOND} AND ${and(differs)} THEN ${and(decided)} ELSE ${exact} END)`;
+    }
+    const day: Array<RawBuilder<boolean>> = [];
+    for (const { operator, seconds } of bounds) {
+      const value = Number(seconds);
+      const low = operator === '<' || operator === '<=' ? undefined : utcDay(value - 86_400);
+      const high = operator === '>' || operator === '>=' ? undefined : utcDay(value + 86_400);
+      if (low !== undefined) day.push(sql<boolean>`left(${text}, 10) >= ${low}`);
+      if (high !== undefined) day.push(sql<boolean>`left(${text}, 10) <= ${high}`);
+    }
+    if (day.length === 0) return exact;
+    if (textOnly) {
+      // Text-only field: only date-like text can be an instant, so the day condition holds as is and
+      // matches the expression indexes of migration 4 (which also need the key to exist).
+      return and([sql<boolean>`${scope.base} ? ${sql.lit(segments[0] as string)}`, ...day, exact]);
+    }
+    return and([sql<boolean>`(${text} NOT LIKE '____-__-__%' OR ${and(day)})`, exact]);
+  }
+
+  /**
+   * A lower and an upper bound on the same field in one filter object (`{"gte": {"createdAt": a},
+   * "lt": {"createdAt": b}}`), both instants, compile together; returns the pairs it took.
+   */
+  private instantRanges(value: Record<string, unknown>, scope: Scope): { parts: Array<RawBuilder<boolean>>; taken: Set<string> } {
+    const parts: Array<RawBuilder<boolean>> = [];
+    const taken = new Set<string>();
+    const instantOf = (operator: RangeOperator, name: string): string | undefined => {
+      const operand = value[operator];
+      const bound = isObject(operand) ? operand[name] : undefined;
+      return typeof bound === 'string' && bound.length <= MAX_TEXT_LENGTH ? isoInstantSeconds(bound) : undefined;
+    };
+    for (const lower of ['gt', 'gte'] as const) {
+      const operand = value[lower];
+      if (!isObject(operand)) continue;
+      for (const name of Object.keys(operand)) {
+        const low = instantOf(lower, name);
+        const upper = (['lt', 'lte'] as const).find((candidate) => !taken.has(`${candidate} ${name}`) && instantOf(candidate, name) !== undefined);
+        if (low === undefined || upper === undefined) continue;
+        const parsed = parsePath(name);
+        if ('problem' in parsed || (scope.record && !isSearchablePath(name, this.entity.search.fields)) || (!scope.record && name === ELEMENT_PATH)) continue;
+        const types = scope.record ? declaredTypes(this.entity, parsed.segments) : undefined;
+        if (only(types, 'boolean', 'object', 'array')) continue;
+        const field: FieldRef = { name, segments: parsed.segments, scope, types };
+        parts.push(this.instantBounds(field, [
+          { operator: RANGE_SQL[lower], seconds: low },
+          { operator: RANGE_SQL[upper], seconds: instantOf(upper, name) as string },
+        ]));
+        taken.add(`${lower} ${name}`);
+        taken.add(`${upper} ${name}`);
+      }
+    }
+    return { parts, taken };
+  }
+
+  private range(operator: RangeOperator, field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const { scope, segments, types } = field;
+    if (only(types, 'boolean', 'object', 'array')) {
+      return this.problem(at, 'invalid_value', `'${field.name}' holds ${[...(types ?? [])].join(' or ')} values, which ${operator} does not compare`);
+    }
+    const op = RANGE_SQL[operator];
+    if (typeof value === 'number' || (typeof value === 'string' && isNumericText(value))) {
+      return sql<boolean>`(switchyard_key(${jsonAt(scope, segments)}) ${sql.raw(op)} ${String(value)}::numeric)`;
+    }
+    if (typeof value === 'string') {
+      if (value.length > MAX_TEXT_LENGTH) return this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
+      const instant = isoInstantSeconds(value);
+      if (instant !== undefined) return this.instant(op, field, instant);
+      if (only(types, 'number')) {
+        return this.problem(at, 'invalid_value', `'${field.name}' holds numbers: compare it with a number or an ISO 8601 instant, not '${value}'`);
+      }
+      return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) = 'string' AND ${textAt(scope, segments)} COLLATE "C" ${sql.raw(op)} ${value})`;
+    }
+    return this.problem(at, 'invalid_value', `${operator} on '${field.name}' takes a number or a string (an ISO 8601 instant, a number, or text), not ${typeName(value)}`);
+  }
+
+  private in(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    if (!Array.isArray(value) || value.length === 0) {
+      return this.problem(at, 'invalid_value', `in on '${field.name}' takes a non-empty array of values, not ${Array.isArray(value) ? 'an empty array' : typeName(value)}`);
+    }
+    if (value.length > MAX_IN_VALUES) return this.problem(at, 'too_many', `in on '${field.name}' takes at most ${MAX_IN_VALUES} values`);
+    return or(value.map((item) => this.equals(field, item, at)));
+  }
+
+  private text(operator: string, field: FieldRef, value: unknown, at: string): string | undefined {
+    if (typeof value !== 'string') {
+      this.problem(at, 'invalid_value', `${operator} on '${field.name}' takes a string, not ${typeName(value)}`);
+      return undefined;
+    }
+    if (value.length > MAX_TEXT_LENGTH) {
+      this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** Strings (and numbers, as their text) matched case-insensitively against a LIKE pattern. */
+  private scalarLike(field: FieldRef, pattern: string): RawBuilder<boolean> {
+    const { scope, segments } = field;
+    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+  }
+
+  private pattern(operator: 'like' | 'startswith' | 'endswith', field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const text = this.text(operator, field, value, at);
+    if (text === undefined) return sql<boolean>`false`;
+    const pattern = operator === 'like' ? text : operator === 'startswith' ? `${escapeLike(text)}%` : `%${escapeLike(text)}`;
+    return this.scalarLike(field, pattern);
+  }
+
+  /** Text containing the value (case-insensitive), or an array with an element equal to it (strings case-insensitively). */
+  private contains(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      return this.problem(at, 'invalid_value', `contains on '${field.name}' takes a string, number or boolean, not ${typeName(value)}`);
+    }
+    if (typeof value === 'string' && value.length > MAX_TEXT_LENGTH) {
+      return this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
+    }
+    const { scope, segments } = field;
+    const json = jsonAt(scope, segments);
+    const text = String(value);
+    return sql<boolean>`(CASE jsonb_typeof(${json})
+      WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${json}) AS _contains(v)
+        WHERE _contains.v = ${jsonParam(value)} OR (jsonb_typeof(_contains.v) = 'string' AND lower(_contains.v #>> '{}') = lower(${text})))
+      WHEN 'string' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
+      WHEN 'number' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
+      ELSE false END)`;
+  }
+
+  /** An array holding the value (every value, when given an array); objects match elements that contain them. */
+  private arrayContains(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    if (value === null || (Array.isArray(value) && value.length === 0)) {
+      return this.problem(at, 'invalid_value', `array_contains on '${field.name}' takes a value or a non-empty array of values, not ${value === null ? 'null' : 'an empty array'}`);
+    }
+    if (only(field.types, 'string', 'number', 'boolean', 'object')) {
+      return this.problem(at, 'invalid_value', `'${field.name}' is not an array field; array_contains applies to arrays (use eq or contains)`);
+    }
+    const elements = Array.isArray(value) ? value : [value];
+    const { scope, segments } = field;
+    const containable = scope.record && segments.length > 0 && !segments.some((segment) => /^-?\d+$/.test(segment));
+    if (containable) return sql<boolean>`${scope.base} @> ${jsonParam(nest(segments, elements))}`;
+    const json = jsonAt(scope, segments);
+    return sql<boolean>`(jsonb_typeof(${json}) = 'array' AND ${json} @> ${jsonParam(elements)})`;
+  }
+
+  /** pg_trgm word similarity: tolerant of typos, case, punctuation and word order. */
+  private fuzzy(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const text = this.text('fuzzy', field, value, at);
+    if (text === undefined) return sql<boolean>`false`;
+    if (!/[\p{L}\p{N}]/u.test(text)) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
+    const { scope, segments } = field;
+    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) = 'string' AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
+  }
+
+  /** Any of the words of the value, as whole words, case-insensitively. */
+  private keyword(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
+    const text = this.text('keyword', field, value, at);
+    if (text === undefined) return sql<boolean>`false`;
+    const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+    if (words.length === 0) return this.problem(at, 'invalid_value', `keyword on '${field.name}' needs at least one word`);
+    if (words.length > MAX_KEYWORDS) return this.problem(at, 'too_many', `keyword on '${field.name}' takes at most ${MAX_KEYWORDS} words`);
+    const { scope, segments } = field;
+    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ~* ${`\\m(${words.join('|')})\\M`})`;
+  }
+
+  /** At least one element of the array field matches the nested filter (paths relative to the element, `$` the element itself). */
+  private any(operand: unknown, at: string, scope: Scope, depth: number): RawBuilder<boolean> {
+    if (!isObject(operand) || Object.keys(operand).length === 0) {
+      return this.problem(at, 'invalid_filter', `any maps an array field to a filter its elements must match (e.g. {"any": {"labels": {"eq": {"name": "bug"}}}}), not ${isObject(operand) ? 'an empty object' : typeName(operand)}`);
+    }
+    const parts: Array<RawBuilder<boolean>> = [];
+    for (const [name, nested] of Object.entries(operand)) {
+      const field = this.field(name, at, scope);
+      if (!field) continue;
+      this.elementAliases += 1;
+      const alias = `_any${this.elementAliases}`;
+      const element: Scope = { base: sql.ref(`${alias}.value`), record: false };
+      const inner = this.filter(nested, `${at}.${name}`, element, depth + 1);
+      const json = jsonAt(field.scope, field.segments);
+      parts.push(
+        sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${json}) = 'array' THEN ${json} ELSE '[]'::jsonb END) AS ${sql.raw(alias)}(value) WHERE ${inner})`,
+      );
+    }
+    return and(parts);
+  }
+}
+
+/**
+ * Compiles a filter into issues (appended to `issues`) and a condition over `${alias}.data`. The
+ * condition is only meaningful when no issue was added. For callers that validate several params at
+ * once (the search); others use compileFilter.
+ */
+export function compileFilterInto(filter: unknown, entity: EntityDefinition, alias: string, at: string, issues: ErrorIssue[]): RawBuilder<boolean> {
+  return new FilterCompiler(entity, issues).filter(filter, at, recordScope(alias), 0);
+}
+
+/**
+ * The SQL condition of a filter over the records aliased `alias` (context_records AS alias), for the
+ * entity's searchable fields. Throws a ValidationError (400) listing every problem, each located
+ * (`options.at`, default `query.filter`, is the location of the filter itself).
+ */
+export function compileFilter(filter: unknown, entity: EntityDefinition, alias: string, options: { at?: string } = {}): RawBuilder<boolean> {
+  const at = options.at ?? 'query.filter';
+  const issues: ErrorIssue[] = [];
+  const condition = compileFilterInto(filter, entity, alias, at, issues);
+  if (issues.length > 0) throw new ValidationError(`Invalid ${at}: ${issues.map((issue) => issue.message).join('; ')}.`, issues);
+  return condition;
+}

@@ -1,0 +1,116 @@
+/**
+ * `query.sort` and keyset paging. Each sort field orders by two keys: JSON numbers by value first, then
+ * everything else by its text, lowercased, in code-point order ("C" collation, the same on every
+ * store); records missing the field come last in both directions. The record id breaks ties, so the
+ * order is total and a page can resume strictly after the last record it returned, whatever records
+ * arrive meanwhile.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { EntityDefinition, ErrorIssue } from '../../../runtime/index.js';
+import { isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
+import { and, jsonAt, or, recordScope, textAt } from './sql.js';
+
+export const MAX_SORT_FIELDS = 10;
+
+export interface SortField {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+/** One ORDER BY key: its expression, its direction, and the SQL type its cursor value is cast back to. */
+interface SortKey {
+  expression: RawBuilder<unknown>;
+  direction: 'asc' | 'desc';
+  type: 'numeric' | 'text';
+}
+
+/** The sort fields of `query.sort` (an array of {field: "asc" | "desc"}), adding located issues for anything wrong. */
+export function parseSort(sort: unknown, entity: EntityDefinition, at: string, issues: ErrorIssue[]): SortField[] {
+  if (sort === undefined || sort === null) return [];
+  const problem = (where: string, rule: string, message: string) => issues.push({ field: where, rule, message: `${where}: ${message}` });
+  if (!Array.isArray(sort)) {
+    problem(at, 'invalid_sort', 'sort is an array of {"field": "asc" | "desc"} objects');
+    return [];
+  }
+  const fields: SortField[] = [];
+  sort.forEach((item, index) => {
+    const where = `${at}[${index}]`;
+    if (item === null || typeof item !== 'object' || Array.isArray(item) || Object.keys(item).length === 0) {
+      problem(where, 'invalid_sort', 'each sort entry is an object mapping a field to "asc" or "desc", e.g. {"updated_at": "desc"}');
+      return;
+    }
+    for (const [field, direction] of Object.entries(item as Record<string, unknown>)) {
+      const parsed = parsePath(field);
+      if ('problem' in parsed) {
+        problem(where, 'invalid_field', parsed.problem);
+        continue;
+      }
+      if (!isSearchablePath(field, entity.search.fields)) {
+        problem(where, 'unknown_field', unknownFieldMessage(field, entity.search.fields));
+        continue;
+      }
+      const normalized = typeof direction === 'string' ? direction.toLowerCase() : direction;
+      if (normalized !== 'asc' && normalized !== 'desc') {
+        problem(where, 'invalid_sort', `the direction of '${field}' is "asc" or "desc", not ${JSON.stringify(direction)}`);
+        continue;
+      }
+      fields.push({ field, direction: normalized });
+    }
+  });
+  if (fields.length > MAX_SORT_FIELDS) problem(at, 'too_many', `sort takes at most ${MAX_SORT_FIELDS} fields`);
+  return fields;
+}
+
+function sortKeys(fields: readonly SortField[], alias: string): SortKey[] {
+  const scope = recordScope(alias);
+  return fields.flatMap(({ field, direction }): SortKey[] => {
+    const segments = field.split('.');
+    const json = jsonAt(scope, segments);
+    return [
+      { expression: sql`(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::numeric END)`, direction, type: 'numeric' },
+      { expression: sql`(lower(${textAt(scope, segments)}) COLLATE "C")`, direction, type: 'text' },
+    ];
+  });
+}
+
+/** The sort's SQL: key columns to select (as _k0, _k1...), the ORDER BY list, and how to resume after a row. */
+export interface SortPlan {
+  select: RawBuilder<unknown>;
+  orderBy: RawBuilder<unknown>;
+  /** The number of _k columns; a cursor carries that many values. */
+  keyCount: number;
+  /** The condition "strictly after the row with these key values and this record id". */
+  after(values: ReadonlyArray<string | null>, recordId: string): RawBuilder<boolean>;
+}
+
+export function sortPlan(fields: readonly SortField[], alias: string): SortPlan {
+  const keys = sortKeys(fields, alias);
+  const recordId = sql.ref(`${alias}.record_id`);
+  const select = keys.length === 0 ? sql`` : sql`, ${sql.join(keys.map((key, index) => sql`${key.expression}::text AS ${sql.ref(`_k${index}`)}`))}`;
+  const orderBy = sql.join([
+    ...keys.map((key) => sql`${key.expression} ${sql.raw(key.direction === 'asc' ? 'ASC' : 'DESC')} NULLS LAST`),
+    sql`${recordId} ASC`,
+  ]);
+  return {
+    select,
+    orderBy,
+    keyCount: keys.length,
+    after(values, id) {
+      // OR over i of (keys before i equal AND key i after): the expansion of a row comparison that
+      // mixes directions and puts NULLs last.
+      const terms: Array<RawBuilder<boolean>> = [];
+      const equal: Array<RawBuilder<boolean>> = [];
+      keys.forEach((key, index) => {
+        const value = values[index] ?? null;
+        const typed = value === null ? sql`NULL::${sql.raw(key.type)}` : key.type === 'numeric' ? sql`${value}::numeric` : sql`${value}`;
+        if (value !== null) {
+          const beyond = sql<boolean>`(${key.expression} IS NULL OR ${key.expression} ${sql.raw(key.direction === 'asc' ? '>' : '<')} ${typed})`;
+          terms.push(and([...equal, beyond]));
+        }
+        equal.push(sql<boolean>`${key.expression} IS NOT DISTINCT FROM ${typed}`);
+      });
+      terms.push(and([...equal, sql<boolean>`${recordId} > ${id}`]));
+      return or(terms);
+    },
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * The context_store_search action (hosted mode): validates its params, checks the entity has been
+ * synchronized, and answers `{data, meta: {has_more, cursor, took_ms}}` from context_records (filter
+ * mode, `query`) or from the semantic index (semantic mode, `semantic`, src/context/semantic).
+ * Only the caller's connector's live records are read: the connector was looked up in the caller's
+ * organization, and every query is scoped by organization and connector and skips deleted records.
+ */
+import { performance } from 'node:perf_hooks';
+import { sql, type RawBuilder } from 'kysely';
+import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../runtime/index.js';
+import type { ServiceContext } from '../context.js';
+import { BadRequestError } from '../errors.js';
+import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';
+import { compileFilterInto } from './filter/compile.js';
+import { isSearchablePath, parsePath } from './filter/fields.js';
+import { projectFields } from './filter/project.js';
+import { parseSort, sortPlan, type SortField } from './filter/sort.js';
+import { semanticSearch, type SemanticParams } from './semantic/search.js';
+import { entityReadiness } from './sync/state.js';
+
+export const CONTEXT_STORE_SEARCH = 'context_store_search';
+export const FILTER_LIMIT_DEFAULT = 1000;
+export const FILTER_LIMIT_MAX = 5000;
+export const SEMANTIC_LIMIT_DEFAULT = 10;
+export const SEMANTIC_LIMIT_MAX = 100;
+export const SEMANTIC_MIN_SIMILARITY_DEFAULT = 0.25;
+export const MAX_FIELDS = 200;
+export const MAX_PROMPT_LENGTH = 4000;
+
+const PARAMS = ['query', 'semantic', 'limit', 'cursor', 'fields'];
+const QUERY_KEYS = ['filter', 'sort'];
+const SEMANTIC_KEYS = ['field', 'prompt', 'filter', 'context_size', 'min_similarity', 'dedup'];
+
+/** The connector and entity a search runs over; the connector is already known to belong to the organization. */
+export interface SearchScope {
+  organizationId: string;
+  connectorId: string;
+  connectorType: string;
+  /** The connector kind's display name, for messages. */
+  displayName: string;
+  entity: EntityDefinition;
+}
+
+export interface SearchMeta {
+  has_more: boolean;
+  cursor: string | null;
+  took_ms: number;
+}
+
+export type SearchResult =
+  | { mode: 'query'; data: Array<Record<string, unknown>>; meta: SearchMeta }
+  | { mode: 'semantic'; data: Array<{ entity: Record<string, unknown>; metadata: Record<string, unknown> }>; meta: SearchMeta };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+class Issues {
+  readonly list: ErrorIssue[] = [];
+  add(field: string, rule: string, message: string, limit?: unknown): void {
+    this.list.push({ field, rule, message: `${field}: ${message}`, ...(limit !== undefined && { limit }) });
+  }
+}
+
+/** Everything a validated search needs. */
+type Plan =
+  | { mode: 'query'; filter: RawBuilder<boolean>; rawFilter: unknown; sort: SortField[]; limit: number; cursor?: string; fields?: string[] }
+  | { mode: 'semantic'; semantic: SemanticParams; limit: number; cursor?: string; fields?: string[] };
+
+function validateLimit(value: unknown, max: number, fallback: number, issues: Issues): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    issues.add('limit', 'type', `limit is an integer, not ${describe(value)}`);
+    return fallback;
+  }
+  if (value < 1 || value > max) {
+    issues.add('limit', value < 1 ? 'minimum' : 'maximum', `limit is between 1 and ${max}, not ${value}`, value < 1 ? 1 : max);
+    return fallback;
+  }
+  return value;
+}
+
+function validateCursor(value: unknown, issues: Issues): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value === '' || value.length > MAX_CURSOR_LENGTH) {
+    issues.add('cursor', 'type', `cursor is the non-empty string meta.cursor of the previous response, not ${describe(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+/** `fields`: dot paths, or lists of keys (the reference SDK's form, [["user", "name"]]), under searchable or semantic fields. */
+function validateFields(value: unknown, entity: EntityDefinition, issues: Issues): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) {
+    issues.add('fields', 'type', `fields is an array of field paths ("state.name" or ["state", "name"]), not ${describe(value)}`);
+    return undefined;
+  }
+  if (value.length > MAX_FIELDS) {
+    issues.add('fields', 'maximum', `fields takes at most ${MAX_FIELDS} paths`, MAX_FIELDS);
+    return undefined;
+  }
+  const allowed = [...new Set([...entity.search.fields, ...entity.search.semantic.map((s) => s.field)])];
+  const paths: string[] = [];
+  value.forEach((item, index) => {
+    const at = `fields[${index}]`;
+    const path = typeof item === 'string' ? item : Array.isArray(item) && item.length > 0 && item.every((k) => typeof k === 'string') ? item.join('.') : undefined;
+    if (path === undefined) {
+      issues.add(at, 'type', `each field is a dot path string or a non-empty array of keys, not ${describe(item)}`);
+      return;
+    }
+    const parsed = parsePath(path);
+    if ('problem' in parsed) issues.add(at, 'invalid_field', parsed.problem);
+    else if (!isSearchablePath(path, allowed)) issues.add(at, 'unknown_field', `unknown field '${path}'; fields: ${allowed.join(', ')}`);
+    else paths.push(path);
+  });
+  return paths.length > 0 ? paths : undefined;
+}
+
+function validateSemantic(value: unknown, entity: EntityDefinition, issues: Issues): SemanticParams | undefined {
+  if (!isObject(value)) {
+    issues.add('semantic', 'type', `semantic is an object {field, prompt, filter?, context_size?, min_similarity?, dedup?}, not ${describe(value)}`);
+    return undefined;
+  }
+  const fields = entity.search.semantic;
+  if (fields.length === 0) {
+    issues.add('semantic', 'unsupported', `${entity.name} has no semantically searchable fields: use query (filter search)`);
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    if (key === 'sort') issues.add('semantic.sort', 'unsupported', 'sort is not supported in semantic search: results are ranked by similarity');
+    else if (!SEMANTIC_KEYS.includes(key)) issues.add(`semantic.${key}`, 'unknown', `${key} is not a semantic search parameter; parameters: ${SEMANTIC_KEYS.join(', ')}`);
+  }
+  const field = fields.find((s) => s.field === value.field);
+  if (value.field === undefined) issues.add('semantic.field', 'required', `semantic.field is required; semantic fields: ${fields.map((s) => s.field).join(', ')}`);
+  else if (!field) {
+    issues.add('semantic.field', 'enum', `unknown semantic field ${JSON.stringify(value.field)}; semantic fields: ${fields.map((s) => s.field).join(', ')}`, fields.map((s) => s.field));
+  }
+  const prompt = value.prompt;
+  if (typeof prompt !== 'string' || prompt.trim() === '') issues.add('semantic.prompt', prompt === undefined ? 'required' : 'type', 'semantic.prompt is a non-empty string');
+  else if (prompt.length > MAX_PROMPT_LENGTH) issues.add('semantic.prompt', 'maxLength', `semantic.prompt is at most ${MAX_PROMPT_LENGTH} characters`, MAX_PROMPT_LENGTH);
+  const contextSize = value.context_size;
+  if (contextSize !== undefined && field) {
+    if (typeof contextSize !== 'number' || !Number.isInteger(contextSize) || contextSize < 1 || contextSize > field.context_window) {
+      issues.add('semantic.context_size', 'range', `semantic.context_size is an integer from 1 to ${field.context_window} (the context window of ${field.field}), not ${JSON.stringify(contextSize)}`, field.context_window);
+    }
+  }
+  const minSimilarity = value.min_similarity ?? SEMANTIC_MIN_SIMILARITY_DEFAULT;
+  if (typeof minSimilarity !== 'number' || !Number.isFinite(minSimilarity) || minSimilarity < -1 || minSimilarity > 1) {
+    issues.add('semantic.min_similarity', 'range', `semantic.min_similarity is a number from -1.0 to 1.0 (-1.0 disables the cutoff), not ${JSON.stringify(minSimilarity)}`, [-1, 1]);
+  }
+  const dedup = value.dedup ?? 'max';
+  if (dedup !== 'max' && dedup !== 'none') issues.add('semantic.dedup', 'enum', `semantic.dedup is "max" or "none", not ${JSON.stringify(dedup)}`, ['max', 'none']);
+  if (value.filter !== undefined && value.filter !== null) compileFilterInto(value.filter, entity, 'r', 'semantic.filter', issues.list);
+  if (!field || typeof prompt !== 'string' || typeof minSimilarity !== 'number' || (dedup !== 'max' && dedup !== 'none')) return undefined;
+  return {
+    field: field.field,
+    prompt,
+    ...(value.filter !== undefined && value.filter !== null && { filter: value.filter }),
+    ...(typeof contextSize === 'number' && { context_size: contextSize }),
+    min_similarity: minSimilarity,
+    dedup,
+  };
+}
+
+/** Validates every param at once; a 400 lists each problem with where it is. */
+function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
+  const issues = new Issues();
+  const hasQuery = params.query !== undefined && params.query !== null;
+  const hasSemantic = params.semantic !== undefined && params.semantic !== null;
+  for (const key of Object.keys(params)) {
+    if (PARAMS.includes(key)) continue;
+    if (key === 'sort') {
+      issues.add('sort', 'unknown', hasSemantic ? 'sort is not supported in semantic search: results are ranked by similarity' : 'sort goes inside query: {"query": {"sort": [{"field": "asc"}]}}');
+    } else if (key === 'filter') {
+      issues.add('filter', 'unknown', 'filter goes inside query (filter search) or semantic (semantic search): {"query": {"filter": {...}}}');
+    } else {
+      issues.add(key, 'unknown', `${key} is not a parameter of ${CONTEXT_STORE_SEARCH}; parameters: ${PARAMS.join(', ')}`);
+    }
+  }
+  if (hasQuery && hasSemantic) {
+    issues.add('semantic', 'mutually_exclusive', 'semantic and query cannot be combined: give query for filter search or semantic for semantic search');
+  } else if (!hasQuery && !hasSemantic) {
+    issues.add('query', 'required', `${CONTEXT_STORE_SEARCH} needs query (filter search, e.g. {"query": {"filter": {"eq": {"status": "open"}}}}) or semantic (semantic search)`);
+  }
+  const semanticMode = hasSemantic && !hasQuery;
+  const limit = semanticMode
+    ? validateLimit(params.limit, SEMANTIC_LIMIT_MAX, SEMANTIC_LIMIT_DEFAULT, issues)
+    : validateLimit(params.limit, FILTER_LIMIT_MAX, FILTER_LIMIT_DEFAULT, issues);
+  const cursor = validateCursor(params.cursor, issues);
+  const fields = validateFields(params.fields, entity, issues);
+  let result: Plan | undefined;
+  if (semanticMode) {
+    const semantic = validateSemantic(params.semantic, entity, issues);
+    if (semantic) result = { mode: 'semantic', semantic, limit, ...(cursor !== undefined && { cursor }), ...(fields && { fields }) };
+  } else if (hasQuery) {
+    const query = params.query;
+    if (!isObject(query)) {
+      issues.add('query', 'type', `query is an object {filter?, sort?}, not ${describe(query)}`);
+    } else {
+      for (const key of Object.keys(query)) {
+        if (!QUERY_KEYS.includes(key)) issues.add(`query.${key}`, 'unknown', `${key} is not part of query; query holds filter and sort (limit, cursor and fields are params beside query)`);
+      }
+      const filter = query.filter === undefined || query.filter === null ? sql<boolean>`true` : compileFilterInto(query.filter, entity, 'r', 'query.filter', issues.list);
+      const sort = parseSort(query.sort, entity, 'query.sort', issues.list);
+      result = { mode: 'query', filter, rawFilter: query.filter ?? null, sort, limit, ...(cursor !== undefined && { cursor }), ...(fields && { fields }) };
+    }
+  }
+  if (issues.list.length > 0 || !result) {
+    throw new ValidationError(`Invalid params for ${entity.name}.${CONTEXT_STORE_SEARCH}: ${issues.list.map((issue) => issue.message).join('; ')}.`, issues.list);
+  }
+  return result;
+}
+
+/**
+ * Search needs a complete sync of the entity: never synchronized, first sync still running or failed,
+ * or an entity the sync cannot read, is a clear 400 (never an empty list).
+ */
+async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promise<void> {
+  const readiness = await entityReadiness(ctx.store.db, scope.connectorId, scope.entity.name);
+  if (readiness.ready_for_search) return;
+  const actions = Object.keys(scope.entity.actions).join(', ');
+  const reason = readiness.reason ?? `${scope.entity.name} has not been synchronized yet.`;
+  const message =
+    `${CONTEXT_STORE_SEARCH} searches the copy of ${scope.displayName} data that Switchyard synchronizes into its context store, ` +
+    `and ${scope.entity.name} of this connector is not ready (${readiness.status}): ${reason.replace(/\.?$/, '.')} Use the native actions (${actions}) meanwhile.`;
+  throw new BadRequestError(message, 'context_store_not_ready', [{ field: 'entity', rule: 'context_store_not_ready', message }]);
+}
+
+const statistics = new WeakMap<object, Promise<void>>();
+
+/**
+ * Analyzes context_records once per process when it has never been analyzed (a fresh PGlite store: PGlite
+ * runs no autovacuum). Without statistics the planner takes every scope condition as very selective
+ * and reads an entity's records through the scope index instead of the GIN or day indexes.
+ */
+function ensureStatistics(ctx: ServiceContext): Promise<void> {
+  let done = statistics.get(ctx.store.db);
+  if (!done) {
+    done = (async () => {
+      const { rows } = await sql<{ analyzed: boolean }>`
+        SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'context_records') AS analyzed`.execute(ctx.store.db);
+      if (!rows[0]?.analyzed) await sql`ANALYZE context_records`.execute(ctx.store.db);
+    })().catch(() => undefined);
+    statistics.set(ctx.store.db, done);
+  }
+  return done;
+}
+
+interface RecordRow {
+  record_id: string;
+  data: Record<string, unknown>;
+  [key: `_k${number}`]: string | null;
+}
+
+async function filterSearch(ctx: ServiceContext, scope: SearchScope, search: Extract<Plan, { mode: 'query' }>): Promise<{ data: Array<Record<string, unknown>>; has_more: boolean; cursor: string | null }> {
+  const order = sortPlan(search.sort, 'r');
+  const fingerprint = searchFingerprint({ c: scope.connectorId, e: scope.entity.name, m: 'query', filter: search.rawFilter, sort: search.sort });
+  let after: RawBuilder<boolean> = sql<boolean>`true`;
+  if (search.cursor !== undefined) {
+    const payload = openCursor(ctx.keyring, search.cursor, fingerprint);
+    const keys = payload.k;
+    const id = payload.id;
+    if (!Array.isArray(keys) || keys.length !== order.keyCount || !keys.every((k) => k === null || typeof k === 'string') || typeof id !== 'string') {
+      throw new BadRequestError('cursor is not a cursor this service issued.', 'invalid_cursor', [{ field: 'cursor', rule: 'invalid_cursor', message: 'cursor is not a cursor this service issued.' }]);
+    }
+    after = order.after(keys as Array<string | null>, id);
+  }
+  const result = await sql<RecordRow>`
+    SELECT r.record_id, r.data${order.select}
+    FROM context_records AS r
+    WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity.name}
+      AND r.deleted_at IS NULL AND ${search.filter} AND ${after}
+    ORDER BY ${order.orderBy}
+    LIMIT ${search.limit + 1}`.execute(ctx.store.db);
+  const rows = result.rows;
+  const hasMore = rows.length > search.limit;
+  const page = hasMore ? rows.slice(0, search.limit) : rows;
+  const last = page[page.length - 1];
+  const cursor =
+    hasMore && last
+      ? signCursor(ctx.keyring, { v: 1, f: fingerprint, k: Array.from({ length: order.keyCount }, (_, i) => last[`_k${i}`] ?? null), id: last.record_id })
+      : null;
+  const fields = search.fields ?? scope.entity.search.fields;
+  const data = page.map((row) => projectFields(typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data, fields));
+  return { data, has_more: hasMore, cursor };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
+
+/** Runs context_store_search for a connector the caller's organization owns. */
+export async function contextStoreSearch(ctx: ServiceContext, scope: SearchScope, params: Record<string, unknown>): Promise<SearchResult> {
+  const started = performance.now();
+  const search = plan(scope.entity, params);
+  await assertSearchable(ctx, scope);
+  if (search.mode === 'semantic') {
+    const found = await semanticSearch(
+      ctx,
+      { organizationId: scope.organizationId, connectorId: scope.connectorId, entity: scope.entity, connectorType: scope.connectorType },
+      search.semantic,
+      { limit: search.limit, ...(search.cursor !== undefined && { cursor: search.cursor }), ...(search.fields && { fields: search.fields }) },
+    );
+    return { mode: 'semantic', data: found.data, meta: { has_more: found.meta.has_more, cursor: found.meta.cursor, took_ms: elapsed(started) } };
+  }
+  await ensureStatistics(ctx);
+  const found = await filterSearch(ctx, scope, search);
+  return { mode: 'query', data: found.data, meta: { has_more: found.has_more, cursor: found.cursor, took_ms: elapsed(started) } };
+}

@@ -1,0 +1,415 @@
+/**
+ * The semantic index of the context store: a RecordObserver of the sync (src/context/observers.ts) that
+ * splits each semantic field of every new or changed record into passages, embeds them and stores them.
+ *
+ * - A record whose content hash and embedding model match context_semantic_state is not touched (a
+ *   retried page, a record re-synced unchanged), and within a changed record a passage whose text is
+ *   unchanged keeps its stored embedding.
+ * - reconcile() embeds every live record the index does not hold as synced, or holds from another model:
+ *   it runs at start-up, so switching provider (or model, or rebuilding the offline vocabulary) re-embeds,
+ *   and after a failure of the embeddings provider (the sync itself never fails because of one).
+ */
+import { sql, type Kysely } from 'kysely';
+import { connectorModules, type EntityDefinition } from '../../../runtime/index.js';
+import type { ServiceContext } from '../../context.js';
+import type { DatabaseSchema } from '../../db/schema.js';
+import type { RecordBatch, RecordObserver } from '../observers.js';
+import { registerRecordObserver } from '../sync/registry.js';
+import { fieldText, splitPassages, type Passage } from './chunking.js';
+import type { EmbeddingProvider } from './providers.js';
+import { embeddingProvider } from './runtime.js';
+import { ensureVectorIndex, notePassagesWritten, realArrayLiteral, type PassageRow } from './vector-store.js';
+
+type Db = Kysely<DatabaseSchema>;
+
+/** The logging the indexer needs (pino's, Fastify's). */
+export interface IndexerLog {
+  info(object: Record<string, unknown>, message: string): void;
+  error(object: Record<string, unknown>, message: string): void;
+}
+
+const silent: IndexerLog = { info: () => undefined, error: () => undefined };
+
+export interface IndexStats {
+  /** Records whose passages were (re)written. */
+  records: number;
+  passages: number;
+  /** Passages sent to the provider (the others kept their stored embedding). */
+  embedded: number;
+}
+
+export interface SemanticIndexer extends RecordObserver {
+  /** Embeds the live records the index is missing or holds from another model; resolves when none is left. */
+  reconcile(): Promise<IndexStats>;
+  /** Starts a reconcile in the background (start-up). */
+  start(): void;
+  /** Waits for the indexing under way and stops retrying. */
+  stop(): Promise<void>;
+}
+
+/** The entity's definition when it has semantic fields. */
+export function semanticEntity(connectorType: string, entity: string): EntityDefinition | undefined {
+  const definition = connectorModules[connectorType]?.definition.entities[entity];
+  return definition && definition.search.semantic.length > 0 ? definition : undefined;
+}
+
+/** `connector_type:entity` of every entity with semantic fields. */
+export function semanticEntityKeys(): string[] {
+  const keys: string[] = [];
+  for (const [type, module] of Object.entries(connectorModules)) {
+    for (const entity of Object.values(module.definition.entities)) if (entity.search.semantic.length > 0) keys.push(`${type}:${entity.name}`);
+  }
+  return keys;
+}
+
+const WRITE_BATCH = 200;
+const EMBED_BATCH = 256;
+const RECONCILE_BATCH = 200;
+const RETRY_AFTER_MS = 60_000;
+/** Background catch-up: records another process synced (the CLI) without this one's observer. */
+const RECONCILE_EVERY_MS = 5 * 60_000;
+
+interface PlannedRecord {
+  recordId: string;
+  organizationId: string;
+  contentHash: string;
+  passages: Array<Passage & { field: string }>;
+}
+
+/**
+ * (Re)indexes records of one entity of one connector with `provider`: the records' current rows are read
+ * from context_records (deleted ones are skipped), so a late or repeated call writes what is stored.
+ */
+export async function indexRecords(
+  db: Db,
+  provider: EmbeddingProvider,
+  scope: { connectorId: string; entity: EntityDefinition },
+  recordIds: string[],
+): Promise<IndexStats> {
+  const stats: IndexStats = { records: 0, passages: 0, embedded: 0 };
+  if (recordIds.length === 0) return stats;
+  const { connectorId, entity } = scope;
+  const rows = await db
+    .selectFrom('context_records as r')
+    .leftJoin('context_semantic_state as s', (join) =>
+      join.onRef('s.connector_id', '=', 'r.connector_id').onRef('s.entity', '=', 'r.entity').onRef('s.record_id', '=', 'r.record_id'),
+    )
+    .select(['r.record_id', 'r.organization_id', 'r.data', 'r.content_hash', 's.model as indexed_model', 's.content_hash as indexed_hash'])
+    .where('r.connector_id', '=', connectorId)
+    .where('r.entity', '=', entity.name)
+    .where('r.record_id', 'in', recordIds)
+    .where('r.deleted_at', 'is', null)
+    .execute();
+  // In the order given (the page's order), so requests to the provider are deterministic.
+  const position = new Map(recordIds.map((id, i) => [id, i]));
+  rows.sort((x, y) => (position.get(x.record_id) ?? 0) - (position.get(y.record_id) ?? 0));
+  const planned: PlannedRecord[] = [];
+  for (const row of rows) {
+    if (row.indexed_model === provider.id && row.indexed_hash === row.content_hash) continue;
+    const passages: PlannedRecord['passages'] = [];
+    for (const { field, context_window } of entity.search.semantic) {
+      for (const passage of splitPassages(fieldText(row.data, field), context_window)) passages.push({ ...passage, field });
+    }
+    planned.push({ recordId: row.record_id, organizationId: row.organization_id, contentHash: row.content_hash, passages });
+  }
+  if (planned.length === 0) return stats;
+
+  // Embeddings this model already made for the same texts (a changed record keeps its unchanged passages).
+  const known = new Map<string, number[]>();
+  const hashes = [...new Set(planned.flatMap((record) => record.passages.map((p) => p.hash)))];
+  for (let i = 0; i < hashes.length; i += 1000) {
+    const reusable = await db
+      .selectFrom('context_passages')
+      .select(['content_hash', 'embedding'])
+      .where('connector_id', '=', connectorId)
+      .where('entity', '=', entity.name)
+      .where('record_id', 'in', planned.map((record) => record.recordId))
+      .where('model', '=', provider.id)
+      .where('content_hash', 'in', hashes.slice(i, i + 1000))
+      .execute();
+    for (const row of reusable) known.set(row.content_hash, row.embedding.map(Number));
+  }
+  const missing = new Map<string, string>();
+  for (const record of planned) for (const passage of record.passages) if (!known.has(passage.hash)) missing.set(passage.hash, passage.text);
+  const texts = [...missing.entries()];
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+    const slice = texts.slice(i, i + EMBED_BATCH);
+    const vectors = await provider.embed(slice.map(([, text]) => text));
+    slice.forEach(([hash], k) => known.set(hash, Array.from(vectors[k] ?? [])));
+    stats.embedded += slice.length;
+  }
+  const passageRows: PassageRow[] = [];
+  for (const record of planned) {
+    for (const passage of record.passages) {
+      const embedding = known.get(passage.hash) ?? [];
+      // A text without any vector (nothing the model could read) cannot be ranked: leave it out.
+      if (embedding.length === 0 || embedding.every((x) => x === 0)) continue;
+      passageRows.push({
+        connector_id: connectorId,
+        entity: entity.name,
+        record_id: record.recordId,
+        field: passage.field,
+        ordinal: passage.ordinal,
+        organization_id: record.organizationId,
+        start_offset: passage.start,
+        content: passage.text,
+        content_hash: passage.hash,
+        model: provider.id,
+        dims: embedding.length,
+        embedding,
+      });
+    }
+  }
+  const dims = passageRows[0]?.dims;
+  if (dims !== undefined) await ensureVectorIndex(db, provider.id, dims);
+
+  await db.transaction().execute(async (trx) => {
+    const ids = planned.map((record) => record.recordId);
+    // Only records still live and unchanged since they were read are written (a concurrent sync wins).
+    const current = await trx
+      .selectFrom('context_records')
+      .select(['record_id', 'content_hash'])
+      .where('connector_id', '=', connectorId)
+      .where('entity', '=', entity.name)
+      .where('record_id', 'in', ids)
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .execute();
+    const still = new Map(current.map((row) => [row.record_id, row.content_hash]));
+    const writable = planned.filter((record) => still.get(record.recordId) === record.contentHash);
+    if (writable.length === 0) return;
+    const writableIds = new Set(writable.map((record) => record.recordId));
+    await trx
+      .deleteFrom('context_passages')
+      .where('connector_id', '=', connectorId)
+      .where('entity', '=', entity.name)
+      .where('record_id', 'in', [...writableIds])
+      .execute();
+    const toWrite = passageRows.filter((row) => writableIds.has(row.record_id));
+    for (let i = 0; i < toWrite.length; i += WRITE_BATCH) {
+      await trx
+        .insertInto('context_passages')
+        .values(toWrite.slice(i, i + WRITE_BATCH).map((row) => ({ ...row, embedding: sql<number[]>`${realArrayLiteral(row.embedding)}::real[]` })))
+        .onConflict((conflict) =>
+          conflict.columns(['connector_id', 'entity', 'record_id', 'field', 'ordinal']).doUpdateSet((eb) => ({
+            start_offset: eb.ref('excluded.start_offset'),
+            content: eb.ref('excluded.content'),
+            content_hash: eb.ref('excluded.content_hash'),
+            model: eb.ref('excluded.model'),
+            dims: eb.ref('excluded.dims'),
+            embedding: eb.ref('excluded.embedding'),
+            embedded_at: sql`now()`,
+          })),
+        )
+        .execute();
+    }
+    const counts = new Map<string, number>();
+    for (const row of toWrite) counts.set(row.record_id, (counts.get(row.record_id) ?? 0) + 1);
+    await trx
+      .insertInto('context_semantic_state')
+      .values(
+        writable.map((record) => ({
+          connector_id: connectorId,
+          entity: entity.name,
+          record_id: record.recordId,
+          model: provider.id,
+          content_hash: record.contentHash,
+          passages: counts.get(record.recordId) ?? 0,
+        })),
+      )
+      .onConflict((conflict) =>
+        conflict.columns(['connector_id', 'entity', 'record_id']).doUpdateSet((eb) => ({
+          model: eb.ref('excluded.model'),
+          content_hash: eb.ref('excluded.content_hash'),
+          passages: eb.ref('excluded.passages'),
+          indexed_at: sql`now()`,
+        })),
+      )
+      .execute();
+    stats.records += writable.length;
+    stats.passages += toWrite.length;
+  });
+  await notePassagesWritten(db, stats.passages);
+  return stats;
+}
+
+function add(total: IndexStats, more: IndexStats): void {
+  total.records += more.records;
+  total.passages += more.passages;
+  total.embedded += more.embedded;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The semantic index of a service; register it with the sync's observers (src/context/sync/registry.ts). */
+export function createSemanticIndexer(ctx: ServiceContext, options: { log?: IndexerLog } = {}): SemanticIndexer {
+  const log = options.log ?? silent;
+  const db = ctx.store.db;
+  const connectorTypes = new Map<string, string>();
+  // One indexing task at a time per service: the observer and the reconcile never race on a record.
+  let queue: Promise<unknown> = Promise.resolve();
+  let retry: NodeJS.Timeout | undefined;
+  let periodic: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const scheduleRetry = (): void => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void reconcile().catch(() => undefined);
+    }, RETRY_AFTER_MS);
+    retry.unref();
+  };
+
+  async function connectorType(connectorId: string): Promise<string | undefined> {
+    const cached = connectorTypes.get(connectorId);
+    if (cached) return cached;
+    const row = await db.selectFrom('connectors').select('connector_type').where('id', '=', connectorId).executeTakeFirst();
+    if (row) connectorTypes.set(connectorId, row.connector_type);
+    return row?.connector_type;
+  }
+
+  async function reconcileOnce(): Promise<IndexStats> {
+    const provider = embeddingProvider(ctx);
+    const total: IndexStats = { records: 0, passages: 0, embedded: 0 };
+    const keys = semanticEntityKeys();
+    if (keys.length === 0) return total;
+    const failedScopes = new Set<string>();
+    for (;;) {
+      const stale = await db
+        .selectFrom('context_records as r')
+        .innerJoin('connectors as c', 'c.id', 'r.connector_id')
+        .leftJoin('context_semantic_state as s', (join) =>
+          join.onRef('s.connector_id', '=', 'r.connector_id').onRef('s.entity', '=', 'r.entity').onRef('s.record_id', '=', 'r.record_id'),
+        )
+        .select(['r.connector_id', 'r.entity', 'r.record_id', 'c.connector_type'])
+        .where('r.deleted_at', 'is', null)
+        .where(sql<string>`c.connector_type || ':' || r.entity`, 'in', keys)
+        .where((eb) => eb.or([eb('s.record_id', 'is', null), eb('s.model', '<>', provider.id), eb('s.content_hash', '<>', eb.ref('r.content_hash'))]))
+        .$if(failedScopes.size > 0, (qb) => qb.where(sql<string>`r.connector_id::text || ':' || r.entity`, 'not in', [...failedScopes]))
+        .orderBy('r.connector_id')
+        .orderBy('r.entity')
+        .orderBy('r.record_id')
+        .limit(RECONCILE_BATCH)
+        .execute();
+      if (stale.length === 0) return total;
+      const groups = new Map<string, { connectorId: string; entity: EntityDefinition; ids: string[] }>();
+      for (const row of stale) {
+        const key = `${row.connector_id}:${row.entity}`;
+        const entity = semanticEntity(row.connector_type, row.entity);
+        if (!entity) continue;
+        const group = groups.get(key) ?? { connectorId: row.connector_id, entity, ids: [] };
+        group.ids.push(row.record_id);
+        groups.set(key, group);
+      }
+      if (groups.size === 0) return total;
+      for (const [key, group] of groups) {
+        const stats = await indexRecords(db, provider, group, group.ids);
+        add(total, stats);
+        // Records this pass could not write (changed meanwhile) are left to the next sync or start-up.
+        if (stats.records === 0) failedScopes.add(key);
+      }
+      if (stopped) return total;
+    }
+  }
+
+  function reconcile(): Promise<IndexStats> {
+    return serial(async () => {
+      try {
+        const stats = await reconcileOnce();
+        if (stats.records > 0) log.info({ ...stats, model: embeddingProvider(ctx).id }, 'semantic index caught up');
+        return stats;
+      } catch (error) {
+        log.error({ err: errorMessage(error) }, 'semantic indexing failed; retrying in a minute');
+        scheduleRetry();
+        throw error;
+      }
+    });
+  }
+
+  return {
+    async recordsChanged(batch: RecordBatch): Promise<void> {
+      if (stopped || batch.records.length === 0) return;
+      await serial(async () => {
+        try {
+          const type = await connectorType(batch.connectorId);
+          const entity = type === undefined ? undefined : semanticEntity(type, batch.entity);
+          if (!entity) return;
+          await indexRecords(db, embeddingProvider(ctx), { connectorId: batch.connectorId, entity }, batch.records.map((record) => record.recordId));
+        } catch (error) {
+          // The sync goes on (filter search stays fresh); reconcile() embeds these records later.
+          log.error({ err: errorMessage(error), connector_id: batch.connectorId, entity: batch.entity }, 'semantic indexing of synced records failed; retrying in a minute');
+          scheduleRetry();
+        }
+      });
+    },
+    reconcile,
+    start(): void {
+      if (stopped || periodic) return;
+      void reconcile().catch(() => undefined);
+      periodic = setInterval(() => void reconcile().catch(() => undefined), RECONCILE_EVERY_MS);
+      periodic.unref();
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      if (periodic) clearInterval(periodic);
+      retry = undefined;
+      periodic = undefined;
+      await queue;
+    },
+  };
+}
+
+const running = new WeakMap<ServiceContext, { indexer: SemanticIndexer; unregister: () => void }>();
+
+/**
+ * Wires semantic indexing into a service (idempotent per ServiceContext): registers the indexer with the
+ * sync's observers and starts its reconcile (now, then every five minutes). Returns a stop function.
+ */
+export function startSemanticIndexing(ctx: ServiceContext, log?: IndexerLog): { indexer: SemanticIndexer; stop: () => Promise<void> } {
+  let entry = running.get(ctx);
+  if (!entry) {
+    const indexer = createSemanticIndexer(ctx, log ? { log } : {});
+    entry = { indexer, unregister: registerRecordObserver(ctx, indexer) };
+    running.set(ctx, entry);
+    indexer.start();
+  }
+  const { indexer, unregister } = entry;
+  return {
+    indexer,
+    async stop() {
+      unregister();
+      running.delete(ctx);
+      await indexer.stop();
+    },
+  };
+}
+
+/**
+ * READY when every live record of the entity is indexed with the current model, else INDEXING (for
+ * inspect's semantic_search_status).
+ */
+export async function semanticIndexStatus(ctx: ServiceContext, connectorId: string, entity: string): Promise<'READY' | 'INDEXING'> {
+  const model = embeddingProvider(ctx).id;
+  const row = await ctx.store.db
+    .selectFrom('context_records as r')
+    .leftJoin('context_semantic_state as s', (join) =>
+      join.onRef('s.connector_id', '=', 'r.connector_id').onRef('s.entity', '=', 'r.entity').onRef('s.record_id', '=', 'r.record_id'),
+    )
+    .select((eb) => eb.fn.countAll<string>().as('pending'))
+    .where('r.connector_id', '=', connectorId)
+    .where('r.entity', '=', entity)
+    .where('r.deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('s.record_id', 'is', null), eb('s.model', '<>', model), eb('s.content_hash', '<>', eb.ref('r.content_hash'))]))
+    .executeTakeFirst();
+  return Number(row?.pending ?? 0) === 0 ? 'READY' : 'INDEXING';
+}

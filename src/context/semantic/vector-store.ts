@@ -1,0 +1,202 @@
+/**
+ * Where passages and their embeddings live (table context_passages, migration 3) and how the store can
+ * rank them: with pgvector (PGlite ships it; a PostgreSQL server may have it) an HNSW expression index
+ * over embedding::vector(dims) per model; without it an exact scan computing the dot product in SQL.
+ * Both give the same scores: embeddings are unit vectors, and cosine similarity = 1 - cosine distance.
+ */
+import { createHash } from 'node:crypto';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DatabaseSchema } from '../../db/schema.js';
+
+type Db = Kysely<DatabaseSchema>;
+
+/** pgvector indexes at most 2000 dimensions of type vector; larger models are searched by exact scan. */
+export const MAX_INDEXED_DIMENSIONS = 2000;
+
+/**
+ * HNSW settings, measured by bench/semantic-search.ts on 50k passages of 100-d offline vectors (PGlite,
+ * 2 cores): m = 16 links per node and ef_construction = 64 (pgvector's defaults) build the index in about
+ * 45 s; raising them slows the build (and every insert) more than raising ef_search, the candidate list
+ * kept per query, costs at search time. ef_search 40 / 100 / 200 / 400 gave recall@10 of 0.80 / 0.92 /
+ * 0.97 / 0.99 with p95 between 15 and 25 ms for all of them (the SQL around the index scan dominates), so
+ * the default is 400. Averaged word vectors crowd together (every text shares common directions), which
+ * is why they need more than pgvector's default ef_search of 40.
+ */
+export const HNSW_M = 16;
+export const HNSW_EF_CONSTRUCTION = 64;
+/** Candidates the HNSW search keeps per query (hnsw.ef_search); raised to the number of candidates asked for. */
+export const HNSW_EF_SEARCH = 400;
+
+const INDEX_LOCK = 727_100_006;
+
+const vectorSupport = new WeakMap<Db, Promise<boolean>>();
+const indexes = new WeakMap<Db, Map<string, Promise<boolean>>>();
+
+async function extensionInstalled(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_extension WHERE extname = 'vector'`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * Whether this store has pgvector: installed already, or available (pg_available_extensions) and
+ * installable by us. Checked once per store; PostgreSQL servers without the extension get `false`.
+ */
+export function hasVectorSupport(db: Db): Promise<boolean> {
+  let found = vectorSupport.get(db);
+  if (!found) {
+    found = (async () => {
+      if (await extensionInstalled(db)) return true;
+      const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_available_extensions WHERE name = 'vector'`.execute(db);
+      if (rows.length === 0) return false;
+      try {
+        await sql`CREATE EXTENSION IF NOT EXISTS vector`.execute(db);
+      } catch {
+        // Not allowed to create it (or a concurrent start-up did): use it only if it is there now.
+      }
+      return extensionInstalled(db);
+    })();
+    vectorSupport.set(db, found);
+    found.catch(() => vectorSupport.delete(db));
+  }
+  return found;
+}
+
+/** Name of the HNSW index of one model's vectors. */
+export function vectorIndexName(model: string, dims: number): string {
+  return `context_passages_hnsw_${createHash('sha256').update(`${model}|${dims}`).digest('hex').slice(0, 16)}`;
+}
+
+/** `embedding::vector(dims)`: the indexed expression, which queries must repeat exactly. */
+export function vectorExpression(alias: string, dims: number): RawBuilder<unknown> {
+  return sql`${sql.ref(`${alias}.embedding`)}::vector(${sql.raw(String(Math.trunc(dims)))})`;
+}
+
+/**
+ * Ensures the HNSW index of a model's vectors exists (pgvector stores only; partial on the model, so one
+ * index per model and dimension count). Returns whether searches of this model can use an index.
+ */
+export function ensureVectorIndex(db: Db, model: string, dims: number): Promise<boolean> {
+  let byModel = indexes.get(db);
+  if (!byModel) {
+    byModel = new Map();
+    indexes.set(db, byModel);
+  }
+  const key = `${model}|${dims}`;
+  let found = byModel.get(key);
+  if (!found) {
+    const map = byModel;
+    found = (async () => {
+      if (dims < 1 || dims > MAX_INDEXED_DIMENSIONS || !(await hasVectorSupport(db))) return false;
+      const name = vectorIndexName(model, dims);
+      await db.transaction().execute(async (trx) => {
+        // Serializes start-ups of several processes (CREATE INDEX IF NOT EXISTS alone can race).
+        await sql`SELECT pg_advisory_xact_lock(${INDEX_LOCK})`.execute(trx);
+        await sql`
+          CREATE INDEX IF NOT EXISTS ${sql.id(name)} ON context_passages
+          USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)
+          WITH (m = ${sql.raw(String(HNSW_M))}, ef_construction = ${sql.raw(String(HNSW_EF_CONSTRUCTION))})
+          WHERE model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}
+        `.execute(trx);
+      });
+      return true;
+    })();
+    map.set(key, found);
+    found.catch(() => map.delete(key));
+  }
+  return found;
+}
+
+/** Forgets what was learned about a store (tests that drop indexes). */
+export function forgetVectorState(db: Db): void {
+  vectorSupport.delete(db);
+  indexes.delete(db);
+  statistics.delete(db);
+}
+
+/**
+ * Planner statistics. PGlite runs no autovacuum, and without statistics PostgreSQL estimates one row per
+ * table and joins passages to records by nested loops over whole scopes (seconds instead of milliseconds).
+ * So the indexer counts the passages it writes and analyzes the two tables once writes reach a fifth of
+ * what the last ANALYZE saw (at least 500), and the first search of a process analyzes a never-analyzed table.
+ */
+interface StatisticsState {
+  written: number;
+  baseline: number;
+  checked: boolean;
+  running?: Promise<void>;
+}
+
+const statistics = new WeakMap<Db, StatisticsState>();
+
+function statisticsState(db: Db): StatisticsState {
+  let state = statistics.get(db);
+  if (!state) {
+    state = { written: 0, baseline: 0, checked: false };
+    statistics.set(db, state);
+  }
+  return state;
+}
+
+async function analyze(db: Db, state: StatisticsState): Promise<void> {
+  if (!state.running) {
+    state.running = (async () => {
+      state.written = 0;
+      await sql`ANALYZE context_passages, context_records`.execute(db);
+      const { rows } = await sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE relname = 'context_passages'`.execute(db);
+      state.baseline = Math.max(0, Number(rows[0]?.reltuples ?? 0));
+      state.checked = true;
+    })().finally(() => {
+      state.running = undefined;
+    });
+  }
+  await state.running;
+}
+
+/** Counts passages written; analyzes when enough changed since the last ANALYZE. */
+export async function notePassagesWritten(db: Db, count: number): Promise<void> {
+  const state = statisticsState(db);
+  state.written += count;
+  if (state.written >= Math.max(500, state.baseline * 0.2)) await analyze(db, state);
+}
+
+/** Analyzes once per process if the passages table has no column statistics yet (rows loaded another way). */
+export async function ensureStatistics(db: Db): Promise<void> {
+  const state = statisticsState(db);
+  if (state.checked) return;
+  const { rows } = await sql<{ analyzed: boolean; reltuples: number }>`
+    SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'context_passages') AS analyzed,
+           (SELECT reltuples FROM pg_class WHERE oid = 'context_passages'::regclass) AS reltuples`.execute(db);
+  const row = rows[0];
+  if (!row?.analyzed) await analyze(db, state);
+  else {
+    state.baseline = Math.max(0, Number(row.reltuples));
+    state.checked = true;
+  }
+}
+
+/** A passage row to write. */
+export interface PassageRow {
+  connector_id: string;
+  entity: string;
+  record_id: string;
+  field: string;
+  ordinal: number;
+  organization_id: string;
+  start_offset: number;
+  content: string;
+  content_hash: string;
+  model: string;
+  dims: number;
+  embedding: number[];
+}
+
+/** A real[] literal ('{0.1,-0.2,…}'): arrays travel as text, which PGlite and pg read alike. */
+export function realArrayLiteral(vector: ArrayLike<number>): string {
+  let out = '{';
+  for (let i = 0; i < vector.length; i += 1) {
+    if (i > 0) out += ',';
+    const value = vector[i]!;
+    out += Number.isFinite(value) ? String(value) : '0';
+  }
+  return `${out}}`;
+}

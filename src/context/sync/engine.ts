@@ -1,0 +1,375 @@
+/**
+ * One sync run of one connector: its entities in order (parents first), each walked page by page
+ * through the runtime connector (`list`, following next_params), fanned out from parent records as
+ * search.fanOut declares, each page upserted in its own short transaction and then reported to the
+ * RecordObservers. A complete walk marks what it did not see as deleted; a failed one changes nothing
+ * beyond the pages it wrote and records the reason.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  NotFoundError,
+  RateLimitedError,
+  SwitchyardError,
+  UpstreamError,
+  UpstreamTimeoutError,
+  type Connector,
+  type ConnectorDefinition,
+  type EntityDefinition,
+} from '../../../runtime/index.js';
+import { getPath } from '../../../runtime/paths.js';
+import type { ServiceContext } from '../../context.js';
+import type { ConnectorRow } from '../../services/connector-lookup.js';
+import type { SyncLock } from './lock.js';
+import { listAction, pageSizeParams, requiredDefaults } from './plan.js';
+import { canonicalJson, forgetHashes, preparePage, refreshStatistics, worthAnalyzing, writePage, type RecordScope } from './records.js';
+import { notifyObservers } from './registry.js';
+import { completeEntitySync, failEntitySync } from './state.js';
+
+/** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
+export interface RetryPolicy {
+  /** Extra attempts of a page after the first. */
+  retries: number;
+  /** First delay; doubles each attempt, with jitter (the runtime's backoff, on a longer scale). */
+  baseMs: number;
+  maxMs: number;
+  /** Longest Retry-After a sync waits for; a longer one fails the sync. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 3, baseMs: 2_000, maxMs: 60_000, maxRetryAfterMs: 15 * 60_000 };
+
+/** Pages one walk (one parent's list) may take; a vendor that never ends its pagination fails the sync here. */
+const MAX_PAGES_PER_WALK = 200_000;
+
+export type SyncPhase = 'queued' | 'running' | 'ready' | 'failed' | 'skipped';
+
+export interface SyncProgress {
+  connectorId: string;
+  entity: string;
+  phase: SyncPhase;
+  /** Records read so far (with an id). */
+  records: number;
+  /** Records new, changed or reappeared so far. */
+  changed: number;
+  pages: number;
+  /** Records marked deleted by the final sweep. */
+  deleted: number;
+  elapsedMs: number;
+  reason?: string;
+}
+
+export interface EntityOutcome {
+  entity: string;
+  status: 'ready' | 'failed' | 'skipped';
+  records: number;
+  changed: number;
+  deleted: number;
+  pages: number;
+  /** Live records after the sync. */
+  recordCount: number;
+  elapsedMs: number;
+  reason?: string;
+}
+
+export interface RunEntity {
+  name: string;
+  lock: SyncLock;
+  /** Database time the entity was marked as syncing (the sweep's threshold). */
+  startedAt: Date;
+}
+
+export interface RunInput {
+  ctx: ServiceContext;
+  log: FastifyBaseLogger;
+  row: ConnectorRow;
+  connector: Connector;
+  entities: RunEntity[];
+  retry: RetryPolicy;
+  signal: AbortSignal;
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+/** Why the run stopped without it being the vendor's fault. */
+class StopRun extends Error {}
+
+/** A parent record as its children need it: the params its list was called with, and the fan-out fields. */
+interface ParentRow {
+  context: Record<string, unknown>;
+  values: Record<string, unknown>;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new StopRun('interrupted: the service is stopping'));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new StopRun('interrupted: the service is stopping'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function transient(error: unknown): boolean {
+  return error instanceof UpstreamError || error instanceof UpstreamTimeoutError || error instanceof RateLimitedError;
+}
+
+function backoff(attempt: number, policy: RetryPolicy): number {
+  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+function describeContext(context: Record<string, unknown>): string {
+  const parts = Object.entries(context).map(([k, v]) => `${k}=${typeof v === 'string' ? v : canonicalJson(v)}`);
+  return parts.length > 0 ? `${parts.join(', ')}, ` : '';
+}
+
+function message(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** A failure while reading one page, with where it happened. */
+class PageError extends Error {
+  constructor(
+    readonly entity: string,
+    text: string,
+    readonly origin: unknown,
+  ) {
+    super(text);
+  }
+}
+
+function pick(record: unknown, fields: string[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const field of fields) values[field] = getPath(record, field);
+  return values;
+}
+
+export class ConnectorSync {
+  private readonly definition: ConnectorDefinition;
+  private readonly memo = new Map<string, ParentRow[]>();
+  private readonly failedParents = new Map<string, string>();
+
+  constructor(private readonly input: RunInput) {
+    this.definition = input.connector.definition;
+  }
+
+  private entity(name: string): EntityDefinition {
+    const entity = this.definition.entities[name];
+    if (!entity) throw new StopRun(`${this.definition.connectorType} has no entity "${name}"`);
+    return entity;
+  }
+
+  /** The fan-out fields that entities later in this run read from `name`'s records. */
+  private fieldsNeededFrom(name: string, later: string[]): string[] {
+    const fields = new Set<string>();
+    for (const child of later) {
+      const fanOut = this.definition.entities[child]?.search.fanOut;
+      if (fanOut?.entity === name) fields.add(fanOut.field);
+    }
+    return [...fields];
+  }
+
+  /** One list call with page-level retries for transient failures. */
+  private async list(entity: string, params: Record<string, unknown>, where: string): Promise<{ data: unknown; next_params?: Record<string, unknown> }> {
+    const { retry, signal, connector } = this.input;
+    for (let attempt = 0; ; attempt += 1) {
+      if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
+      try {
+        return await connector.execute(entity, 'list', params);
+      } catch (error) {
+        if (!transient(error) || attempt >= retry.retries) {
+          const attempts = attempt + 1;
+          throw new PageError(entity, `Reading ${entity} (${where}) failed${attempts > 1 ? ` after ${attempts} attempts` : ''}: ${message(error)}`, error);
+        }
+        const retryAfter = error instanceof RateLimitedError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
+        if (retryAfter !== undefined && retryAfter > retry.maxRetryAfterMs) {
+          throw new PageError(entity, `Reading ${entity} (${where}) failed: ${message(error)}`, error);
+        }
+        const delay = retryAfter ?? backoff(attempt, retry);
+        this.input.log.warn({ connector_id: this.input.row.id, entity, attempt: attempt + 1, delay_ms: delay, err: message(error) }, 'sync page failed; retrying');
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  /** Every page of `entity`'s list for one parent context (or the whole list for a root entity). */
+  private async *pages(name: string, context: Record<string, unknown>): AsyncGenerator<unknown[]> {
+    const action = listAction(this.entity(name));
+    let params: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...context };
+    const fannedOut = Object.keys(context).length > 0;
+    for (let page = 1; ; page += 1) {
+      let result;
+      try {
+        result = await this.list(name, params, `${describeContext(context)}page ${page}`);
+      } catch (error) {
+        // A parent removed between its listing and its children's: it has no children any more.
+        if (fannedOut && page === 1 && error instanceof PageError && error.origin instanceof NotFoundError) return;
+        throw error;
+      }
+      yield Array.isArray(result.data) ? result.data : [];
+      if (result.next_params === undefined) return;
+      const next = { ...params, ...result.next_params };
+      if (canonicalJson(next) === canonicalJson(params)) {
+        throw new PageError(name, `Reading ${name} (${describeContext(context)}page ${page}) failed: the vendor's pagination did not advance.`, undefined);
+      }
+      if (page >= MAX_PAGES_PER_WALK) {
+        throw new PageError(name, `Reading ${name} (${describeContext(context)}) stopped after ${MAX_PAGES_PER_WALK} pages.`, undefined);
+      }
+      params = next;
+    }
+  }
+
+  /** The params to call `name`'s list with: {} for a root entity, else one set per parent record. */
+  private async *contexts(name: string): AsyncGenerator<Record<string, unknown>> {
+    const entity = this.entity(name);
+    const fanOut = entity.search.fanOut;
+    if (!fanOut) {
+      yield {};
+      return;
+    }
+    const declared = listAction(entity).params;
+    const failed = this.failedParents.get(fanOut.entity);
+    if (failed !== undefined) throw new PageError(name, `${name} is read through ${fanOut.entity}, whose sync failed: ${failed}`, undefined);
+    const parents = this.memo.get(fanOut.entity) ?? this.liveParents(fanOut.entity, [fanOut.field]);
+    const seen = new Set<string>();
+    for await (const parent of parents) {
+      const value = parent.values[fanOut.field];
+      if (value === undefined || value === null || value === '') continue;
+      const params: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(parent.context)) if (key in declared) params[key] = v;
+      params[fanOut.param] = value;
+      const key = canonicalJson(params);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      yield params;
+    }
+  }
+
+  /** Walks a parent entity that this run does not store (or has not stored yet), for its children. */
+  private async *liveParents(name: string, fields: string[]): AsyncGenerator<ParentRow> {
+    for await (const context of this.contexts(name)) {
+      for await (const items of this.pages(name, context)) {
+        for (const item of items) yield { context, values: pick(item, fields) };
+      }
+    }
+  }
+
+  /** Syncs every entity of the run in order; never throws (failures become outcomes). */
+  async run(): Promise<EntityOutcome[]> {
+    const outcomes: EntityOutcome[] = [];
+    const { entities } = this.input;
+    let stopped: string | undefined;
+    for (const [index, item] of entities.entries()) {
+      try {
+        if (stopped !== undefined) {
+          outcomes.push({ entity: item.name, status: 'skipped', records: 0, changed: 0, deleted: 0, pages: 0, recordCount: 0, elapsedMs: 0, reason: stopped });
+          continue;
+        }
+        const outcome = await this.syncEntity(item, entities.slice(index + 1).map((e) => e.name));
+        outcomes.push(outcome);
+        if (outcome.status === 'skipped') stopped = outcome.reason;
+      } catch (error) {
+        // A store failure outside the walk (finishing the entity): recorded like any failure, when the store lets us.
+        this.input.log.error({ err: error, connector_id: this.input.row.id, entity: item.name }, 'sync failed unexpectedly');
+        outcomes.push(await this.fail(item, `The sync could not be completed: ${message(error)}`, { records: 0, changed: 0, pages: 0, started: performance.now() }));
+      } finally {
+        await item.lock.release();
+      }
+    }
+    return outcomes;
+  }
+
+  private emit(progress: SyncProgress): void {
+    try {
+      this.input.onProgress?.(progress);
+    } catch {
+      // A display failing must not stop the sync.
+    }
+  }
+
+  private scope(name: string): RecordScope {
+    return { organizationId: this.input.row.organization_id, connectorId: this.input.row.id, entity: name };
+  }
+
+  private async connectorExists(): Promise<boolean> {
+    const row = await this.input.ctx.store.db.selectFrom('connectors').select('id').where('id', '=', this.input.row.id).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private async syncEntity(item: RunEntity, later: string[]): Promise<EntityOutcome> {
+    const { ctx, row, signal } = this.input;
+    const name = item.name;
+    const entity = this.entity(name);
+    const scope = this.scope(name);
+    const memoFields = this.fieldsNeededFrom(name, later);
+    const memo: ParentRow[] | undefined = memoFields.length > 0 ? [] : undefined;
+    const counts = { records: 0, changed: 0, pages: 0, started: performance.now() };
+    const progress = (phase: SyncPhase, extra: Partial<SyncProgress> = {}) =>
+      this.emit({ connectorId: row.id, entity: name, phase, records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs: performance.now() - counts.started, ...extra });
+    progress('running');
+    this.input.log.info({ connector_id: row.id, entity: name }, 'sync started');
+    try {
+      for await (const context of this.contexts(name)) {
+        for await (const items of this.pages(name, context)) {
+          if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
+          if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
+          const prepared = preparePage(items, entity.record);
+          const written = await writePage(ctx.store.db, scope, prepared.records);
+          counts.pages += 1;
+          counts.records += prepared.records.length;
+          counts.changed += written.changed.length;
+          if (memo) for (const record of prepared.records) memo.push({ context, values: pick(record.data, memoFields) });
+          try {
+            await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
+          } catch (error) {
+            await forgetHashes(ctx.store.db, scope, written.changed.map((r) => r.recordId));
+            throw new PageError(name, `Indexing the records of ${name} failed: ${message(error)}`, error);
+          }
+          progress('running');
+        }
+      }
+    } catch (error) {
+      if (!(await this.connectorExists())) {
+        const reason = 'the connector was deleted';
+        progress('skipped', { reason });
+        return { entity: name, status: 'skipped', records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount: 0, elapsedMs: performance.now() - counts.started, reason };
+      }
+      if (!(error instanceof PageError) && !(error instanceof StopRun) && !(error instanceof SwitchyardError)) {
+        this.input.log.error({ err: error, connector_id: row.id, entity: name }, 'sync failed unexpectedly');
+      }
+      return this.fail(item, message(error), counts);
+    }
+    const { deleted, recordCount } = await completeEntitySync(ctx.store.db, scope, item.startedAt, counts.pages);
+    if (worthAnalyzing(counts.changed + deleted, recordCount)) {
+      await refreshStatistics(ctx.store.db).catch((error: unknown) => this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'));
+    }
+    if (memo) this.memo.set(name, memo);
+    const elapsedMs = performance.now() - counts.started;
+    progress('ready', { deleted });
+    this.input.log.info({ connector_id: row.id, entity: name, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, ms: Math.round(elapsedMs) }, 'sync finished');
+    return { entity: name, status: 'ready', records: counts.records, changed: counts.changed, deleted, pages: counts.pages, recordCount, elapsedMs };
+  }
+
+  private async fail(item: RunEntity, reason: string, counts: { records: number; changed: number; pages: number; started: number }): Promise<EntityOutcome> {
+    const { ctx, row } = this.input;
+    this.failedParents.set(item.name, reason);
+    let recordCount = 0;
+    try {
+      recordCount = await failEntitySync(ctx.store.db, this.scope(item.name), reason, counts.pages);
+    } catch (error) {
+      this.input.log.error({ err: error, connector_id: row.id, entity: item.name }, 'could not record the sync failure');
+    }
+    const elapsedMs = performance.now() - counts.started;
+    this.emit({ connectorId: row.id, entity: item.name, phase: 'failed', records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs, reason });
+    this.input.log.warn({ connector_id: row.id, entity: item.name, reason }, 'sync failed');
+    return { entity: item.name, status: 'failed', records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount, elapsedMs, reason };
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * What a sync of one connector reads, from its definition alone: which entities are searchable, which of
+ * them a sync can list (a `list` action whose required params are all supplied by the fan-out chain),
+ * in which order (parents before children), and the page size to ask for.
+ */
+import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from '../../../runtime/index.js';
+
+/** Entities declared searchable in the context store (search.fields non-empty), in manifest order. */
+export function searchableEntities(definition: ConnectorDefinition): string[] {
+  return Object.values(definition.entities)
+    .filter((entity) => entity.search.fields.length > 0)
+    .map((entity) => entity.name);
+}
+
+/**
+ * Why the sync cannot call this entity's `list` (searchable or not: parents need not be), or the params
+ * it can give that list: the fan-out param, plus the params its parent's `list` was called with that
+ * this `list` also declares (passed along).
+ */
+function listability(definition: ConnectorDefinition, name: string, visiting: Set<string> = new Set()): { problem: string } | { supplied: Set<string> } {
+  const entity = definition.entities[name];
+  if (!entity) return { problem: `${definition.connectorType} has no entity "${name}"` };
+  const list = entity.actions.list;
+  if (!list) return { problem: `${name} has no list action to read its records from` };
+  if (list.result !== 'many') return { problem: `${name}.list does not return a list of records` };
+  if (entity.record.singleton) return { problem: `${name} is a single object, not a list of records` };
+  if (visiting.has(name)) return { problem: `${name} is reached through a cycle of parent entities` };
+  const supplied = new Set<string>();
+  const fanOut = entity.search.fanOut;
+  if (fanOut) {
+    visiting.add(name);
+    const parent = listability(definition, fanOut.entity, visiting);
+    visiting.delete(name);
+    if ('problem' in parent) return { problem: `${name} is reached through ${fanOut.entity}, which the sync cannot list: ${parent.problem}` };
+    for (const param of parent.supplied) if (param in list.params) supplied.add(param);
+    supplied.add(fanOut.param);
+  }
+  const missing = Object.entries(list.params)
+    .filter(([param, def]) => def.required && !supplied.has(param) && def.schema.default === undefined)
+    .map(([param]) => param);
+  if (missing.length > 0) {
+    return { problem: `${name}.list needs ${missing.join(', ')}, which no parent entity supplies: a sync cannot list it (use the native actions)` };
+  }
+  return { supplied };
+}
+
+/** Why the sync cannot read this entity into the context store, or undefined when it can. */
+export function syncProblem(definition: ConnectorDefinition, name: string): string | undefined {
+  const entity = definition.entities[name];
+  if (entity && entity.search.fields.length === 0) return `${name} has no context store search (no search fields)`;
+  const result = listability(definition, name);
+  return 'problem' in result ? result.problem : undefined;
+}
+
+/** The searchable entities a sync can read, parents before children, otherwise in manifest order. */
+export function syncableEntities(definition: ConnectorDefinition): string[] {
+  return syncOrder(
+    definition,
+    searchableEntities(definition).filter((name) => syncProblem(definition, name) === undefined),
+  );
+}
+
+function depth(definition: ConnectorDefinition, name: string): number {
+  let count = 0;
+  const seen = new Set<string>();
+  let current = definition.entities[name];
+  while (current?.search.fanOut && !seen.has(current.name)) {
+    seen.add(current.name);
+    count += 1;
+    current = definition.entities[current.search.fanOut.entity];
+  }
+  return count;
+}
+
+/** `names` with every parent before its children (stable: manifest order within one depth). */
+export function syncOrder(definition: ConnectorDefinition, names: string[]): string[] {
+  const order = Object.keys(definition.entities);
+  return [...names].sort((a, b) => depth(definition, a) - depth(definition, b) || order.indexOf(a) - order.indexOf(b));
+}
+
+/** Param names that set how many records a page holds, in the order they are looked for. */
+const PAGE_SIZE_NAMES = ['page_size', 'per_page', 'pageSize', 'limit', 'first', 'maxResults', 'page[size]', 'page_limit'];
+
+/**
+ * The largest page the action allows, as params: the pagination's limit param (offset, short pages) or a
+ * conventional page-size param, when its schema declares an integer maximum. Fewer, larger pages make
+ * a sync faster and gentler on the vendor's rate limits.
+ */
+export function pageSizeParams(action: ActionDefinition): Record<string, number> {
+  const pagination = action.pagination;
+  const candidates: string[] = [];
+  if (pagination?.style === 'offset') candidates.push(pagination.limit_param);
+  if (pagination && 'short_page_ends' in pagination && pagination.short_page_ends) candidates.push(pagination.short_page_ends.limit_param);
+  candidates.push(...PAGE_SIZE_NAMES);
+  for (const name of candidates) {
+    const param = action.params[name];
+    if (!param) continue;
+    const { type, maximum } = param.schema;
+    if ((type === 'integer' || (Array.isArray(type) && type.includes('integer'))) && typeof maximum === 'number' && maximum >= 1) {
+      return { [name]: Math.floor(maximum) };
+    }
+  }
+  return {};
+}
+
+/** Defaults of required params that have one (validation requires them to be present). */
+export function requiredDefaults(action: ActionDefinition): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, param] of Object.entries(action.params)) {
+    if (param.required && param.schema.default !== undefined) out[name] = param.schema.default;
+  }
+  return out;
+}
+
+/** The list action of an entity the plan accepted. */
+export function listAction(entity: EntityDefinition): ActionDefinition {
+  const list = entity.actions.list;
+  if (!list) throw new Error(`${entity.name} has no list action`);
+  return list;
+}
+
+/** Whether inspect suggests the entity as a primary search target: a root entity, or one searchable by meaning. */
+export function suggestedEntity(definition: ConnectorDefinition, name: string): boolean {
+  const entity = definition.entities[name];
+  if (!entity || syncProblem(definition, name) !== undefined) return false;
+  return entity.search.semantic.length > 0 || entity.search.fanOut === undefined;
+}

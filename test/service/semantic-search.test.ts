@@ -1,0 +1,557 @@
+/**
+ * Semantic search of the context store on both stores: PGlite ranks through the pgvector HNSW index,
+ * PostgreSQL (no pgvector on these machines) through the exact scan; both must give the ranking an exact
+ * computation in the test gives.
+ */
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import nock from 'nock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
+import type { ServiceContext } from '../../src/context.js';
+import { fieldText, splitPassages } from '../../src/context/semantic/chunking.js';
+import { indexRecords, startSemanticIndexing, semanticIndexStatus, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
+import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
+import { embeddingProvider, setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
+import { semanticSearch, semanticSearchStats, type SemanticParams } from '../../src/context/semantic/search.js';
+import { hasVectorSupport, vectorIndexName } from '../../src/context/semantic/vector-store.js';
+import { preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
+import { notifyObservers } from '../../src/context/sync/registry.js';
+import { insertConnector } from '../support/connector-rows.js';
+import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+import { form, startTypeformStandIn, type StandIn } from '../support/typeform-stand-in.js';
+
+const issues = connectorModules.linear!.definition.entities.issues as EntityDefinition;
+
+type Issue = { id: string; identifier: string; title: string; description: string; state: { name: string }; assignee?: { name: string }; priority?: number };
+
+const CORPUS: Issue[] = [
+  { id: 'i-refund', identifier: 'SUP-1', title: 'Customer asks for a refund', description: 'The customer wants a refund for the annual plan because the product arrived broken.', state: { name: 'Todo' }, assignee: { name: 'Ada' } },
+  { id: 'i-address', identifier: 'SUP-2', title: 'Wrong shipping address', description: 'The shipping address on the account is wrong and must be updated before the next delivery.', state: { name: 'Done' } },
+  { id: 'i-password', identifier: 'SUP-3', title: 'Password reset email missing', description: 'A user forgot the password and the reset email never arrives in the inbox.', state: { name: 'Todo' } },
+  { id: 'i-seats', identifier: 'SUP-4', title: 'More seats', description: 'Our team needs more seats on the enterprise license for new employees.', state: { name: 'Done' } },
+  { id: 'i-dark', identifier: 'SUP-5', title: 'Dark mode', description: 'Please add a dark mode to the mobile application.', state: { name: 'Backlog' } },
+  { id: 'i-chart', identifier: 'SUP-6', title: 'Chart colors', description: 'The dashboard chart uses the wrong colors for the weekly report.', state: { name: 'Todo' } },
+  { id: 'i-billing', identifier: 'SUP-7', title: 'Charged twice', description: 'The credit card was charged twice; the client expects the duplicate payment to be returned.', state: { name: 'Done' } },
+];
+
+/** A long description about money being returned (several passages of the 2048-character window). */
+function longRefundStory(): string {
+  const parts: string[] = [];
+  for (let i = 0; i < 40; i += 1) {
+    parts.push(i % 4 === 0 ? `Paragraph ${i}: the client insists on a refund and wants the money back quickly.` : `Paragraph ${i}: notes about the delivery schedule, the warehouse and the carrier for the order.`);
+  }
+  return parts.join(' ');
+}
+
+/** Deterministic 64-dimension vectors from word hashes: a stand-in for another embedding model. */
+class HashingProvider implements EmbeddingProvider {
+  readonly id = 'test-hashing-64d';
+  calls = 0;
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.calls += texts.length;
+    return texts.map((text) => {
+      const vector = new Float32Array(64);
+      for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) vector[createHash('sha256').update(word).digest()[0]! % 64]! += 1;
+      const norm = Math.hypot(...vector) || 1;
+      return vector.map((x) => x / norm);
+    });
+  }
+}
+
+/** The offline provider under another name, counting the texts it embeds. */
+class CountingProvider implements EmbeddingProvider {
+  readonly id: string;
+  texts: string[] = [];
+  constructor(private readonly inner: EmbeddingProvider) {
+    this.id = inner.id;
+  }
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.texts.push(...texts);
+    return this.inner.embed(texts);
+  }
+}
+
+interface ExecuteBody {
+  status: string;
+  result: { data: Array<{ entity: Record<string, unknown>; metadata: Record<string, unknown> }>; meta: { has_more: boolean; cursor: string | null; took_ms: number } };
+  message?: string;
+  errors?: Array<{ field: string | null; error_code: string; message: string }>;
+}
+
+const defaults: Omit<SemanticParams, 'prompt'> = { field: 'description', min_similarity: 0.25, dedup: 'max' };
+
+describe.each(storeKinds())('semantic search (%s)', (kind) => {
+  let service: TestService;
+  let ctx: ServiceContext;
+  let indexer: SemanticIndexer;
+  let stopIndexing: () => Promise<void>;
+  let a: Tenant;
+  let b: Tenant;
+  let connectorA: string;
+  let connectorB: string;
+  const offline = new OfflineEmbeddingProvider();
+
+  async function put(tenant: Tenant, connectorId: string, records: Issue[]) {
+    const prepared = preparePage(records, issues.record);
+    const scope = { organizationId: tenant.organizationId, connectorId, entity: 'issues' };
+    const written = await writePage(service.store.db, scope, prepared.records);
+    await notifyObservers(ctx, { ...scope, records: written.changed });
+    return written;
+  }
+
+  function search(tenant: Tenant, connectorId: string, params: Partial<SemanticParams> & { prompt: string }, options: { limit?: number; cursor?: string; fields?: string[] } = {}) {
+    return semanticSearch(ctx, { organizationId: tenant.organizationId, connectorId, entity: issues, connectorType: 'linear' }, { ...defaults, ...params }, { limit: 10, ...options });
+  }
+
+  /** Every passage's exact score, computed here from the texts (not from the store). */
+  async function exactRanking(records: Issue[], prompt: string, field = 'description') {
+    const [query] = await offline.embed([prompt]);
+    const window = issues.search.semantic.find((s) => s.field === field)!.context_window;
+    const out: Array<{ record: string; ordinal: number; score: number }> = [];
+    for (const record of records) {
+      const passages = splitPassages(fieldText(record, field), window);
+      const vectors = await offline.embed(passages.map((p) => p.text));
+      passages.forEach((p, i) => out.push({ record: record.id, ordinal: p.ordinal, score: vectors[i]!.reduce((s, x, d) => s + x * query![d]!, 0) }));
+    }
+    return out.sort((x, y) => y.score - x.score || (x.record < y.record ? -1 : x.record > y.record ? 1 : x.ordinal - y.ordinal));
+  }
+
+  /** What a finished sync leaves: the entity is ready for search. */
+  async function markSynced(connectorId: string) {
+    await service.store.db
+      .insertInto('context_sync_state')
+      .values({ connector_id: connectorId, entity: 'issues', status: 'ready', record_count: 0, pages: 1, last_synced_at: new Date(), started_at: new Date(), finished_at: new Date() })
+      .onConflict((oc) => oc.columns(['connector_id', 'entity']).doUpdateSet({ status: 'ready' }))
+      .execute();
+  }
+
+  function execute(tenant: Tenant, connectorId: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+    return tenant.api.post<ExecuteBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'issues', action: 'context_store_search', params, ...extra });
+  }
+
+  beforeAll(async () => {
+    service = await startTestService(kind);
+    ctx = service.app.ctx;
+    ({ indexer, stop: stopIndexing } = startSemanticIndexing(ctx));
+    a = await createTenant(service, 'Org A');
+    b = await createTenant(service, 'Org B');
+    connectorA = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_a' } });
+    connectorB = await insertConnector(service, b.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_b' } });
+    await put(a, connectorA, [...CORPUS, { id: 'i-long', identifier: 'SUP-8', title: 'Long thread', description: longRefundStory(), state: { name: 'Todo' } }]);
+    // Organization B holds a record that would rank first for A's prompts.
+    await put(b, connectorB, [{ id: 'b-refund', identifier: 'B-1', title: 'Refund', description: 'Refund: the customer wants the money back for the order.', state: { name: 'Todo' } }]);
+    await markSynced(connectorA);
+    await markSynced(connectorB);
+  });
+
+  afterAll(async () => {
+    await stopIndexing();
+    await service.close();
+  });
+
+  it('uses the HNSW index where pgvector exists (PGlite) and the exact scan elsewhere', async () => {
+    const vector = await hasVectorSupport(service.store.db);
+    expect(vector).toBe(kind === 'pglite');
+    const { rows } = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE tablename = 'context_passages'`.execute(service.store.db);
+    const names = rows.map((row) => row.indexname);
+    if (kind === 'pglite') expect(names).toContain(vectorIndexName(offline.id, 100));
+    else expect(names.some((name) => name.startsWith('context_passages_hnsw_'))).toBe(false);
+  });
+
+  it('ranks the paraphrase first: "money back" finds the refund issue', async () => {
+    const result = await search(a, connectorA, { prompt: 'money back' });
+    expect(result.data.length).toBeGreaterThan(0);
+    expect(['i-refund', 'i-long', 'i-billing']).toContain(result.data[0]!.entity.id);
+    const ids = result.data.map((hit) => hit.entity.id);
+    expect(ids.indexOf('i-refund')).toBeLessThan(ids.indexOf('i-chart') === -1 ? Infinity : ids.indexOf('i-chart'));
+    for (const hit of result.data) {
+      expect(hit.metadata.score).toBeGreaterThanOrEqual(0.25);
+      expect(hit.metadata.score).toBeLessThanOrEqual(1);
+      expect(typeof hit.metadata.context).toBe('string');
+      expect(hit.metadata.field).toBe('description');
+    }
+    const scores = result.data.map((hit) => hit.metadata.score as number);
+    expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+    expect(result.meta).toEqual({ has_more: false, cursor: null });
+  });
+
+  it.each([
+    ['password recovery', 'i-password'],
+    ['cannot log in', 'i-password'],
+    ['delivery address is incorrect', 'i-address'],
+    ['licenses for new hires', 'i-seats'],
+    ['graph shows incorrect colours', 'i-chart'],
+    ['double charge on my card', 'i-billing'],
+  ])('ranks the paraphrase "%s" first', async (prompt, expected) => {
+    const result = await search(a, connectorA, { prompt });
+    expect(result.data[0]?.entity.id).toBe(expected);
+  });
+
+  it('gives the same ranking and scores as an exact computation', async () => {
+    const records = [...CORPUS, { id: 'i-long', identifier: 'SUP-8', title: 'Long thread', description: longRefundStory(), state: { name: 'Todo' } }];
+    const expected = await exactRanking(records, 'refund the payment', 'description');
+    const result = await search(a, connectorA, { prompt: 'refund the payment', min_similarity: -1, dedup: 'none' }, { limit: 100 });
+    expect(result.data.map((hit) => [hit.entity.id, hit.metadata.passage])).toEqual(expected.map((e) => [e.record, e.ordinal]));
+    result.data.forEach((hit, i) => expect(hit.metadata.score as number).toBeCloseTo(expected[i]!.score, 4));
+  });
+
+  it('dedup max keeps the best passage per record; none returns several passages of one record', async () => {
+    const max = await search(a, connectorA, { prompt: 'the client wants the money back', min_similarity: -1 }, { limit: 100 });
+    const ids = max.data.map((hit) => hit.entity.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(CORPUS.length + 1);
+    const none = await search(a, connectorA, { prompt: 'the client wants the money back', min_similarity: -1, dedup: 'none' }, { limit: 100 });
+    const long = none.data.filter((hit) => hit.entity.id === 'i-long');
+    expect(long.length).toBeGreaterThan(1);
+    expect(new Set(long.map((hit) => hit.metadata.passage)).size).toBe(long.length);
+    // The record's entry under max is its best passage.
+    const best = max.data.find((hit) => hit.entity.id === 'i-long')!;
+    expect(best.metadata.score).toBe(Math.max(...long.map((hit) => hit.metadata.score as number)));
+  });
+
+  it('min_similarity drops lower scores before dedup and top-k; -1 disables it', async () => {
+    const all = await search(a, connectorA, { prompt: 'refund', min_similarity: -1, dedup: 'none' }, { limit: 100 });
+    const threshold = (all.data[2]!.metadata.score as number) - 1e-6;
+    const cut = await search(a, connectorA, { prompt: 'refund', min_similarity: threshold, dedup: 'none' }, { limit: 100 });
+    expect(cut.data.length).toBe(all.data.filter((hit) => (hit.metadata.score as number) >= threshold).length);
+    expect(cut.data.every((hit) => (hit.metadata.score as number) >= threshold)).toBe(true);
+    const none = await search(a, connectorA, { prompt: 'refund', min_similarity: 0.999 });
+    expect(none.data).toEqual([]);
+    // Negative scores exist and are returned with -1.
+    expect(all.data.length).toBe((await exactRanking([...CORPUS, { id: 'i-long', identifier: '', title: '', description: longRefundStory(), state: { name: '' } }], 'refund')).length);
+  });
+
+  it('context_size trims the passage around the match; without it the whole passage comes back', async () => {
+    const full = await search(a, connectorA, { prompt: 'refund money back', dedup: 'none' }, { limit: 20 });
+    const longHit = full.data.find((hit) => hit.entity.id === 'i-long')!;
+    expect((longHit.metadata.context as string).length).toBeGreaterThan(1000);
+    expect((longHit.metadata.context as string).length).toBeLessThanOrEqual(2048);
+    const trimmed = await search(a, connectorA, { prompt: 'refund money back', dedup: 'none', context_size: 80 }, { limit: 20 });
+    for (const hit of trimmed.data) expect((hit.metadata.context as string).length).toBeLessThanOrEqual(80);
+    const trimmedLong = trimmed.data.find((hit) => hit.entity.id === 'i-long' && hit.metadata.passage === longHit.metadata.passage)!;
+    expect(trimmedLong.metadata.context).toMatch(/refund|money/);
+    expect(longHit.metadata.context).toContain(trimmedLong.metadata.context);
+  });
+
+  it('projects fields into each hit, defaulting to the searchable fields', async () => {
+    const projected = await search(a, connectorA, { prompt: 'money back' }, { fields: ['identifier', 'assignee.name'] });
+    const refund = projected.data.find((hit) => hit.metadata.record_id === 'i-refund')!;
+    expect(refund.entity).toEqual({ identifier: 'SUP-1', assignee: { name: 'Ada' } });
+    const plain = await search(a, connectorA, { prompt: 'money back' });
+    const hit = plain.data.find((h) => h.metadata.record_id === 'i-refund')!;
+    expect(hit.entity).toMatchObject({ id: 'i-refund', identifier: 'SUP-1', title: 'Customer asks for a refund', state: { name: 'Todo' } });
+  });
+
+  it('adds the read-only metadata the manifest declares (search.metadata), and none where it declares none', async () => {
+    expect(issues.search.metadata).toEqual({ assignee_name: 'assignee.name', state_name: 'state.name', team_name: 'team.name' });
+    const result = await search(a, connectorA, { prompt: 'money back' });
+    const refund = result.data.find((hit) => hit.metadata.record_id === 'i-refund')!;
+    expect(refund.metadata).toMatchObject({ assignee_name: 'Ada', state_name: 'Todo' });
+    const other = result.data.find((hit) => hit.metadata.record_id !== 'i-refund')!;
+    expect('assignee_name' in other.metadata).toBe(false);
+    const { metadata: _declared, ...searchWithout } = issues.search;
+    const bare: EntityDefinition = { ...issues, search: searchWithout };
+    const plain = await semanticSearch(ctx, { organizationId: a.organizationId, connectorId: connectorA, entity: bare, connectorType: 'linear' }, { ...defaults, prompt: 'money back' }, { limit: 10 });
+    expect(Object.keys(plain.data[0]!.metadata).sort()).toEqual(['context', 'field', 'passage', 'record_id', 'score']);
+  });
+
+  it('searches the title field separately from the description', async () => {
+    const result = await search(a, connectorA, { field: 'title', prompt: 'dark theme', min_similarity: -1 }, { limit: 3 });
+    expect(result.data[0]!.entity.id).toBe('i-dark');
+    expect(result.data[0]!.metadata.field).toBe('title');
+    await expect(search(a, connectorA, { field: 'state.name', prompt: 'x' })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('pages with a signed cursor in the same order as one large page, and rejects altered or foreign cursors', async () => {
+    const params = { prompt: 'customer payment', min_similarity: -1, dedup: 'none' as const };
+    const whole = await search(a, connectorA, params, { limit: 100 });
+    const seen: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 50; page += 1) {
+      const result = await search(a, connectorA, params, { limit: 3, ...(cursor !== undefined && { cursor }) });
+      seen.push(...result.data.map((hit) => [hit.entity.id, hit.metadata.passage]));
+      if (!result.meta.has_more) {
+        expect(result.meta.cursor).toBeNull();
+        break;
+      }
+      cursor = result.meta.cursor!;
+    }
+    expect(seen).toEqual(whole.data.map((hit) => [hit.entity.id, hit.metadata.passage]));
+    const first = await search(a, connectorA, params, { limit: 2 });
+    const token = first.meta.cursor!;
+    const [payload, signature] = token.split('.');
+    const altered = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), s: 1 })).toString('base64url')}.${signature}`;
+    await expect(search(a, connectorA, params, { limit: 2, cursor: altered })).rejects.toMatchObject({ status: 400, code: 'invalid_cursor' });
+    await expect(search(a, connectorA, { ...params, prompt: 'another prompt' }, { limit: 2, cursor: token })).rejects.toMatchObject({ status: 400, code: 'invalid_cursor' });
+    await expect(search(a, connectorA, params, { limit: 2, cursor: 'garbage' })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('answers context_store_search with semantic params through execute', async () => {
+    const res = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'money back', context_size: 60, min_similarity: -1 }, limit: 2, fields: ['identifier', 'state.name'] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { data, meta } = res.body.result;
+    expect(data).toHaveLength(2);
+    expect(typeof meta.took_ms).toBe('number');
+    expect(meta.has_more).toBe(true);
+    expect(typeof meta.cursor).toBe('string');
+    expect(Object.keys(data[0]!.entity).sort()).toEqual(['identifier', 'state']);
+    expect((data[0]!.metadata.context as string).length).toBeLessThanOrEqual(60);
+    expect(data[0]!.metadata).toMatchObject({ field: 'description' });
+    const next = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'money back', context_size: 60, min_similarity: -1 }, limit: 2, fields: ['identifier', 'state.name'], cursor: meta.cursor });
+    expect(next.status).toBe(200);
+    const firstIds = data.map((hit) => hit.metadata.record_id);
+    for (const hit of next.body.result.data) expect(firstIds).not.toContain(hit.metadata.record_id);
+    const bad = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'money back' }, cursor: `${meta.cursor!}x` });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]).toMatchObject({ field: 'cursor', error_code: 'invalid_cursor' });
+  });
+
+  it('combines a filter with semantic ranking', async () => {
+    const res = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'money back', filter: { eq: { 'state.name': 'Done' } }, min_similarity: -1 }, limit: 100, fields: ['id', 'state.name'] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const ids = res.body.result.data.map((hit) => hit.entity.id);
+    expect(ids.sort()).toEqual(CORPUS.filter((issue) => issue.state.name === 'Done').map((issue) => issue.id).sort());
+    expect(res.body.result.data.every((hit) => (hit.entity.state as { name: string }).name === 'Done')).toBe(true);
+    const direct = await search(a, connectorA, { prompt: 'money back', filter: { or: [{ eq: { 'state.name': 'Backlog' } }, { contains: { title: 'refund' } }] }, min_similarity: -1 });
+    expect(direct.data.map((hit) => hit.entity.id).sort()).toEqual(['i-dark', 'i-refund']);
+    // The filter is checked against the searchable fields.
+    const wrong = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'x', filter: { eq: { nope: 1 } } } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors?.[0]?.field).toMatch(/^semantic\.filter/);
+  });
+
+  it('keeps organizations apart', async () => {
+    const cross = await execute(b, connectorA, { semantic: { field: 'description', prompt: 'refund' } });
+    expect(cross.status).toBe(404);
+    expect(JSON.stringify(cross.body)).not.toContain('i-refund');
+    const result = await search(a, connectorA, { prompt: 'refund money back', min_similarity: -1 }, { limit: 100 });
+    expect(result.data.some((hit) => hit.entity.id === 'b-refund')).toBe(false);
+    const own = await search(b, connectorB, { prompt: 'refund money back' });
+    expect(own.data.map((hit) => hit.entity.id)).toEqual(['b-refund']);
+    // Another organization's connector id yields nothing, even if a caller got past the route's check.
+    expect((await search(b, connectorA, { prompt: 'refund', min_similarity: -1 })).data).toEqual([]);
+    expect((await search(a, connectorB, { prompt: 'refund', min_similarity: -1 })).data).toEqual([]);
+  });
+
+  it('does not re-embed a record re-synced unchanged, nor the unchanged passages of a changed record', async () => {
+    const counting = new CountingProvider(offline);
+    setEmbeddingProvider(ctx, counting);
+    try {
+      const again = await put(a, connectorA, CORPUS);
+      expect(again.changed).toEqual([]);
+      // A retried page reports the same records again: the index skips them.
+      await notifyObservers(ctx, { organizationId: a.organizationId, connectorId: connectorA, entity: 'issues', records: CORPUS.map((r) => ({ recordId: r.id, data: r })) });
+      expect(counting.texts).toEqual([]);
+      // Only the state changes: title and description passages keep their embeddings.
+      const moved = { ...CORPUS[0]!, state: { name: 'In Progress' } };
+      expect((await put(a, connectorA, [moved])).changed).toHaveLength(1);
+      expect(counting.texts).toEqual([]);
+      // The description changes: only that passage is embedded.
+      const edited = { ...moved, description: 'The customer now also wants a discount on the next invoice.' };
+      await put(a, connectorA, [edited]);
+      expect(counting.texts).toEqual([edited.description]);
+      const result = await search(a, connectorA, { prompt: 'discount on the invoice' });
+      expect(result.data[0]!.entity.id).toBe('i-refund');
+    } finally {
+      setEmbeddingProvider(ctx, offline);
+      await put(a, connectorA, [CORPUS[0]!]);
+    }
+  });
+
+  it('leaves deleted records out of the results', async () => {
+    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_c' }, name: 'deletions' });
+    const started = new Date(Date.now() - 1000);
+    await put(a, connector, CORPUS.slice(0, 3));
+    expect((await search(a, connector, { prompt: 'money back', min_similarity: -1 })).data).toHaveLength(3);
+    await service.store.db.updateTable('context_records').set({ last_synced_at: new Date(Date.now() - 60_000) }).where('connector_id', '=', connector).where('record_id', '=', 'i-refund').execute();
+    expect(await sweepUnseen(service.store.db, { organizationId: a.organizationId, connectorId: connector, entity: 'issues' }, started)).toBe(1);
+    const after = await search(a, connector, { prompt: 'money back', min_similarity: -1 });
+    expect(after.data.map((hit) => hit.entity.id).sort()).toEqual(['i-address', 'i-password']);
+  });
+
+  it('re-embeds everything when the provider changes, and searches with the new model', async () => {
+    const hashing = new HashingProvider();
+    const count = async (model: string) =>
+      Number(
+        (
+          await service.store.db
+            .selectFrom('context_passages')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('connector_id', '=', connectorA)
+            .where('model', '=', model)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count(offline.id);
+    expect(before).toBeGreaterThan(CORPUS.length);
+    setEmbeddingProvider(ctx, hashing);
+    try {
+      expect(await semanticIndexStatus(ctx, connectorA, 'issues')).toBe('INDEXING');
+      const stats = await indexer.reconcile();
+      expect(stats.records).toBeGreaterThanOrEqual(CORPUS.length + 1);
+      expect(await count(hashing.id)).toBe(before);
+      expect(await count(offline.id)).toBe(0);
+      expect(await semanticIndexStatus(ctx, connectorA, 'issues')).toBe('READY');
+      expect(hashing.calls).toBeGreaterThan(0);
+      const result = await search(a, connectorA, { prompt: 'enterprise license seats' });
+      expect(result.data[0]!.entity.id).toBe('i-seats');
+      // A second reconcile has nothing to do.
+      const calls = hashing.calls;
+      expect((await indexer.reconcile()).records).toBe(0);
+      expect(hashing.calls).toBe(calls);
+    } finally {
+      setEmbeddingProvider(ctx, offline);
+      await indexer.reconcile();
+    }
+    expect(await count(offline.id)).toBe(before);
+    expect(embeddingProvider(ctx).id).toBe(offline.id);
+  });
+
+  it('ranks through the HNSW index on a larger scope with the same results as the exact scan', async () => {
+    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_d' }, name: 'larger' });
+    const topics = ['refund of the payment', 'password reset email', 'shipping address change', 'dark mode request', 'invoice download', 'team seats license', 'slow dashboard', 'export to spreadsheet'];
+    const records: Issue[] = Array.from({ length: 400 }, (_, i) => ({
+      id: `n-${String(i).padStart(3, '0')}`,
+      identifier: `N-${i}`,
+      title: `Issue ${i}`,
+      description: `Ticket ${i} about ${topics[i % topics.length]} for customer ${i % 37} in region ${i % 11}.`,
+      state: { name: i % 2 ? 'Todo' : 'Done' },
+    }));
+    await put(a, connector, records);
+    const before = { ...semanticSearchStats };
+    const result = await search(a, connector, { prompt: 'customer wants money back', min_similarity: -1 }, { limit: 10 });
+    if (kind === 'pglite') expect(semanticSearchStats.index).toBe(before.index + 1);
+    else expect(semanticSearchStats.exact).toBe(before.exact + 1);
+    const expected = await exactRanking(records, 'customer wants money back');
+    const seen = new Set<string>();
+    const top = expected.filter((e) => !seen.has(e.record) && seen.add(e.record)).slice(0, 10);
+    // Ties are broken by record id in both; allow the scores to match to 1e-4.
+    result.data.forEach((hit, i) => expect(hit.metadata.score as number).toBeCloseTo(top[i]!.score, 4));
+    expect(result.meta.has_more).toBe(true);
+  });
+
+  it('embeds with an OpenAI-compatible endpoint: exact request body and bearer key, key never returned', async () => {
+    const KEY = 'sk-test-embeddings-secret-0001';
+    const BASE = 'https://embeddings.example.test/v1';
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    // Three made-up dimensions: money, access, everything else.
+    const vectorOf = (text: string) => [/refund|money|payment|charged/i.test(text) ? 1 : 0, /password|log in|sign/i.test(text) ? 1 : 0, 0.2];
+    const requests: Array<{ body: { model: string; input: string[] }; authorization: string | undefined }> = [];
+    const endpoint = nock(BASE)
+      .persist()
+      .post('/embeddings')
+      .reply(function reply(_uri, body) {
+        const parsed = body as { model: string; input: string[] };
+        requests.push({ body: parsed, authorization: this.req.headers.authorization });
+        return [200, { object: 'list', model: parsed.model, data: parsed.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })) }];
+      });
+    const provider = providerFromConfig({ ...service.config, embeddings: { url: BASE, model: 'text-embedding-3-small', apiKey: KEY } });
+    setEmbeddingProvider(ctx, provider);
+    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_f' }, name: 'openai' });
+    try {
+      const records = [CORPUS[0]!, CORPUS[2]!, CORPUS[5]!];
+      await put(a, connector, records);
+      await markSynced(connector);
+      // One request for the page: every passage (description and title of each record), in order.
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.body).toEqual({ model: 'text-embedding-3-small', input: records.flatMap((r) => [r.description, r.title]) });
+      expect(requests[0]!.authorization).toBe(`Bearer ${KEY}`);
+      const res = await execute(a, connector, { semantic: { field: 'description', prompt: 'I cannot sign in' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(requests.at(-1)!.body).toEqual({ model: 'text-embedding-3-small', input: ['I cannot sign in'] });
+      expect(res.body.result.data[0]!.entity.id).toBe('i-password');
+      const stored = await service.store.db.selectFrom('context_passages').select(['model', 'dims']).where('connector_id', '=', connector).execute();
+      expect(new Set(stored.map((row) => `${row.model}/${row.dims}`))).toEqual(new Set(['openai-compatible:text-embedding-3-small/3']));
+      // The endpoint failing: a 502 in the envelope, naming the status, never the key.
+      nock.cleanAll();
+      nock(BASE).post('/embeddings').times(3).reply(500, { error: { message: 'model overloaded' } });
+      const failed = await execute(a, connector, { semantic: { field: 'description', prompt: 'refund please' } });
+      expect(failed.status).toBe(502);
+      expect(failed.body.message).toContain('500');
+      for (const body of [res.body, failed.body]) expect(JSON.stringify(body)).not.toContain(KEY);
+    } finally {
+      endpoint.persist(false);
+      nock.cleanAll();
+      nock.enableNetConnect();
+      setEmbeddingProvider(ctx, offline);
+    }
+  });
+
+  it('answers an empty list for a prompt with no word', async () => {
+    expect(await search(a, connectorA, { prompt: '?!', min_similarity: -1 })).toEqual({ data: [], meta: { has_more: false, cursor: null } });
+  });
+
+  it('indexes records synced before the indexer existed (reconcile at start-up)', async () => {
+    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_e' }, name: 'late' });
+    const prepared = preparePage(CORPUS.slice(0, 2), issues.record);
+    await writePage(service.store.db, { organizationId: a.organizationId, connectorId: connector, entity: 'issues' }, prepared.records);
+    expect((await search(a, connector, { prompt: 'refund', min_similarity: -1 })).data).toEqual([]);
+    await indexer.reconcile();
+    expect((await search(a, connector, { prompt: 'refund', min_similarity: -1 })).data).toHaveLength(2);
+    // indexRecords on records already indexed does nothing.
+    expect(await indexRecords(service.store.db, offline, { connectorId: connector, entity: issues }, ['i-refund'])).toEqual({ records: 0, passages: 0, embedded: 0 });
+  });
+});
+
+describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => {
+  let service: TestService;
+  let upstream: StandIn;
+  let tenant: Tenant;
+  let stopIndexing: () => Promise<void>;
+
+  beforeAll(async () => {
+    upstream = await startTypeformStandIn({ formsPerPage: 2 });
+    service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 });
+    // What startService (npm start) does.
+    ({ stop: stopIndexing } = startSemanticIndexing(service.app.ctx));
+    tenant = await createTenant(service, 'Forms Org');
+  });
+
+  afterAll(async () => {
+    await stopIndexing();
+    await service.close();
+    await upstream.close();
+  });
+
+  it('syncs forms, embeds their titles and question titles, and ranks a paraphrase first', async () => {
+    upstream.forms = [
+      form('f-refund', 'Refund request', { fields: [{ id: 'q1', title: 'Why do you want your payment returned?', type: 'long_text' }] }),
+      form('f-jobs', 'Job application', { fields: [{ id: 'q1', title: 'Tell us about your work experience', type: 'long_text' }] }),
+      form('f-event', 'Conference registration', { fields: [{ id: 'q1', title: 'Which sessions will you attend?', type: 'multiple_choice' }] }),
+      form('f-nps', 'Product feedback', { fields: [{ id: 'q1', title: 'How likely are you to recommend us?', type: 'opinion_scale' }] }),
+    ];
+    upstream.responses = new Map();
+    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors', {
+      workspace_name: 'default',
+      connector_type: 'typeform',
+      name: 'Typeform',
+      credentials: { access_token: upstream.token },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.id;
+    const sync = await tenant.api.post(`/api/v1/integrations/connectors/${id}/sync`, { entity: 'forms' });
+    expect([202, 409]).toContain(sync.status);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const inspect = await tenant.api.get<{ context_store_readiness: { configured_cache_entities: Array<{ entity: string; status: string; semantic_search_status: Array<{ status: string }> }> } }>(
+        `/api/v1/integrations/connectors/${id}/inspect`,
+      );
+      const forms = inspect.body.context_store_readiness.configured_cache_entities.find((e) => e.entity === 'forms');
+      if (forms?.status === 'ready' && forms.semantic_search_status.every((s) => s.status === 'READY')) break;
+      if (Date.now() > deadline) throw new Error(`forms did not become searchable: ${JSON.stringify(inspect.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const search = (semantic: Record<string, unknown>) =>
+      tenant.api.post<ExecuteBody>(`/api/v1/integrations/connectors/${id}/execute`, { entity: 'forms', action: 'context_store_search', params: { semantic } });
+    const byTitle = await search({ field: 'title', prompt: 'money back' });
+    expect(byTitle.status, JSON.stringify(byTitle.body)).toBe(200);
+    expect(byTitle.body.result.data[0]?.entity.id).toBe('f-refund');
+    const byQuestion = await search({ field: 'fields', prompt: 'career history and previous jobs', min_similarity: -1 });
+    expect(byQuestion.body.result.data[0]?.entity.id).toBe('f-jobs');
+    expect(byQuestion.body.result.data[0]?.metadata.context).toBe('Tell us about your work experience');
+    const passages = await service.store.db.selectFrom('context_passages').select(['record_id', 'field']).where('connector_id', '=', id).execute();
+    expect(passages).toHaveLength(8);
+  });
+});
