@@ -15,6 +15,7 @@ import {
   type TokenRefresh,
 } from '../../runtime/index.js';
 import type { ServiceContext } from '../context.js';
+import { excludePaths, selectPaths } from '../field-paths.js';
 import { contextStoreSearch } from '../context/search.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
 import { openCredentials, sealCredentials } from './credentials.js';
@@ -242,61 +243,9 @@ export async function executeOperation(
 
 /* ----- select_fields / exclude_fields ----- */
 
-type PathTree = Map<string, PathTree | true>;
-
-/** Dot paths as a tree; a path that ends at a node covers everything under it. */
-function pathTree(paths: string[]): PathTree {
-  const root: PathTree = new Map();
-  for (const path of paths) {
-    const segments = path.split('.').filter((s) => s !== '');
-    let node = root;
-    segments.forEach((segment, index) => {
-      const existing = node.get(segment);
-      if (existing === true) return;
-      if (index === segments.length - 1) {
-        node.set(segment, true);
-        return;
-      }
-      const child: PathTree = existing ?? new Map();
-      node.set(segment, child);
-      node = child;
-    });
-  }
-  return root;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** Keeps only the paths of `tree`; arrays are walked element by element. */
-function pick(value: unknown, tree: PathTree): unknown {
-  if (Array.isArray(value)) return value.map((item) => pick(item, tree));
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, sub] of tree) {
-    if (!(key in value)) continue;
-    out[key] = sub === true ? value[key] : pick(value[key], sub);
-  }
-  return out;
-}
-
-/** Removes the paths of `tree`; arrays are walked element by element. */
-function omit(value: unknown, tree: PathTree): unknown {
-  if (Array.isArray(value)) return value.map((item) => omit(item, tree));
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = { ...value };
-  for (const [key, sub] of tree) {
-    if (!(key in out)) continue;
-    if (sub === true) delete out[key];
-    else out[key] = omit(out[key], sub);
-  }
-  return out;
-}
-
 /** Applies select_fields (wins) or exclude_fields to each record of a result. */
 export function project(result: unknown, select: string[] | undefined, exclude: string[] | undefined): unknown {
-  if (select !== undefined && select.length > 0) return pick(result, pathTree(select));
-  if (exclude !== undefined && exclude.length > 0) return omit(result, pathTree(exclude));
+  if (select !== undefined && select.length > 0) return selectPaths(result, select);
+  if (exclude !== undefined && exclude.length > 0) return excludePaths(result, exclude);
   return result;
 }
