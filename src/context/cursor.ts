@@ -5,16 +5,14 @@
  * records arrive; it also carries a fingerprint of the search it belongs to, so it cannot be replayed
  * against another query, entity or connector. A master key rotation invalidates outstanding cursors.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Keyring } from '../security/keyring.js';
+import { openPayload, signPayload } from '../security/signed-payload.js';
 import { BadRequestError } from '../errors.js';
 
 export const CURSOR_PURPOSE = 'context-cursor';
+/** Longest cursor accepted as a param (the signed payload itself is checked by openCursor). */
 export const MAX_CURSOR_LENGTH = 8192;
-
-function mac(keyring: Keyring, payload: string): Buffer {
-  return createHmac('sha256', keyring.derive(CURSOR_PURPOSE)).update(payload).digest();
-}
 
 /** JSON with object keys sorted at every level, so equal queries give equal fingerprints. */
 function canonical(value: unknown): string {
@@ -32,8 +30,7 @@ export function searchFingerprint(parts: Record<string, unknown>): string {
 }
 
 export function signCursor(keyring: Keyring, payload: Record<string, unknown>): string {
-  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${body}.${mac(keyring, body).toString('base64url')}`;
+  return signPayload(keyring.derive(CURSOR_PURPOSE), 'context', payload);
 }
 
 function invalid(message: string): BadRequestError {
@@ -45,23 +42,16 @@ function invalid(message: string): BadRequestError {
  * cursor that was altered, signed with another key, or issued for another search.
  */
 export function openCursor(keyring: Keyring, cursor: string, fingerprint: string): Record<string, unknown> {
-  const [body, signature, extra] = cursor.split('.');
-  if (body === undefined || signature === undefined || extra !== undefined || body === '' || cursor.length > MAX_CURSOR_LENGTH) {
-    throw invalid('cursor is not a cursor this service issued: pass meta.cursor from the previous response unchanged.');
+  const opened = openPayload(keyring.derive(CURSOR_PURPOSE), 'context', cursor);
+  if ('problem' in opened) {
+    throw invalid(
+      opened.problem === 'altered'
+        ? 'cursor failed its integrity check (altered, or issued before a key rotation): pass meta.cursor from the previous response unchanged, or start again without a cursor.'
+        : 'cursor is not a cursor this service issued: pass meta.cursor from the previous response unchanged.',
+    );
   }
-  const expected = mac(keyring, body);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw invalid('cursor failed its integrity check (altered, or issued before a key rotation): pass meta.cursor from the previous response unchanged, or start again without a cursor.');
-  }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid('cursor is not a cursor this service issued.');
-  }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalid('cursor is not a cursor this service issued.');
-  const record = payload as Record<string, unknown>;
+  const payload = opened.payload;
+  const record = payload;
   if (record.f !== fingerprint) {
     throw invalid('cursor belongs to another search: a cursor only continues the search (connector, entity, filter, sort) that returned it.');
   }

@@ -1,8 +1,9 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DatabaseSchema, WorkspaceStatus, WorkspacesTable } from '../db/schema.js';
 import { BadRequestError, ConflictError, ForbiddenError, RequestValidationError, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_WORKSPACE } from './organizations.js';
+import { openPayload, signPayload } from '../security/signed-payload.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
@@ -100,14 +101,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const CURSOR_VERSION = 1;
 
-function cursorMac(key: Uint8Array, organizationId: string, payload: string): Buffer {
-  return createHmac('sha256', key).update(`workspaces:${organizationId}:${payload}`).digest();
-}
-
 /** An opaque cursor: base64url JSON of the position, then an HMAC bound to the organization, so it cannot be forged or moved. */
 export function encodeCursor(key: Uint8Array, organizationId: string, position: CursorPosition): string {
-  const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, t: position.createdAt, i: position.id })).toString('base64url');
-  return `${payload}.${cursorMac(key, organizationId, payload).toString('base64url')}`;
+  return signPayload(key, `workspaces:${organizationId}`, { v: CURSOR_VERSION, t: position.createdAt, i: position.id });
 }
 
 function invalidCursor(reason: string): BadRequestError {
@@ -131,24 +127,12 @@ export function decodeCursor(key: Uint8Array, organizationId: string, raw: strin
     if (fromUrl === null) throw invalidCursor('the URL given as cursor has no cursor parameter');
     token = fromUrl;
   }
-  const parts = token.split('.');
-  if (parts.length !== 2 || !/^[A-Za-z0-9_-]+$/.test(parts[0] as string) || !/^[A-Za-z0-9_-]+$/.test(parts[1] as string)) {
-    throw invalidCursor('it is malformed');
+  const opened = openPayload(key, `workspaces:${organizationId}`, token);
+  if ('problem' in opened) {
+    throw invalidCursor(opened.problem === 'altered' ? 'it was altered, was issued for another organization, or has expired after a key rotation' : 'it is malformed');
   }
-  const [payload, mac] = parts as [string, string];
-  const expected = cursorMac(key, organizationId, payload);
-  const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw invalidCursor('it was altered, was issued for another organization, or has expired after a key rotation');
-  }
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor('it is malformed');
-  }
-  if (decoded === null || typeof decoded !== 'object') throw invalidCursor('it is malformed');
-  const { v, t, i } = decoded as Record<string, unknown>;
+  const decoded = opened.payload;
+  const { v, t, i } = decoded;
   if (v !== CURSOR_VERSION || typeof t !== 'string' || !CURSOR_TIME.test(t) || typeof i !== 'string' || !UUID.test(i)) {
     throw invalidCursor('it is malformed');
   }
