@@ -4,10 +4,17 @@
  */
 import { Connector, type ConnectorOptions } from './connector.js';
 import { UnknownOperationError } from './errors.js';
-import { connectorModules } from './generated/index.js';
+import { connectorModules, skillDocsLoaders } from './generated/index.js';
+import type { SkillDocs } from './skill-docs.js';
 
 export function connectorTypes(): string[] {
   return Object.keys(connectorModules);
+}
+
+/** The generated skill docs of a connector type, loaded on first use; undefined for an unknown type. */
+export async function loadSkillDocs(connectorType: string): Promise<SkillDocs | undefined> {
+  const load = Object.hasOwn(skillDocsLoaders, connectorType) ? skillDocsLoaders[connectorType] : undefined;
+  return load === undefined ? undefined : load();
 }
 
 export function createConnector(connectorType: string, options: ConnectorOptions): Connector {
@@ -20,6 +27,6 @@ export { Connector, type ConnectorModule, type ConnectorOptions, type ExecuteRes
 export type { TokenRefresh } from './auth/oauth2.js';
 export type * from './definition.js';
 export * from './errors.js';
-export { connectorModules, skillDocs } from './generated/index.js';
+export { connectorModules } from './generated/index.js';
 export * from './generated/index.js';
 export type { SkillDocs, SkillSection, ContentBlock } from './skill-docs.js';

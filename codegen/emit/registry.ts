@@ -12,14 +12,13 @@ export function emitSkillDocsModule(docs: SkillDocs): string {
   return `${GENERATED_HEADER}import type { SkillDocs } from '../../skill-docs.js';\n\nexport const skillDocs: SkillDocs = ${JSON.stringify(docs, null, 2)};\n`;
 }
 
-/** runtime/generated/index.ts: every connector's definition, validators, skill docs and facade. */
+/** runtime/generated/index.ts: every connector's definition, validators and facade, and a loader for its skill docs. */
 export function emitRegistry(definitions: ConnectorDefinition[]): string {
   const lines = [GENERATED_HEADER.trimEnd(), `import type { ConnectorModule } from '../connector.js';`, `import type { SkillDocs } from '../skill-docs.js';`, `import type { CompiledValidator } from '../validation.js';`];
   for (const d of definitions) {
     const name = camel(d.connectorType);
     lines.push(`import { definition as ${name}Definition } from './${d.connectorType}/definition.js';`);
     lines.push(`import * as ${name}Validators from './${d.connectorType}/validators.js';`);
-    lines.push(`import { skillDocs as ${name}SkillDocs } from './${d.connectorType}/skill-docs.js';`);
   }
   lines.push('');
   for (const d of definitions) lines.push(`export { ${camel(d.connectorType)}Facade } from './${d.connectorType}/types.js';`);
@@ -32,8 +31,9 @@ export function emitRegistry(definitions: ConnectorDefinition[]): string {
   }
   lines.push('};');
   lines.push('');
-  lines.push('export const skillDocs: Readonly<Record<string, SkillDocs>> = {');
-  for (const d of definitions) lines.push(`  ${JSON.stringify(d.connectorType)}: ${camel(d.connectorType)}SkillDocs,`);
+  lines.push('/** Skill docs are large and only the skills endpoints read them: each is loaded on first use. */');
+  lines.push('export const skillDocsLoaders: Readonly<Record<string, () => Promise<SkillDocs>>> = {');
+  for (const d of definitions) lines.push(`  ${JSON.stringify(d.connectorType)}: () => import('./${d.connectorType}/skill-docs.js').then((m) => m.skillDocs),`);
   lines.push('};');
   return `${lines.join('\n')}\n`;
 }

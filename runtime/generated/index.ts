@@ -4,64 +4,44 @@ import type { SkillDocs } from '../skill-docs.js';
 import type { CompiledValidator } from '../validation.js';
 import { definition as clickupDefinition } from './clickup/definition.js';
 import * as clickupValidators from './clickup/validators.js';
-import { skillDocs as clickupSkillDocs } from './clickup/skill-docs.js';
 import { definition as customerIoDefinition } from './customer-io/definition.js';
 import * as customerIoValidators from './customer-io/validators.js';
-import { skillDocs as customerIoSkillDocs } from './customer-io/skill-docs.js';
 import { definition as facebookMarketingDefinition } from './facebook-marketing/definition.js';
 import * as facebookMarketingValidators from './facebook-marketing/validators.js';
-import { skillDocs as facebookMarketingSkillDocs } from './facebook-marketing/skill-docs.js';
 import { definition as gongDefinition } from './gong/definition.js';
 import * as gongValidators from './gong/validators.js';
-import { skillDocs as gongSkillDocs } from './gong/skill-docs.js';
 import { definition as harvestDefinition } from './harvest/definition.js';
 import * as harvestValidators from './harvest/validators.js';
-import { skillDocs as harvestSkillDocs } from './harvest/skill-docs.js';
 import { definition as intercomDefinition } from './intercom/definition.js';
 import * as intercomValidators from './intercom/validators.js';
-import { skillDocs as intercomSkillDocs } from './intercom/skill-docs.js';
 import { definition as jiraDefinition } from './jira/definition.js';
 import * as jiraValidators from './jira/validators.js';
-import { skillDocs as jiraSkillDocs } from './jira/skill-docs.js';
 import { definition as klaviyoDefinition } from './klaviyo/definition.js';
 import * as klaviyoValidators from './klaviyo/validators.js';
-import { skillDocs as klaviyoSkillDocs } from './klaviyo/skill-docs.js';
 import { definition as linearDefinition } from './linear/definition.js';
 import * as linearValidators from './linear/validators.js';
-import { skillDocs as linearSkillDocs } from './linear/skill-docs.js';
 import { definition as notionDefinition } from './notion/definition.js';
 import * as notionValidators from './notion/validators.js';
-import { skillDocs as notionSkillDocs } from './notion/skill-docs.js';
 import { definition as orbDefinition } from './orb/definition.js';
 import * as orbValidators from './orb/validators.js';
-import { skillDocs as orbSkillDocs } from './orb/skill-docs.js';
 import { definition as pinterestDefinition } from './pinterest/definition.js';
 import * as pinterestValidators from './pinterest/validators.js';
-import { skillDocs as pinterestSkillDocs } from './pinterest/skill-docs.js';
 import { definition as pylonDefinition } from './pylon/definition.js';
 import * as pylonValidators from './pylon/validators.js';
-import { skillDocs as pylonSkillDocs } from './pylon/skill-docs.js';
 import { definition as salesforceDefinition } from './salesforce/definition.js';
 import * as salesforceValidators from './salesforce/validators.js';
-import { skillDocs as salesforceSkillDocs } from './salesforce/skill-docs.js';
 import { definition as sentryDefinition } from './sentry/definition.js';
 import * as sentryValidators from './sentry/validators.js';
-import { skillDocs as sentrySkillDocs } from './sentry/skill-docs.js';
 import { definition as snapchatMarketingDefinition } from './snapchat-marketing/definition.js';
 import * as snapchatMarketingValidators from './snapchat-marketing/validators.js';
-import { skillDocs as snapchatMarketingSkillDocs } from './snapchat-marketing/skill-docs.js';
 import { definition as tiktokMarketingDefinition } from './tiktok-marketing/definition.js';
 import * as tiktokMarketingValidators from './tiktok-marketing/validators.js';
-import { skillDocs as tiktokMarketingSkillDocs } from './tiktok-marketing/skill-docs.js';
 import { definition as typeformDefinition } from './typeform/definition.js';
 import * as typeformValidators from './typeform/validators.js';
-import { skillDocs as typeformSkillDocs } from './typeform/skill-docs.js';
 import { definition as zendeskChatDefinition } from './zendesk-chat/definition.js';
 import * as zendeskChatValidators from './zendesk-chat/validators.js';
-import { skillDocs as zendeskChatSkillDocs } from './zendesk-chat/skill-docs.js';
 import { definition as zendeskTalkDefinition } from './zendesk-talk/definition.js';
 import * as zendeskTalkValidators from './zendesk-talk/validators.js';
-import { skillDocs as zendeskTalkSkillDocs } from './zendesk-talk/skill-docs.js';
 
 export { clickupFacade } from './clickup/types.js';
 export { customerIoFacade } from './customer-io/types.js';
@@ -108,25 +88,26 @@ export const connectorModules: Readonly<Record<string, ConnectorModule>> = {
   "zendesk-talk": { definition: zendeskTalkDefinition, validators: zendeskTalkValidators as unknown as Record<string, CompiledValidator> },
 };
 
-export const skillDocs: Readonly<Record<string, SkillDocs>> = {
-  "clickup": clickupSkillDocs,
-  "customer-io": customerIoSkillDocs,
-  "facebook-marketing": facebookMarketingSkillDocs,
-  "gong": gongSkillDocs,
-  "harvest": harvestSkillDocs,
-  "intercom": intercomSkillDocs,
-  "jira": jiraSkillDocs,
-  "klaviyo": klaviyoSkillDocs,
-  "linear": linearSkillDocs,
-  "notion": notionSkillDocs,
-  "orb": orbSkillDocs,
-  "pinterest": pinterestSkillDocs,
-  "pylon": pylonSkillDocs,
-  "salesforce": salesforceSkillDocs,
-  "sentry": sentrySkillDocs,
-  "snapchat-marketing": snapchatMarketingSkillDocs,
-  "tiktok-marketing": tiktokMarketingSkillDocs,
-  "typeform": typeformSkillDocs,
-  "zendesk-chat": zendeskChatSkillDocs,
-  "zendesk-talk": zendeskTalkSkillDocs,
+/** Skill docs are large and only the skills endpoints read them: each is loaded on first use. */
+export const skillDocsLoaders: Readonly<Record<string, () => Promise<SkillDocs>>> = {
+  "clickup": () => import('./clickup/skill-docs.js').then((m) => m.skillDocs),
+  "customer-io": () => import('./customer-io/skill-docs.js').then((m) => m.skillDocs),
+  "facebook-marketing": () => import('./facebook-marketing/skill-docs.js').then((m) => m.skillDocs),
+  "gong": () => import('./gong/skill-docs.js').then((m) => m.skillDocs),
+  "harvest": () => import('./harvest/skill-docs.js').then((m) => m.skillDocs),
+  "intercom": () => import('./intercom/skill-docs.js').then((m) => m.skillDocs),
+  "jira": () => import('./jira/skill-docs.js').then((m) => m.skillDocs),
+  "klaviyo": () => import('./klaviyo/skill-docs.js').then((m) => m.skillDocs),
+  "linear": () => import('./linear/skill-docs.js').then((m) => m.skillDocs),
+  "notion": () => import('./notion/skill-docs.js').then((m) => m.skillDocs),
+  "orb": () => import('./orb/skill-docs.js').then((m) => m.skillDocs),
+  "pinterest": () => import('./pinterest/skill-docs.js').then((m) => m.skillDocs),
+  "pylon": () => import('./pylon/skill-docs.js').then((m) => m.skillDocs),
+  "salesforce": () => import('./salesforce/skill-docs.js').then((m) => m.skillDocs),
+  "sentry": () => import('./sentry/skill-docs.js').then((m) => m.skillDocs),
+  "snapchat-marketing": () => import('./snapchat-marketing/skill-docs.js').then((m) => m.skillDocs),
+  "tiktok-marketing": () => import('./tiktok-marketing/skill-docs.js').then((m) => m.skillDocs),
+  "typeform": () => import('./typeform/skill-docs.js').then((m) => m.skillDocs),
+  "zendesk-chat": () => import('./zendesk-chat/skill-docs.js').then((m) => m.skillDocs),
+  "zendesk-talk": () => import('./zendesk-talk/skill-docs.js').then((m) => m.skillDocs),
 };

@@ -2,11 +2,11 @@
  * GET /api/v1/integrations/connectors/{id}/inspect: the reference's inspect fields plus the full catalog
  * of the connector (entities, actions, params with their limits, pagination, search fields, record
  * fields) and usage guidance for an agent, all read from the connector's definition. Also the skill
- * docs generated from the manifests (runtime skillDocs), which inspect points to by docs_skill_id.
+ * docs generated from the manifests (runtime loadSkillDocs), which inspect points to by docs_skill_id.
  */
 import {
   connectorModules,
-  skillDocs,
+  loadSkillDocs,
   type ActionDefinition,
   type ContentBlock,
   type ConnectorDefinition,
@@ -243,13 +243,13 @@ export interface SkillDocsResponse {
 }
 
 function skillIds(): string[] {
-  return Object.keys(skillDocs).sort().map(docsSkillId);
+  return Object.keys(connectorModules).sort().map(docsSkillId);
 }
 
 /** The generated docs of a skill id: `connector:<type>`, or the bare connector type. */
-function findSkill(id: string): { connectorType: string; docs: SkillDocs } {
+async function findSkill(id: string): Promise<{ connectorType: string; docs: SkillDocs }> {
   const connectorType = id.startsWith(SKILL_PREFIX) ? id.slice(SKILL_PREFIX.length) : id;
-  const docs = Object.hasOwn(skillDocs, connectorType) ? skillDocs[connectorType] : undefined;
+  const docs = await loadSkillDocs(connectorType);
   if (!docs) {
     const message = `No skill "${id}". Skills: ${skillIds().join(', ')} (the bare connector type is accepted too).`;
     throw new ResourceNotFoundError(message, { issues: [{ field: 'id', rule: 'not_found', message, limit: skillIds() }] });
@@ -273,8 +273,8 @@ function skillMetadata(connectorType: string, docs: SkillDocs): SkillMetadata {
 }
 
 /** The default document (the overview: execution guidance) or one section, with the outline of every section. */
-export function readSkillDocs(id: string, sectionId: string | undefined): SkillDocsResponse {
-  const { connectorType, docs } = findSkill(id);
+export async function readSkillDocs(id: string, sectionId: string | undefined): Promise<SkillDocsResponse> {
+  const { connectorType, docs } = await findSkill(id);
   const outline = docs.sections.map((s) => ({ id: s.id, title: s.title, summary: s.summary, available: true as const }));
   let content: ContentBlock[] = docs.sections[0]?.blocks ?? [];
   if (sectionId !== undefined) {
@@ -302,12 +302,12 @@ function decodeCursor(cursor: string): string {
 }
 
 /** Every connector kind's docs, by skill id, one page at a time. */
-export function listSkills(limit: number, cursor: string | undefined): { data: SkillMetadata[]; next_cursor: string | null } {
+export async function listSkills(limit: number, cursor: string | undefined): Promise<{ data: SkillMetadata[]; next_cursor: string | null }> {
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
-  const all = Object.keys(skillDocs)
+  const all = Object.keys(connectorModules)
     .sort()
     .filter((type) => after === undefined || docsSkillId(type) > after);
-  const page = all.slice(0, limit).map((type) => skillMetadata(type, skillDocs[type] as SkillDocs));
+  const page = await Promise.all(all.slice(0, limit).map(async (type) => skillMetadata(type, (await loadSkillDocs(type)) as SkillDocs)));
   const last = page.at(-1);
   const nextCursor = all.length > limit && last ? Buffer.from(JSON.stringify({ after: last.id })).toString('base64url') : null;
   return { data: page, next_cursor: nextCursor };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectorModules, skillDocs } from '../../runtime/index.js';
+import { connectorModules, loadSkillDocs, type SkillDocs } from '../../runtime/index.js';
 import { insertConnector } from '../support/connector-rows.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
@@ -212,6 +212,11 @@ describe.each(storeKinds())('inspect (%s)', (kind) => {
     expect((await a.api.get(inspect(harvest), { token: null })).status).toBe(401);
   });
 });
+
+/** Every kind's generated docs, loaded once (they are loaded on demand by the service). */
+const skillDocs: Record<string, SkillDocs> = Object.fromEntries(
+  await Promise.all(Object.keys(connectorModules).map(async (type) => [type, (await loadSkillDocs(type)) as SkillDocs] as const)),
+);
 
 describe.each(storeKinds())('skill docs (%s)', (kind) => {
   let service: TestService;
