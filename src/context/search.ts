@@ -10,6 +10,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../runtime/index.js';
 import type { ServiceContext } from '../context.js';
 import { BadRequestError } from '../errors.js';
+import { ensureStatistics } from '../db/statistics.js';
 import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';
 import { compileFilterInto } from './filter/compile.js';
 import { isSearchablePath, parsePath } from './filter/fields.js';
@@ -233,26 +234,6 @@ async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promis
   throw new BadRequestError(message, 'context_store_not_ready', [{ field: 'entity', rule: 'context_store_not_ready', message }]);
 }
 
-const statistics = new WeakMap<object, Promise<void>>();
-
-/**
- * Analyzes context_records once per process when it has never been analyzed (a fresh PGlite store: PGlite
- * runs no autovacuum). Without statistics the planner takes every scope condition as very selective
- * and reads an entity's records through the scope index instead of the GIN or day indexes.
- */
-function ensureStatistics(ctx: ServiceContext): Promise<void> {
-  let done = statistics.get(ctx.store.db);
-  if (!done) {
-    done = (async () => {
-      const { rows } = await sql<{ analyzed: boolean }>`
-        SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'context_records') AS analyzed`.execute(ctx.store.db);
-      if (!rows[0]?.analyzed) await sql`ANALYZE context_records`.execute(ctx.store.db);
-    })().catch(() => undefined);
-    statistics.set(ctx.store.db, done);
-  }
-  return done;
-}
-
 interface RecordRow {
   record_id: string;
   data: Record<string, unknown>;
@@ -310,7 +291,7 @@ export async function contextStoreSearch(ctx: ServiceContext, scope: SearchScope
     );
     return { mode: 'semantic', data: found.data, meta: { has_more: found.meta.has_more, cursor: found.meta.cursor, took_ms: elapsed(started) } };
   }
-  await ensureStatistics(ctx);
+  await ensureStatistics(ctx.store.db, 'context_records').catch(() => undefined);
   const found = await filterSearch(ctx, scope, search);
   return { mode: 'query', data: found.data, meta: { has_more: found.has_more, cursor: found.cursor, took_ms: elapsed(started) } };
 }

@@ -18,7 +18,8 @@ import { registerRecordObserver } from '../sync/registry.js';
 import { fieldText, splitPassages, type Passage } from './chunking.js';
 import type { EmbeddingProvider } from './providers.js';
 import { embeddingProvider } from './runtime.js';
-import { ensureVectorIndex, notePassagesWritten, realArrayLiteral, type PassageRow } from './vector-store.js';
+import { noteRowsWritten } from '../../db/statistics.js';
+import { ensureVectorIndex, realArrayLiteral, type PassageRow } from './vector-store.js';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -229,7 +230,7 @@ export async function indexRecords(
     stats.records += writable.length;
     stats.passages += toWrite.length;
   });
-  await notePassagesWritten(db, stats.passages);
+  await noteRowsWritten(db, 'context_passages', stats.passages);
   return stats;
 }
 

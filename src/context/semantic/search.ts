@@ -22,7 +22,8 @@ import { trimContext } from './chunking.js';
 import { openCursor, searchFingerprint, signCursor } from '../cursor.js';
 import { compileFilter, projectFields } from '../filter/index.js';
 import { embeddingProvider } from './runtime.js';
-import { ensureStatistics, ensureVectorIndex, HNSW_EF_SEARCH, realArrayLiteral, vectorExpression } from './vector-store.js';
+import { ensureStatistics } from '../../db/statistics.js';
+import { ensureVectorIndex, HNSW_EF_SEARCH, realArrayLiteral, vectorExpression } from './vector-store.js';
 import { loadVocabulary } from './vocabulary.js';
 
 export interface SemanticParams {
@@ -144,7 +145,7 @@ export async function searchPassages(
   if (!query || query.every((x) => x === 0)) return empty;
   const dims = query.length;
   const indexed = await ensureVectorIndex(db, provider.id, dims);
-  await ensureStatistics(db);
+  await Promise.all([ensureStatistics(db, 'context_passages'), ensureStatistics(db, 'context_records')]);
 
   const passageVector = vectorExpression('p', dims);
   const queryVector = sql`${`[${Array.from(query).join(',')}]`}::vector(${sql.raw(String(dims))})`;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DatabaseSchema } from '../../db/schema.js';
+import { forgetStatistics } from '../../db/statistics.js';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -110,68 +111,7 @@ export function ensureVectorIndex(db: Db, model: string, dims: number): Promise<
 export function forgetVectorState(db: Db): void {
   vectorSupport.delete(db);
   indexes.delete(db);
-  statistics.delete(db);
-}
-
-/**
- * Planner statistics. PGlite runs no autovacuum, and without statistics PostgreSQL estimates one row per
- * table and joins passages to records by nested loops over whole scopes (seconds instead of milliseconds).
- * So the indexer counts the passages it writes and analyzes the two tables once writes reach a fifth of
- * what the last ANALYZE saw (at least 500), and the first search of a process analyzes a never-analyzed table.
- */
-interface StatisticsState {
-  written: number;
-  baseline: number;
-  checked: boolean;
-  running?: Promise<void>;
-}
-
-const statistics = new WeakMap<Db, StatisticsState>();
-
-function statisticsState(db: Db): StatisticsState {
-  let state = statistics.get(db);
-  if (!state) {
-    state = { written: 0, baseline: 0, checked: false };
-    statistics.set(db, state);
-  }
-  return state;
-}
-
-async function analyze(db: Db, state: StatisticsState): Promise<void> {
-  if (!state.running) {
-    state.running = (async () => {
-      state.written = 0;
-      await sql`ANALYZE context_passages, context_records`.execute(db);
-      const { rows } = await sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE relname = 'context_passages'`.execute(db);
-      state.baseline = Math.max(0, Number(rows[0]?.reltuples ?? 0));
-      state.checked = true;
-    })().finally(() => {
-      state.running = undefined;
-    });
-  }
-  await state.running;
-}
-
-/** Counts passages written; analyzes when enough changed since the last ANALYZE. */
-export async function notePassagesWritten(db: Db, count: number): Promise<void> {
-  const state = statisticsState(db);
-  state.written += count;
-  if (state.written >= Math.max(500, state.baseline * 0.2)) await analyze(db, state);
-}
-
-/** Analyzes once per process if the passages table has no column statistics yet (rows loaded another way). */
-export async function ensureStatistics(db: Db): Promise<void> {
-  const state = statisticsState(db);
-  if (state.checked) return;
-  const { rows } = await sql<{ analyzed: boolean; reltuples: number }>`
-    SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'context_passages') AS analyzed,
-           (SELECT reltuples FROM pg_class WHERE oid = 'context_passages'::regclass) AS reltuples`.execute(db);
-  const row = rows[0];
-  if (!row?.analyzed) await analyze(db, state);
-  else {
-    state.baseline = Math.max(0, Number(row.reltuples));
-    state.checked = true;
-  }
+  forgetStatistics(db);
 }
 
 /** A passage row to write. */

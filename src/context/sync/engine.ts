@@ -21,7 +21,8 @@ import type { ServiceContext } from '../../context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults } from './plan.js';
-import { canonicalJson, forgetHashes, preparePage, refreshStatistics, worthAnalyzing, writePage, type RecordScope } from './records.js';
+import { noteRowsWritten } from '../../db/statistics.js';
+import { canonicalJson, forgetHashes, preparePage, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync } from './state.js';
 
@@ -348,9 +349,9 @@ export class ConnectorSync {
       return this.fail(item, message(error), counts);
     }
     const { deleted, recordCount } = await completeEntitySync(ctx.store.db, scope, item.startedAt, counts.pages);
-    if (worthAnalyzing(counts.changed + deleted, recordCount)) {
-      await refreshStatistics(ctx.store.db).catch((error: unknown) => this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'));
-    }
+    await noteRowsWritten(ctx.store.db, 'context_records', counts.changed + deleted).catch((error: unknown) =>
+      this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
+    );
     if (memo) this.memo.set(name, memo);
     const elapsedMs = performance.now() - counts.started;
     progress('ready', { deleted });

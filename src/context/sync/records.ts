@@ -196,16 +196,3 @@ export async function liveCount(db: Db, scope: RecordScope): Promise<number> {
   return Number(row.count);
 }
 
-/**
- * Refreshes the planner's statistics of context_records after a sync wrote many rows. Until autovacuum
- * gets to it, a table that grew from nothing is planned as tiny: the per-page update of unchanged
- * records (and the searches) would then scan the entity's rows instead of looking them up by key.
- */
-export async function refreshStatistics(db: Db): Promise<void> {
-  await sql`ANALYZE context_records`.execute(db);
-}
-
-/** Whether a sync that wrote `changed` rows of `recordCount` live ones changed the table enough to refresh its statistics. */
-export function worthAnalyzing(changed: number, recordCount: number): boolean {
-  return changed >= 1000 && changed >= recordCount * 0.2;
-}
