@@ -49,8 +49,9 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Math.max(0, (date - now) / 1000);
 }
 
-function backoffDelay(attempt: number, options: HttpOptions): number {
-  const ceiling = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** attempt);
+/** Exponential backoff with jitter: between half and all of min(maxMs, baseMs * 2^attempt). */
+export function backoffDelay(attempt: number, scale: { baseMs: number; maxMs: number }): number {
+  const ceiling = Math.min(scale.maxMs, scale.baseMs * 2 ** attempt);
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
@@ -86,7 +87,7 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
       if (last) {
         throw new UpstreamError(`The vendor could not be reached (${request.method} ${redactUrl(request.url)}): ${networkErrorCode(error)}.`, { cause: error });
       }
-      await sleep(backoffDelay(attempt, options));
+      await sleep(backoffDelay(attempt, { baseMs: options.retryBaseMs, maxMs: options.retryMaxMs }));
       continue;
     }
     if (!RETRYABLE_STATUSES.has(response.status) || last) return response;
@@ -100,7 +101,7 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
       }
       await sleep(retryAfter * 1000);
     } else {
-      await sleep(backoffDelay(attempt, options));
+      await sleep(backoffDelay(attempt, { baseMs: options.retryBaseMs, maxMs: options.retryMaxMs }));
     }
   }
 }

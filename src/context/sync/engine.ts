@@ -21,6 +21,7 @@ import type { ServiceContext } from '../../context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults } from './plan.js';
+import { backoffDelay } from '../../../runtime/http.js';
 import { noteRowsWritten } from '../../db/statistics.js';
 import { canonicalJson, forgetHashes, preparePage, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
@@ -121,11 +122,6 @@ function transient(error: unknown): boolean {
   return error instanceof UpstreamError || error instanceof UpstreamTimeoutError || error instanceof RateLimitedError;
 }
 
-function backoff(attempt: number, policy: RetryPolicy): number {
-  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
-  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-}
-
 function describeContext(context: Record<string, unknown>): string {
   const parts = Object.entries(context).map(([k, v]) => `${k}=${typeof v === 'string' ? v : canonicalJson(v)}`);
   return parts.length > 0 ? `${parts.join(', ')}, ` : '';
@@ -194,7 +190,7 @@ export class ConnectorSync {
         if (retryAfter !== undefined && retryAfter > retry.maxRetryAfterMs) {
           throw new PageError(entity, `Reading ${entity} (${where}) failed: ${message(error)}`, error);
         }
-        const delay = retryAfter ?? backoff(attempt, retry);
+        const delay = retryAfter ?? backoffDelay(attempt, retry);
         this.input.log.warn({ connector_id: this.input.row.id, entity, attempt: attempt + 1, delay_ms: delay, err: message(error) }, 'sync page failed; retrying');
         await sleep(delay, signal);
       }
