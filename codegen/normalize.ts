@@ -75,12 +75,14 @@ function normalizeAuth(raw: RawAuthOption): AuthOption {
       description: f.description,
       required: f.required ?? true,
       secret: f.secret ?? true,
+      ...(f.aliases !== undefined && f.aliases.length > 0 && { aliases: f.aliases }),
       ...(f.pattern !== undefined && { pattern: f.pattern }),
       ...(f.example !== undefined && { example: f.example }),
     };
   }
   const common = {
     optionTitle: raw.option_title,
+    ...(raw.title_aliases !== undefined && raw.title_aliases.length > 0 && { titleAliases: raw.title_aliases }),
     ...(raw.description !== undefined && { description: raw.description }),
     fields,
     headers: raw.headers ?? {},
@@ -139,6 +141,7 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
   for (const [name, c] of Object.entries(raw.config ?? {})) config[name] = { ...c, required: c.required ?? true };
   return {
     connectorType: raw.connector_type,
+    ...(raw.aliases !== undefined && raw.aliases.length > 0 && { aliases: raw.aliases }),
     displayName: raw.display_name,
     definitionId: raw.definition_id,
     iconUrl: raw.icon_url,

@@ -50,7 +50,9 @@ export function validateConfig(definition: ConnectorDefinition, input: Record<st
     if (!(key in definition.config)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
   }
   for (const [name, field] of Object.entries(definition.config)) {
-    const raw = input[name] ?? field.default;
+    const given = input[name];
+    // A number or boolean where text is expected (a client's `account_id: 123456`) counts as its string form.
+    const raw = (typeof given === 'number' && Number.isFinite(given)) || typeof given === 'boolean' ? String(given) : (given ?? field.default);
     if (raw === undefined || raw === '') {
       if (field.required) issues.push({ field: `config.${name}`, rule: 'required', message: `config.${name} is required: ${field.description}` });
       continue;

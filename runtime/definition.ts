@@ -103,12 +103,16 @@ export interface CredentialField {
   description: string;
   required: boolean;
   secret: boolean;
+  /** Other names a client may send the field under; stored under the field's own name. */
+  aliases?: string[];
   pattern?: string;
   example?: string;
 }
 
 interface AuthCommon {
   optionTitle: string;
+  /** Other titles that select the option (matched ignoring case, spaces and punctuation). */
+  titleAliases?: string[];
   description?: string;
   fields: Record<string, CredentialField>;
   headers: Record<string, string>;
@@ -151,6 +155,8 @@ export interface ErrorInBody {
 
 export interface ConnectorDefinition {
   connectorType: string;
+  /** Other names accepted for connectorType (e.g. Airbyte's name of the same connector kind). */
+  aliases?: string[];
   displayName: string;
   definitionId: string;
   iconUrl: string;

@@ -87,7 +87,7 @@ export function buildSkillDocs(definition: ConnectorDefinition): SkillDocs {
       template('authentication')({
         auth: definition.auth.map((a) => ({
           ...a,
-          fieldRows: Object.entries(a.fields).map(([name, f]) => ({ name, required: f.required ? 'yes' : 'no', secret: f.secret ? 'yes' : 'no', description: f.description })),
+          fieldRows: Object.entries(a.fields).map(([name, f]) => ({ name: f.aliases ? `${name} (or ${f.aliases.join(', ')})` : name, required: f.required ? 'yes' : 'no', secret: f.secret ? 'yes' : 'no', description: f.description })),
         })),
         configRows: Object.entries(definition.config).map(([name, c]) => ({
           name,

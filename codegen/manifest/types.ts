@@ -45,6 +45,7 @@ export interface RawEntity {
 
 export interface RawCredentialField {
   description: string;
+  aliases?: string[];
   required?: boolean;
   secret?: boolean;
   pattern?: string;
@@ -54,6 +55,7 @@ export interface RawCredentialField {
 export interface RawAuthOption {
   type: 'bearer' | 'api_key' | 'basic' | 'oauth2_refresh';
   option_title: string;
+  title_aliases?: string[];
   description?: string;
   fields: Record<string, RawCredentialField>;
   headers?: Record<string, string>;
@@ -75,6 +77,7 @@ export interface RawAuthOption {
 
 export interface RawManifest {
   connector_type: string;
+  aliases?: string[];
   display_name: string;
   definition_id: string;
   icon_url: string;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
+import { titleKey } from '../../runtime/auth/select-option.js';
 import { templateReferences } from '../../runtime/templates.js';
 import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
 import type { RawAction, RawManifest, RawPagination } from './types.js';
@@ -97,8 +98,18 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   const titles = new Set<string>();
   m.auth.forEach((option, index) => {
     const at = ['auth', String(index)];
-    if (titles.has(option.option_title)) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice`);
-    titles.add(option.option_title);
+    // Titles match ignoring case, spaces and punctuation, so two options may not differ only in those.
+    if (titles.has(titleKey(option.option_title))) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice (titles match ignoring case, spaces and punctuation)`);
+    titles.add(titleKey(option.option_title));
+    const names = new Map<string, string>(Object.keys(option.fields).map((name) => [name, name]));
+    for (const [name, field] of Object.entries(option.fields)) {
+      for (const alias of field.aliases ?? []) {
+        if (names.has(alias)) {
+          report([...at, 'fields', name, 'aliases'], 'duplicate-field-name', `alias "${alias}" of ${name} is already a name of field ${names.get(alias)} of this option`);
+        }
+        names.set(alias, name);
+      }
+    }
     const own = [{ title: option.option_title, fields: new Set(Object.keys(option.fields)) }];
     // Only an OAuth option has token values, and never before its token URL has answered.
     const ownKept = new Set(option.keep ?? []);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import nock from 'nock';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connectorModules } from '../../runtime/index.js';
 import type { ServiceContext } from '../../src/context.js';
 import type { RecordBatch } from '../../src/context/observers.js';
 import type { SyncProgress } from '../../src/context/sync/engine.js';
@@ -170,7 +171,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const before = await readiness(a, id);
     expect(before).toEqual({
       connector_id: id,
-      source_definition_id: '18792fc5-34c8-4fb9-893c-9c3762cb5edb',
+      source_definition_id: connectorModules.typeform?.definition.definitionId,
       supported_context_store_entities: [
         { entity: 'forms', suggested: true },
         { entity: 'responses', suggested: false },

@@ -3,8 +3,11 @@ import type { ConnectorDefinition } from '../../definition.js';
 
 export const definition: ConnectorDefinition = {
   "connectorType": "clickup",
+  "aliases": [
+    "clickup-api"
+  ],
   "displayName": "ClickUp",
-  "definitionId": "c129736f-2748-4f8a-8eef-d54d6ce4b804",
+  "definitionId": "311a7a27-3fb5-4f7e-8265-5e4afe258b66",
   "iconUrl": "https://clickup.com/favicon.ico",
   "supportLevel": "community",
   "category": "work management",
@@ -130,12 +133,18 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Personal API Token",
+      "titleAliases": [
+        "API Key Authentication"
+      ],
       "description": "A personal API token (Settings > Apps > API Token; it starts with pk_ and never expires). ClickUp expects the token alone in the Authorization header, without a Bearer prefix.",
       "fields": {
         "api_token": {
           "description": "ClickUp personal API token (starts with pk_).",
           "required": true,
           "secret": true,
+          "aliases": [
+            "api_key"
+          ],
           "pattern": "^pk_",
           "example": "pk_4753994_EXP7MPOJ7XQM5UJDV2M45MPF0YHH5YHO"
         }

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "customer-io",
   "displayName": "Customer.io",
-  "definitionId": "e43f4401-18f7-44ee-82e1-28f03069873a",
+  "definitionId": "34f697bc-b989-4eda-b06f-d0f39b88825b",
   "iconUrl": "https://customer.io/favicon.ico",
   "supportLevel": "community",
   "category": "customer messaging",
@@ -148,6 +148,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "App API Key",
+      "titleAliases": [
+        "App API Key Authentication"
+      ],
       "description": "An App API key created in Customer.io under Settings > Account Settings > API Credentials > App API Keys (not a Track API key). Sent as \"Authorization: Bearer <key>\". Its workspace and region must match config api_host.",
       "fields": {
         "app_api_key": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "facebook-marketing",
   "displayName": "Facebook Marketing",
-  "definitionId": "bf96eaf8-222b-4e5f-a862-6c66e0a96177",
+  "definitionId": "e7778cfc-e97c-4458-9ecb-b4f2bba8946c",
   "iconUrl": "https://www.facebook.com/favicon.ico",
   "supportLevel": "community",
   "category": "ad platform (account hierarchy)",
@@ -130,12 +130,29 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth 2.0 Authentication",
+        "Service Account Key Authentication"
+      ],
       "description": "A Meta access token with ads_read (and ads_management for create/update) - a long-lived user token or a system user token from Business Manager. Marketing API calls pass it as the access_token parameter of every request.",
       "fields": {
+        "client_id": {
+          "description": "Client ID of the Meta app that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Client secret of that Meta app. Accepted from OAuth clients; not needed, the access token is sent as is.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Meta user or system user access token with the ads_read / ads_management permissions.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "account_key"
+          ]
         }
       },
       "headers": {},

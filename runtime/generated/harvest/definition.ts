@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "harvest",
   "displayName": "Harvest",
-  "definitionId": "7a3e9f52-1c4b-4d8e-9b6a-2f5c8d1e0a47",
+  "definitionId": "fe2b4084-3386-4d3b-9ad6-308f61a6f1e6",
   "iconUrl": "https://www.getharvest.com/hubfs/harvest-icon.png",
   "supportLevel": "certified",
   "category": "time tracking and invoicing",
@@ -152,7 +152,10 @@ export const definition: ConnectorDefinition = {
         "api_token": {
           "description": "Harvest personal access token.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "token"
+          ]
         },
         "account_id": {
           "description": "Harvest account ID, sent as the Harvest-Account-Id header.",

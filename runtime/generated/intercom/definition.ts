@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "intercom",
   "displayName": "Intercom",
-  "definitionId": "05d9564f-e071-4ba0-b2cb-01121b66d5cf",
+  "definitionId": "d8313939-3782-41b0-be29-b3ca20d8dd3a",
   "iconUrl": "https://www.intercom.com/favicon.ico",
   "supportLevel": "community",
   "category": "customer conversations",
@@ -96,6 +96,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "Access Token Authentication"
+      ],
       "description": "An Intercom access token: the token of an app in your workspace (Developer Hub > your app > Configure > Authentication), or the access token an OAuth installation of a public app received. Sent as \"Authorization: Bearer <token>\". Intercom access tokens do not expire.",
       "fields": {
         "access_token": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "jira",
   "displayName": "Jira",
-  "definitionId": "b6d2e8f1-4a7c-4b3e-8f9d-1c5a7e3b9d20",
+  "definitionId": "68e63de2-bb83-4c7e-93fa-a8a9051e3993",
   "iconUrl": "https://wac-cdn.atlassian.com/assets/img/favicons/atlassian/favicon.png",
   "supportLevel": "certified",
   "category": "issue tracking (project/issue)",
@@ -69,18 +69,27 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Token",
+      "titleAliases": [
+        "Jira API Token Authentication"
+      ],
       "description": "HTTP basic auth with the email of an Atlassian account and an API token created at id.atlassian.com (Account settings > Security > API tokens). Requests run with that account's Jira permissions.",
       "fields": {
         "email": {
           "description": "Email address of the Atlassian account that owns the API token.",
           "required": true,
           "secret": false,
+          "aliases": [
+            "username"
+          ],
           "example": "ana@acme.com"
         },
         "api_token": {
           "description": "Atlassian API token of that account.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "password"
+          ]
         }
       },
       "headers": {},

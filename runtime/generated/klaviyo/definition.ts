@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "klaviyo",
   "displayName": "Klaviyo",
-  "definitionId": "37dfc2b0-bf1b-4984-8403-0e729a8d286d",
+  "definitionId": "95e8cffd-b8c4-4039-968e-d32fb4a69bde",
   "iconUrl": "https://www.klaviyo.com/favicon.ico",
   "supportLevel": "certified",
   "category": "email and sms marketing",

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "linear",
   "displayName": "Linear",
-  "definitionId": "3f1b7c9e-8a2d-4e6f-b5c3-9d0a1e2f4b68",
+  "definitionId": "1c5d8316-ed42-4473-8fbc-2626f03f070c",
   "iconUrl": "https://linear.app/favicon.ico",
   "supportLevel": "certified",
   "category": "issue tracker (cycle/team style)",
@@ -30,6 +30,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Key",
+      "titleAliases": [
+        "Linear API Key Authentication"
+      ],
       "description": "A Linear personal API key (Settings > Security & access > Personal API keys, starts with lin_api_). Linear expects the key alone in the Authorization header, without a Bearer prefix.",
       "fields": {
         "api_key": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "notion",
   "displayName": "Notion",
-  "definitionId": "addee1d5-7c5d-4b72-8e1a-99c2d4d26cf4",
+  "definitionId": "6e00b415-b02e-4160-bf02-58176a0ae687",
   "iconUrl": "https://www.notion.so/images/favicon.ico",
   "supportLevel": "certified",
   "category": "collaborative workspace docs",
@@ -120,12 +120,28 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth2.0"
+      ],
       "description": "An internal integration token (\"Internal Integration Secret\", starts with ntn_ or secret_) from https://www.notion.so/profile/integrations, or any OAuth access token. Sent as \"Authorization: Bearer <token>\". Share the pages and databases with the integration first.",
       "fields": {
+        "client_id": {
+          "description": "OAuth client ID of the public integration that obtained the token. Accepted from OAuth clients that hold no refresh token (Airbyte's OAuth2.0 option); not needed, the access token is sent as is. To have it refreshed, use OAuth2.0 with refresh_token.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "OAuth client secret of that integration. Accepted from OAuth clients; not needed, the access token is sent as is.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Notion integration token (internal integration secret) or OAuth access token.",
           "required": true,
           "secret": true,
+          "aliases": [
+            "token"
+          ],
           "example": "ntn_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
         }
       },

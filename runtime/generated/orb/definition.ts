@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "orb",
   "displayName": "Orb",
-  "definitionId": "e9b4b2e1-9d1a-4b65-87a8-81e08754808b",
+  "definitionId": "7f0455fb-4518-4ec0-b7a3-d808bf8081cc",
   "iconUrl": "https://www.withorb.com/favicon.ico",
   "supportLevel": "certified",
   "category": "usage billing",
@@ -58,6 +58,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Key",
+      "titleAliases": [
+        "API Key Authentication"
+      ],
       "description": "An Orb API key issued in the Orb web application (Developers > API keys), sent as \"Authorization: Bearer <api_key>\".",
       "fields": {
         "api_key": {

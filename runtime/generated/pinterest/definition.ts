@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "pinterest",
   "displayName": "Pinterest",
-  "definitionId": "46bfcf63-1411-4363-8138-d241e232dace",
+  "definitionId": "5cb7e5fe-38c2-11ec-8d3d-0242ac130003",
   "iconUrl": "https://www.pinterest.com/favicon.ico",
   "supportLevel": "certified",
   "category": "social advertising (bookmark pagination)",
@@ -34,6 +34,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "OAuth 2.0 Authentication"
+      ],
       "description": "A Pinterest app (developers.pinterest.com/apps) authorized by the user with the scopes needed (ads:read, boards:read, pins:read, catalogs:read; boards:read_secret and pins:read_secret for secret boards). The access token is renewed at https://api.pinterest.com/v5/oauth/token with the refresh token (form body, app ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Pinterest rotates the refresh token (continuous refresh): persist the new one from onTokenRefresh.",
       "fields": {
         "client_id": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "pylon",
   "displayName": "Pylon",
-  "definitionId": "c3510d9d-1991-4e48-8c6a-d7d4a05b4a9f",
+  "definitionId": "f2e53e88-3c6b-4e5a-b7c2-a1d9c5e8f4b6",
   "iconUrl": "https://www.usepylon.com/favicon.ico",
   "supportLevel": "certified",
   "category": "helpdesk",
@@ -50,6 +50,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Token",
+      "titleAliases": [
+        "API Token Authentication"
+      ],
       "description": "A Pylon API token, created by an Admin user in Pylon under Settings > API Tokens, sent as \"Authorization: Bearer <token>\". Actions taken with the token appear under the token's name.",
       "fields": {
         "api_token": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "salesforce",
   "displayName": "Salesforce",
-  "definitionId": "3ab5d40b-18b5-4c2c-934c-023be7eecdd3",
+  "definitionId": "b117307c-14b6-41aa-9422-947e34922962",
   "iconUrl": "https://www.salesforce.com/favicon.ico",
   "supportLevel": "certified",
   "category": "customer relationship management",
@@ -158,6 +158,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "Salesforce OAuth 2.0"
+      ],
       "description": "OAuth 2.0 refresh token flow of a connected app (or external client app) with the api and refresh_token scopes. The refresh request goes to https://login.salesforce.com (or test.salesforce.com for sandboxes, config login_environment) and its answer names the org's instance_url, which becomes the API host. The access token is sent as \"Authorization: Bearer\". Give instance_url together with access_token; without access_token the first call refreshes.",
       "fields": {
         "client_id": {

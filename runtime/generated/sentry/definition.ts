@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "sentry",
   "displayName": "Sentry",
-  "definitionId": "9e311efd-a846-4cd4-b29d-da5c7d244b93",
+  "definitionId": "cdaf146a-9b75-49fd-9dd2-9d64a0bb4781",
   "iconUrl": "https://sentry.io/_assets/favicon.ico",
   "supportLevel": "certified",
   "category": "error tracking",
@@ -90,6 +90,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Auth Token",
+      "titleAliases": [
+        "Authentication Token"
+      ],
       "description": "A Sentry auth token (an organization token from Settings > Developer Settings > Organization Tokens, a personal token from User Settings > Personal Tokens, or an internal integration token) with read scopes (org:read, project:read, event:read, team:read, project:releases). Sent as \"Authorization: Bearer <token>\".",
       "fields": {
         "auth_token": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "snapchat-marketing",
   "displayName": "Snapchat Marketing",
-  "definitionId": "30f0e653-458f-4b2c-9d36-093392a33a6c",
+  "definitionId": "200330b2-ea62-4d11-ac6d-cfe3e3f8ab2b",
   "iconUrl": "https://businesshelp.snapchat.com/favicon.ico",
   "supportLevel": "certified",
   "category": "social advertising (organization hierarchy)",

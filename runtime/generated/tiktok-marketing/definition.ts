@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "tiktok-marketing",
   "displayName": "TikTok Marketing",
-  "definitionId": "60a49fe7-12df-48a2-b00d-02c628c464cc",
+  "definitionId": "4bfac00d-ce15-44ff-95b9-9e3c3e8fbd35",
   "iconUrl": "https://www.tiktok.com/favicon.ico",
   "supportLevel": "certified",
   "category": "short-video advertising",
@@ -76,6 +76,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth Access Token"
+      ],
       "description": "A long-lived access token of a TikTok for Business developer app, obtained when an advertiser authorizes the app (POST /oauth2/access_token/ with the auth_code). TikTok expects it in its own Access-Token header, not in Authorization.",
       "fields": {
         "access_token": {

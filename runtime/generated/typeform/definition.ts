@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "typeform",
   "displayName": "Typeform",
-  "definitionId": "18792fc5-34c8-4fb9-893c-9c3762cb5edb",
+  "definitionId": "e7eff203-90bf-43e5-a240-19ea3056c474",
   "iconUrl": "https://www.typeform.com/favicon.ico",
   "supportLevel": "community",
   "category": "forms and surveys",
@@ -56,6 +56,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Personal Access Token",
+      "titleAliases": [
+        "Access Token Authentication"
+      ],
       "description": "A personal access token created in Typeform under Account > Your settings > Personal tokens (it looks like tfp_...), with the forms:read and responses:read scopes. Sent as \"Authorization: Bearer <token>\".",
       "fields": {
         "access_token": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "zendesk-chat",
   "displayName": "Zendesk Chat",
-  "definitionId": "b19e6b20-d9bd-4762-9a4d-f7850ed97fc3",
+  "definitionId": "40d24d0f-b8f9-4fe0-9e6c-b06c0f3f45e4",
   "iconUrl": "https://www.zendesk.com/favicon.ico",
   "supportLevel": "community",
   "category": "chat support",
@@ -89,6 +89,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "OAuth Access Token",
+      "titleAliases": [
+        "OAuth 2.0 Access Token"
+      ],
       "description": "A Zendesk Chat OAuth access token, sent as \"Authorization: Bearer <token>\". Chat API requests must be authenticated with a token issued by a Chat OAuth API client (Zendesk Chat > Settings > Account > API & SDKs > Add API Client, then the authorization code or implicit grant at https://{subdomain}.zendesk.com/oauth2/chat/authorizations/new); Zendesk Support API tokens and Support OAuth tokens are not accepted. Use the read scope (or \"read write\").",
       "fields": {
         "access_token": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "zendesk-talk",
   "displayName": "Zendesk Talk",
-  "definitionId": "7efcc316-9c9c-4893-be96-4ced177b51eb",
+  "definitionId": "c8630570-086d-4a40-99ae-ea5b18673071",
   "iconUrl": "https://www.zendesk.com/favicon.ico",
   "supportLevel": "community",
   "category": "phone support",
@@ -82,8 +82,26 @@ export const definition: ConnectorDefinition = {
     },
     {
       "optionTitle": "OAuth Access Token",
+      "titleAliases": [
+        "OAuth 2.0"
+      ],
       "description": "A Zendesk OAuth access token (from an OAuth client created in Admin Center > Apps and integrations > APIs > OAuth clients), sent as \"Authorization: Bearer <token>\". Use a token with the read scope.",
       "fields": {
+        "client_id": {
+          "description": "Identifier of the Zendesk OAuth client that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Secret of that OAuth client. Accepted from OAuth clients; not needed.",
+          "required": false,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token of an expiring Zendesk token. Accepted from OAuth clients; not used: the access token is sent as is, so give a token that does not expire or update the credentials when it does.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Zendesk OAuth access token.",
           "required": true,
