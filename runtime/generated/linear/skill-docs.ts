@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Linear connector",
       "summary": "Linear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.",
-      "markdown": "# Linear\n\nLinear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.\n\n- Connector type: `linear`\n- Category: issue tracker (cycle/team style)\n- Definition ID: `1c5d8316-ed42-4473-8fbc-2626f03f070c`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nEvery call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | list, get, create, update | Issues (tasks, bugs) of a team, with workflow state, assignee, project and cycle. |\n| projects | list, get, create, update | Projects (time-bound deliverables spanning one or more teams). |\n| teams | list, get | Teams of the workspace; each issue belongs to exactly one team. |\n| workflow_states | list, get | Workflow states (issue statuses) of each team, e.g. Backlog, Todo, In Progress, Done. |\n| users | list, get | Users (members, guests and apps) of the workspace. |\n| comments | list, get, create, update | Comments on issues (markdown bodies, optionally threaded). |\n\n## Vendor documentation\n\n- [Linear GraphQL API (getting started, endpoint and personal API keys)](https://linear.app/developers/graphql)\n- [Linear API pagination (first/after, pageInfo.hasNextPage and endCursor)](https://linear.app/developers/pagination)\n- [Linear OAuth 2.0 authentication (token endpoint and refresh tokens)](https://linear.app/developers/oauth-2-0-authentication)\n",
+      "markdown": "# Linear\n\nLinear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.\n\n- Connector type: `linear`\n- Category: issue tracker (cycle/team style)\n- Definition ID: `1c5d8316-ed42-4473-8fbc-2626f03f070c`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nEvery call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | list, get, create, update | Issues (tasks, bugs) of a team, with workflow state, assignee, project and cycle. |\n| projects | list, get, create, update | Projects (time-bound deliverables spanning one or more teams). |\n| teams | list, get | Teams of the workspace; each issue belongs to exactly one team. |\n| workflow_states | list, get | Workflow states (issue statuses) of each team, e.g. Backlog, Todo, In Progress, Done. |\n| users | list, get | Users (members, guests and apps) of the workspace. |\n| comments | list, get, create, update | Comments on issues (markdown bodies, optionally threaded). |\n\n## Vendor documentation\n\n- [Linear GraphQL API (getting started, endpoint and personal API keys)](https://linear.app/developers/graphql)\n- [Linear API pagination (first/after, pageInfo.hasNextPage and endCursor)](https://linear.app/developers/pagination)\n- [Linear OAuth 2.0 authentication (token endpoint and refresh tokens)](https://linear.app/developers/oauth-2-0-authentication)\n",
       "blocks": [
         {
           "type": "heading",
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -202,7 +202,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.list",
       "title": "issues.list",
       "summary": "List issues visible to the credential, oldest first.",
-      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -245,6 +245,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -587,7 +594,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects.",
-      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -630,6 +637,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1024,7 +1038,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.list",
       "title": "teams.list",
       "summary": "List teams.",
-      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1067,6 +1081,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1200,7 +1221,7 @@ export const skillDocs: SkillDocs = {
       "id": "workflow_states.list",
       "title": "workflow_states.list",
       "summary": "List workflow states of all teams (each with its team).",
-      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1243,6 +1264,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1366,7 +1394,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List users of the workspace.",
-      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1409,6 +1437,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1540,7 +1575,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.list",
       "title": "comments.list",
       "summary": "List comments.",
-      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1583,6 +1618,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
