@@ -13,7 +13,7 @@ import type { ActionDefinition, JsonObject, ParamDefinition } from './definition
 export const UNIVERSAL_LIMIT = 'limit';
 
 /** Names a page-size param goes by, compared ignoring case and punctuation (page[size] = pagesize). */
-const PAGE_SIZE_NAMES = new Set(['limit', 'perpage', 'pagesize', 'maxresults', 'first', 'batchsize']);
+const PAGE_SIZE_NAMES = new Set(['limit', 'perpage', 'pagesize', 'pagelimit', 'maxresults', 'first', 'batchsize']);
 
 const squash = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
@@ -21,6 +21,18 @@ function typesOf(schema: JsonObject): string[] {
   const type = schema.type;
   if (typeof type === 'string') return [type];
   return Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+}
+
+/**
+ * The param that sets how many records a page of this action holds: the one its pagination names
+ * (limit_param of offset pagination or of short_page_ends), else the first declared integer param
+ * named like a page size (per_page, page_size, page[size], limit, first, maxResults, batchSize...).
+ */
+export function pageSizeParam(action: ActionDefinition): string | undefined {
+  const pagination = action.pagination as { limit_param?: unknown; short_page_ends?: { limit_param?: unknown } } | undefined;
+  const named = [pagination?.limit_param, pagination?.short_page_ends?.limit_param].find((p): p is string => typeof p === 'string' && Object.hasOwn(action.params, p));
+  if (named !== undefined) return named;
+  return Object.entries(action.params).find(([name, p]) => PAGE_SIZE_NAMES.has(squash(name)) && p.in !== 'path' && typesOf(p.schema).includes('integer'))?.[0];
 }
 
 /** How the universal limit reaches the vendor for one action. */
@@ -38,11 +50,7 @@ export interface LimitPlan {
  */
 export function limitPlan(action: ActionDefinition): LimitPlan | undefined {
   if (action.result !== 'many' || Object.hasOwn(action.params, UNIVERSAL_LIMIT)) return undefined;
-  const pagination = action.pagination as { limit_param?: unknown; short_page_ends?: { limit_param?: unknown } } | undefined;
-  const named = [pagination?.limit_param, pagination?.short_page_ends?.limit_param].find((p): p is string => typeof p === 'string' && Object.hasOwn(action.params, p));
-  const param =
-    named ??
-    Object.entries(action.params).find(([name, p]) => PAGE_SIZE_NAMES.has(squash(name)) && p.in !== 'path' && typesOf(p.schema).includes('integer'))?.[0];
+  const param = pageSizeParam(action);
   if (param === undefined) return {};
   const schema = (action.params[param] as ParamDefinition).schema;
   return {
