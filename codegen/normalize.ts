@@ -6,7 +6,7 @@ import type {
   JsonObject,
   PaginationDefinition,
 } from '../runtime/definition.js';
-import type { RawAction, RawAuthOption, RawManifest, RawPagination } from './manifest/types.js';
+import type { RawAction, RawAuthOption, RawEntity, RawManifest, RawPagination } from './manifest/types.js';
 
 const PAGINATION_DEFAULTS: Record<string, Record<string, unknown>> = {
   link_header: { rel: 'next' },
@@ -129,7 +129,8 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
       description: entity.description,
       record: { singleton: entity.record.singleton ?? false, idField, fields },
       search: {
-        fields: entity.search?.fields ?? [],
+        fields: searchFields(entity),
+        ...(entity.search?.derived !== undefined && { derived: entity.search.derived }),
         ...(entity.search?.fan_out !== undefined && { fanOut: entity.search.fan_out }),
         ...(entity.search?.metadata !== undefined && { metadata: entity.search.metadata }),
         semantic: entity.search?.semantic ?? [],
@@ -158,6 +159,17 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
     auth: raw.auth.map(normalizeAuth),
     entities,
   };
+}
+
+/**
+ * The searchable fields of an entity: none unless the manifest declares some (the entity has no context
+ * store search); else those declared, then every other top-level record field and every derived field,
+ * so that whatever a record holds at its top level can be filtered, sorted and selected.
+ */
+function searchFields(entity: RawEntity): string[] {
+  const declared = entity.search?.fields ?? [];
+  if (declared.length === 0) return [];
+  return [...new Set([...declared, ...Object.keys(entity.record.fields), ...Object.keys(entity.search?.derived ?? {})])];
 }
 
 function withoutNullableFlag(schema: JsonObject): JsonObject {

@@ -89,7 +89,10 @@ export interface EntityDefinition {
   description: string;
   record: RecordDefinition;
   search: {
+    /** Searchable fields: those declared, then (when any is) every top-level record field and every derived field. */
     fields: string[];
+    /** Fields the sync adds to each stored record: name -> record.<dot path> or params.<list param>. */
+    derived?: Record<string, string>;
     /** How a sync reaches records whose list needs a parent id. */
     fanOut?: { entity: string; field: string; param: string };
     /** Read-only values (name -> record dot path) added to each semantic hit's metadata. */

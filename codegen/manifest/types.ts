@@ -39,7 +39,7 @@ export interface RawAction {
 export interface RawEntity {
   description: string;
   record: { singleton?: boolean; id_field?: string | string[]; fields: Record<string, string | JsonObject> };
-  search?: { fields?: string[]; metadata?: Record<string, string>; fan_out?: { entity: string; field: string; param: string }; semantic?: Array<{ field: string; context_window: number }> };
+  search?: { fields?: string[]; derived?: Record<string, string>; metadata?: Record<string, string>; fan_out?: { entity: string; field: string; param: string }; semantic?: Array<{ field: string; context_window: number }> };
   actions: Record<string, RawAction>;
 }
 

@@ -162,6 +162,13 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         }
       });
     }
+    for (const [name, source] of Object.entries(entity.search?.derived ?? {})) {
+      const at = ['entities', entityName, 'search', 'derived', name];
+      const [origin, first] = source.split('.') as [string, string];
+      if (fieldNames.has(name)) report(at, 'derived-field', `derived field "${name}" is already a record field; search it directly`, true);
+      if (origin === 'record' && !fieldNames.has(first)) report(at, 'unknown-field', `derived "${name}" reads "${source}", whose first segment is not a record field`);
+      if (origin === 'params' && !entity.actions.list?.params?.[first]) report(at, 'unknown-param', `derived "${name}" reads "${source}", which is not a param of ${entityName}.list`);
+    }
     for (const [name, path] of Object.entries(entity.search?.metadata ?? {})) {
       if (!fieldNames.has(path.split('.')[0] as string)) {
         report(['entities', entityName, 'search', 'metadata', name], 'unknown-field', `metadata "${name}" reads "${path}", which is not a record field`);

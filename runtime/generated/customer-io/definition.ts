@@ -312,7 +312,13 @@ export const definition: ConnectorDefinition = {
           "event_name",
           "created",
           "updated",
-          "first_started"
+          "first_started",
+          "deduplicate_id",
+          "created_by",
+          "actions",
+          "trigger_segment_ids",
+          "filter_segment_ids",
+          "msg_templates"
         ],
         "semantic": []
       },
@@ -554,7 +560,25 @@ export const definition: ConnectorDefinition = {
           "from",
           "recipient",
           "created",
-          "updated"
+          "updated",
+          "parent_action_id",
+          "broadcast_id",
+          "deduplicate_id",
+          "layout",
+          "editor",
+          "body",
+          "body_amp",
+          "preheader_text",
+          "from_id",
+          "reply_to",
+          "reply_to_id",
+          "cc",
+          "bcc",
+          "fake_bcc",
+          "preprocessor",
+          "headers",
+          "url",
+          "request_method"
         ],
         "fanOut": {
           "entity": "campaigns",
@@ -747,7 +771,10 @@ export const definition: ConnectorDefinition = {
           "sent_at",
           "created",
           "updated",
-          "subscription_topic_id"
+          "subscription_topic_id",
+          "deduplicate_id",
+          "content_ids",
+          "recipient_segment_ids"
         ],
         "semantic": []
       },
@@ -917,7 +944,9 @@ export const definition: ConnectorDefinition = {
           "state",
           "tags",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "deduplicate_id",
+          "progress"
         ],
         "semantic": []
       },
@@ -1107,7 +1136,16 @@ export const definition: ConnectorDefinition = {
           "newsletter_id",
           "broadcast_id",
           "created",
-          "failure_message"
+          "failure_message",
+          "deduplicate_id",
+          "customer_identifiers",
+          "metrics",
+          "parent_action_id",
+          "content_id",
+          "trigger_event_id",
+          "message_template_id",
+          "forgotten",
+          "tracked_responses"
         ],
         "semantic": []
       },
@@ -1393,7 +1431,10 @@ export const definition: ConnectorDefinition = {
           "customer_identifiers.email",
           "customer_identifiers.id",
           "delivery_id",
-          "delivery_type"
+          "delivery_type",
+          "customer_identifiers",
+          "data",
+          "url"
         ],
         "semantic": []
       },
@@ -1572,7 +1613,9 @@ export const definition: ConnectorDefinition = {
           "address",
           "template_type",
           "phone",
-          "hidden"
+          "hidden",
+          "deduplicate_id",
+          "auto_generated"
         ],
         "semantic": []
       },
@@ -1779,7 +1822,8 @@ export const definition: ConnectorDefinition = {
           "schema",
           "rows",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "bytes"
         ],
         "semantic": []
       },
@@ -1890,7 +1934,9 @@ export const definition: ConnectorDefinition = {
           "type",
           "endpoint",
           "disabled",
-          "events"
+          "events",
+          "full_resolution",
+          "with_content"
         ],
         "semantic": []
       },
@@ -2024,7 +2070,11 @@ export const definition: ConnectorDefinition = {
           "description",
           "user_email",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "deduplicate_id",
+          "total",
+          "downloads",
+          "user_id"
         ],
         "semantic": []
       },
@@ -2144,7 +2194,10 @@ export const definition: ConnectorDefinition = {
           "send_to_unsubscribed",
           "queue_drafts",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "link_tracking",
+          "open_tracking",
+          "hide_message_body"
         ],
         "semantic": []
       },
@@ -2324,7 +2377,19 @@ export const definition: ConnectorDefinition = {
           "subject",
           "from",
           "created",
-          "updated"
+          "updated",
+          "body",
+          "body_amp",
+          "preheader_text",
+          "from_id",
+          "reply_to",
+          "reply_to_id",
+          "recipient",
+          "cc",
+          "bcc",
+          "fake_bcc",
+          "preprocessor",
+          "headers"
         ],
         "fanOut": {
           "entity": "transactional_messages",

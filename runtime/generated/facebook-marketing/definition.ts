@@ -469,7 +469,26 @@ export const definition: ConnectorDefinition = {
           "business_country_code",
           "amount_spent",
           "spend_cap",
-          "created_time"
+          "created_time",
+          "age",
+          "balance",
+          "business",
+          "business_city",
+          "capabilities",
+          "disable_reason",
+          "end_advertiser",
+          "end_advertiser_name",
+          "funding_source",
+          "funding_source_details",
+          "is_personal",
+          "is_prepay_account",
+          "media_agency",
+          "min_daily_budget",
+          "owner",
+          "partner",
+          "timezone_id",
+          "timezone_offset_hours_utc",
+          "user_tasks"
         ],
         "semantic": []
       },
@@ -772,7 +791,23 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "stop_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "spend_cap",
+          "special_ad_categories",
+          "special_ad_category",
+          "special_ad_category_country",
+          "adlabels",
+          "boosted_object_id",
+          "budget_rebalance_flag",
+          "can_use_spend_cap",
+          "is_adset_budget_sharing_enabled",
+          "issues_info",
+          "pacing_type",
+          "promoted_object",
+          "smart_promotion_type",
+          "source_campaign_id",
+          "topline_id"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1443,7 +1478,21 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "bid_amount",
+          "bid_info",
+          "budget_remaining",
+          "targeting",
+          "promoted_object",
+          "destination_type",
+          "adlabels",
+          "attribution_spec",
+          "frequency_control_specs",
+          "is_dynamic_creative",
+          "issues_info",
+          "learning_stage_info",
+          "pacing_type"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2029,7 +2078,17 @@ export const definition: ConnectorDefinition = {
           "effective_status",
           "creative.id",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "creative",
+          "tracking_specs",
+          "conversion_specs",
+          "conversion_domain",
+          "bid_amount",
+          "adlabels",
+          "issues_info",
+          "preview_shareable_link",
+          "source_ad_id"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2462,7 +2521,16 @@ export const definition: ConnectorDefinition = {
           "call_to_action_type",
           "link_url",
           "image_hash",
-          "video_id"
+          "video_id",
+          "object_story_spec",
+          "object_story_id",
+          "effective_object_story_id",
+          "image_url",
+          "thumbnail_url",
+          "url_tags",
+          "asset_feed_spec",
+          "actor_id",
+          "instagram_permalink_url"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2778,7 +2846,24 @@ export const definition: ConnectorDefinition = {
           "impressions",
           "clicks",
           "spend",
-          "reach"
+          "reach",
+          "account_name",
+          "account_currency",
+          "objective",
+          "frequency",
+          "unique_clicks",
+          "inline_link_clicks",
+          "cpc",
+          "cpm",
+          "cpp",
+          "ctr",
+          "unique_ctr",
+          "actions",
+          "action_values",
+          "conversions",
+          "cost_per_action_type",
+          "purchase_roas",
+          "video_p100_watched_actions"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3071,7 +3156,15 @@ export const definition: ConnectorDefinition = {
           "event_source_type",
           "is_archived",
           "creation_time",
-          "last_fired_time"
+          "last_fired_time",
+          "rule",
+          "default_conversion_value",
+          "is_unavailable",
+          "retention_days",
+          "first_fired_time",
+          "pixel",
+          "business",
+          "data_sources"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3288,7 +3381,13 @@ export const definition: ConnectorDefinition = {
           "width",
           "height",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "url",
+          "url_128",
+          "permalink_url",
+          "original_width",
+          "original_height",
+          "creatives"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3480,7 +3579,11 @@ export const definition: ConnectorDefinition = {
           "published",
           "status.video_status",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "source",
+          "picture",
+          "permalink_url",
+          "status"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3677,7 +3780,14 @@ export const definition: ConnectorDefinition = {
           "last_fired_time",
           "is_unavailable",
           "owner_ad_account.id",
-          "owner_business.id"
+          "owner_business.id",
+          "data_use_setting",
+          "first_party_cookie_status",
+          "enable_automatic_matching",
+          "automatic_matching_fields",
+          "owner_ad_account",
+          "owner_business",
+          "code"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -4129,7 +4239,21 @@ export const definition: ConnectorDefinition = {
           "languages",
           "publisher_platforms",
           "currency",
-          "bylines"
+          "bylines",
+          "ad_creative_link_captions",
+          "ad_creative_link_descriptions",
+          "ad_snapshot_url",
+          "impressions",
+          "spend",
+          "estimated_audience_size",
+          "demographic_distribution",
+          "delivery_by_region",
+          "eu_total_reach",
+          "beneficiary_payers",
+          "age_country_gender_reach_breakdown",
+          "target_ages",
+          "target_gender",
+          "target_locations"
         ],
         "semantic": []
       },

@@ -221,7 +221,14 @@ export const definition: ConnectorDefinition = {
           "active",
           "managerId",
           "created",
-          "emailAliases"
+          "emailAliases",
+          "trustedEmailAddress",
+          "phoneNumber",
+          "extension",
+          "personalMeetingUrls",
+          "settings",
+          "meetingConsentPageUrl",
+          "spokenLanguages"
         ],
         "semantic": []
       },
@@ -427,7 +434,13 @@ export const definition: ConnectorDefinition = {
           "language",
           "workspaceId",
           "purpose",
-          "url"
+          "url",
+          "sdrDisposition",
+          "clientUniqueId",
+          "customData",
+          "meetingUrl",
+          "isPrivate",
+          "calendarEventId"
         ],
         "semantic": []
       },
@@ -573,7 +586,13 @@ export const definition: ConnectorDefinition = {
           "metaData.scope",
           "metaData.workspaceId",
           "parties",
-          "content.brief"
+          "content.brief",
+          "metaData",
+          "context",
+          "content",
+          "interaction",
+          "collaboration",
+          "media"
         ],
         "semantic": []
       },

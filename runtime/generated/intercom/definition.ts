@@ -470,7 +470,46 @@ export const definition: ConnectorDefinition = {
           "last_contacted_at",
           "location.country",
           "location.city",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "workspace_id",
+          "formatted_phone",
+          "avatar",
+          "social_profiles",
+          "has_hard_bounced",
+          "marked_email_as_spam",
+          "last_email_opened_at",
+          "last_email_clicked_at",
+          "language_override",
+          "browser",
+          "browser_version",
+          "browser_language",
+          "os",
+          "location",
+          "android_app_name",
+          "android_app_version",
+          "android_device",
+          "android_os_version",
+          "android_sdk_version",
+          "android_last_seen_at",
+          "ios_app_name",
+          "ios_app_version",
+          "ios_device",
+          "ios_os_version",
+          "ios_sdk_version",
+          "ios_last_seen_at",
+          "tags",
+          "notes",
+          "companies",
+          "opted_out_subscription_types",
+          "opted_in_subscription_types",
+          "utm_campaign",
+          "utm_content",
+          "utm_medium",
+          "utm_source",
+          "utm_term",
+          "referrer",
+          "enabled_push_messaging"
         ],
         "semantic": []
       },
@@ -1096,7 +1135,22 @@ export const definition: ConnectorDefinition = {
           "source.author.email",
           "contacts.contacts",
           "tags.tags",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "tags",
+          "conversation_rating",
+          "source",
+          "contacts",
+          "teammates",
+          "topics",
+          "ticket",
+          "first_contact_reply",
+          "sla_applied",
+          "statistics",
+          "conversation_parts",
+          "linked_objects",
+          "ai_agent_participated",
+          "ai_agent"
         ],
         "semantic": [
           {
@@ -1591,7 +1645,13 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at",
           "last_request_at",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "app_id",
+          "plan",
+          "remote_created_at",
+          "tags",
+          "segments"
         ],
         "semantic": []
       },
@@ -2041,7 +2101,10 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "admin_ids",
-          "distribution_method"
+          "distribution_method",
+          "type",
+          "admin_priority_level",
+          "assignment_limit"
         ],
         "semantic": []
       },
@@ -2175,7 +2238,13 @@ export const definition: ConnectorDefinition = {
           "job_title",
           "away_mode_enabled",
           "has_inbox_seat",
-          "team_ids"
+          "team_ids",
+          "type",
+          "email_verified",
+          "away_mode_reassign",
+          "away_status_reason_id",
+          "avatar",
+          "team_priority_level"
         ],
         "semantic": []
       },
@@ -2256,7 +2325,10 @@ export const definition: ConnectorDefinition = {
       "search": {
         "fields": [
           "id",
-          "name"
+          "name",
+          "type",
+          "applied_at",
+          "applied_by"
         ],
         "semantic": []
       },
@@ -2552,7 +2624,9 @@ export const definition: ConnectorDefinition = {
           "name",
           "person_type",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "type",
+          "count"
         ],
         "semantic": []
       },
@@ -2662,7 +2736,9 @@ export const definition: ConnectorDefinition = {
           "author_id",
           "locale",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "type",
+          "body"
         ],
         "semantic": []
       },

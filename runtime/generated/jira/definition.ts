@@ -209,7 +209,20 @@ export const definition: ConnectorDefinition = {
           "fields.reporter.displayName",
           "fields.labels",
           "fields.created",
-          "fields.updated"
+          "fields.updated",
+          "self",
+          "expand",
+          "fields",
+          "renderedFields",
+          "properties",
+          "names",
+          "schema",
+          "transitions",
+          "operations",
+          "editmeta",
+          "changelog",
+          "versionedRepresentations",
+          "fieldsToInclude"
         ],
         "semantic": []
       },
@@ -1005,7 +1018,34 @@ export const definition: ConnectorDefinition = {
           "style",
           "archived",
           "projectCategory.name",
-          "lead.displayName"
+          "lead.displayName",
+          "self",
+          "simplified",
+          "isPrivate",
+          "archivedBy",
+          "archivedDate",
+          "deleted",
+          "deletedBy",
+          "deletedDate",
+          "retentionTillDate",
+          "assigneeType",
+          "avatarUrls",
+          "components",
+          "issueTypes",
+          "issueTypeHierarchy",
+          "lead",
+          "projectCategory",
+          "insight",
+          "landingPageInfo",
+          "permissions",
+          "properties",
+          "roles",
+          "url",
+          "email",
+          "favourite",
+          "uuid",
+          "versions",
+          "expand"
         ],
         "semantic": []
       },
@@ -1186,7 +1226,17 @@ export const definition: ConnectorDefinition = {
           "displayName",
           "emailAddress",
           "accountType",
-          "active"
+          "active",
+          "appType",
+          "locale",
+          "timeZone",
+          "avatarUrls",
+          "applicationRoles",
+          "groups",
+          "expand",
+          "self",
+          "key",
+          "name"
         ],
         "semantic": []
       },
@@ -1337,7 +1387,12 @@ export const definition: ConnectorDefinition = {
           "name",
           "custom",
           "clauseNames",
-          "schema.type"
+          "schema.type",
+          "navigable",
+          "orderable",
+          "searchable",
+          "schema",
+          "scope"
         ],
         "semantic": []
       },
@@ -1439,7 +1494,16 @@ export const definition: ConnectorDefinition = {
           "author.accountId",
           "author.displayName",
           "created",
-          "updated"
+          "updated",
+          "self",
+          "author",
+          "body",
+          "renderedBody",
+          "updateAuthor",
+          "visibility",
+          "properties",
+          "jsdPublic",
+          "jsdAuthorCanSeeRequest"
         ],
         "semantic": []
       },
@@ -1916,7 +1980,14 @@ export const definition: ConnectorDefinition = {
           "started",
           "timeSpentSeconds",
           "created",
-          "updated"
+          "updated",
+          "self",
+          "author",
+          "updateAuthor",
+          "comment",
+          "timeSpent",
+          "visibility",
+          "properties"
         ],
         "semantic": []
       },
@@ -2661,7 +2732,16 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "to.name",
-          "to.statusCategory.key"
+          "to.statusCategory.key",
+          "to",
+          "hasScreen",
+          "isGlobal",
+          "isInitial",
+          "isAvailable",
+          "isConditional",
+          "looped",
+          "fields",
+          "expand"
         ],
         "semantic": []
       },

@@ -264,7 +264,11 @@ export const definition: ConnectorDefinition = {
           "attributes.organization",
           "attributes.location.country",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links"
         ],
         "semantic": []
       },
@@ -410,7 +414,11 @@ export const definition: ConnectorDefinition = {
           "attributes.name",
           "attributes.opt_in_process",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links"
         ],
         "semantic": []
       },
@@ -604,7 +612,11 @@ export const definition: ConnectorDefinition = {
           "attributes.created_at",
           "attributes.scheduled_at",
           "attributes.send_time",
-          "attributes.updated_at"
+          "attributes.updated_at",
+          "type",
+          "attributes",
+          "relationships",
+          "links"
         ],
         "semantic": []
       },
@@ -765,7 +777,11 @@ export const definition: ConnectorDefinition = {
           "attributes.timestamp",
           "attributes.uuid",
           "relationships.metric.data.id",
-          "relationships.profile.data.id"
+          "relationships.profile.data.id",
+          "type",
+          "attributes",
+          "relationships",
+          "links"
         ],
         "semantic": []
       },
@@ -904,7 +920,11 @@ export const definition: ConnectorDefinition = {
           "attributes.integration.name",
           "attributes.integration.category",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links"
         ],
         "semantic": []
       },
@@ -1053,7 +1073,11 @@ export const definition: ConnectorDefinition = {
           "attributes.archived",
           "attributes.trigger_type",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links"
         ],
         "semantic": []
       },
@@ -1221,7 +1245,11 @@ export const definition: ConnectorDefinition = {
           "attributes.name",
           "attributes.editor_type",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links"
         ],
         "semantic": [
           {

@@ -255,7 +255,20 @@ export const definition: ConnectorDefinition = {
           "cycle.id",
           "createdAt",
           "updatedAt",
-          "completedAt"
+          "completedAt",
+          "number",
+          "estimate",
+          "url",
+          "branchName",
+          "state",
+          "assignee",
+          "creator",
+          "team",
+          "project",
+          "cycle",
+          "startedAt",
+          "canceledAt",
+          "archivedAt"
         ],
         "metadata": {
           "assignee_name": "assignee.name",
@@ -679,7 +692,20 @@ export const definition: ConnectorDefinition = {
           "startDate",
           "targetDate",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "slugId",
+          "url",
+          "color",
+          "icon",
+          "priorityLabel",
+          "progress",
+          "status",
+          "lead",
+          "creator",
+          "startedAt",
+          "completedAt",
+          "canceledAt",
+          "archivedAt"
         ],
         "semantic": []
       },
@@ -1136,7 +1162,17 @@ export const definition: ConnectorDefinition = {
           "name",
           "key",
           "displayName",
-          "description"
+          "description",
+          "color",
+          "icon",
+          "timezone",
+          "visibility",
+          "cyclesEnabled",
+          "triageEnabled",
+          "parent",
+          "createdAt",
+          "updatedAt",
+          "archivedAt"
         ],
         "semantic": []
       },
@@ -1288,7 +1324,13 @@ export const definition: ConnectorDefinition = {
           "type",
           "description",
           "team.id",
-          "team.name"
+          "team.name",
+          "color",
+          "position",
+          "team",
+          "createdAt",
+          "updatedAt",
+          "archivedAt"
         ],
         "semantic": []
       },
@@ -1465,7 +1507,14 @@ export const definition: ConnectorDefinition = {
           "email",
           "active",
           "admin",
-          "guest"
+          "guest",
+          "avatarUrl",
+          "timezone",
+          "url",
+          "lastSeen",
+          "createdAt",
+          "updatedAt",
+          "archivedAt"
         ],
         "semantic": []
       },
@@ -1626,7 +1675,13 @@ export const definition: ConnectorDefinition = {
           "user.name",
           "parentId",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "url",
+          "issue",
+          "user",
+          "editedAt",
+          "resolvedAt",
+          "archivedAt"
         ],
         "metadata": {
           "author_name": "user.name",

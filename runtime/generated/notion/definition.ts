@@ -241,7 +241,11 @@ export const definition: ConnectorDefinition = {
           "name",
           "type",
           "person.email",
-          "bot.workspace_name"
+          "bot.workspace_name",
+          "object",
+          "avatar_url",
+          "person",
+          "bot"
         ],
         "semantic": []
       },
@@ -437,7 +441,18 @@ export const definition: ConnectorDefinition = {
           "created_by.id",
           "last_edited_by.id",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "created_by",
+          "last_edited_by",
+          "cover",
+          "icon",
+          "parent",
+          "is_archived",
+          "is_locked",
+          "properties",
+          "public_url",
+          "request_id"
         ],
         "semantic": []
       },
@@ -944,7 +959,17 @@ export const definition: ConnectorDefinition = {
           "in_trash",
           "created_time",
           "last_edited_time",
-          "url"
+          "url",
+          "object",
+          "description",
+          "icon",
+          "parent",
+          "database_parent",
+          "properties",
+          "archived",
+          "created_by",
+          "last_edited_by",
+          "public_url"
         ],
         "semantic": []
       },
@@ -1182,7 +1207,12 @@ export const definition: ConnectorDefinition = {
           "has_children",
           "in_trash",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "parent",
+          "archived",
+          "created_by",
+          "last_edited_by"
         ],
         "fanOut": {
           "entity": "pages",
@@ -1439,7 +1469,13 @@ export const definition: ConnectorDefinition = {
           "parent.block_id",
           "created_by.id",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "parent",
+          "created_by",
+          "rich_text",
+          "attachments",
+          "display_name"
         ],
         "fanOut": {
           "entity": "pages",

@@ -257,7 +257,22 @@ export const definition: ConnectorDefinition = {
           "locality",
           "my_display_name",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "address_line_1",
+          "administrative_district_level_1",
+          "postal_code",
+          "contact_name",
+          "contact_email",
+          "contact_phone",
+          "contact_phone_optin",
+          "accepted_term_version",
+          "configuration_settings",
+          "my_invited_email",
+          "my_member_id",
+          "roles",
+          "is_agency",
+          "demand_source",
+          "verification_request_id"
         ],
         "semantic": []
       },
@@ -437,7 +452,17 @@ export const definition: ConnectorDefinition = {
           "currency",
           "timezone",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "advertiser_organization_id",
+          "funding_source_ids",
+          "billing_type",
+          "billing_center_id",
+          "agency_representing_client",
+          "client_paying_invoices",
+          "lifetime_spend_cap_micro",
+          "regulations",
+          "test",
+          "delivery_status"
         ],
         "fanOut": {
           "entity": "organizations",
@@ -647,7 +672,13 @@ export const definition: ConnectorDefinition = {
           "daily_budget_micro",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "objective_v2_properties",
+          "lifetime_spend_cap_micro",
+          "buy_model",
+          "measurement_spec",
+          "regulations",
+          "creation_state"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -925,7 +956,22 @@ export const definition: ConnectorDefinition = {
           "end_time",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "targeting",
+          "targeting_reach_status",
+          "placement",
+          "placement_v2",
+          "billing_event",
+          "bid_micro",
+          "auto_bid",
+          "target_bid",
+          "lifetime_budget_micro",
+          "conversion_window",
+          "delivery_constraint",
+          "pacing_type",
+          "child_ad_type",
+          "forced_view_setting",
+          "creation_state"
         ],
         "fanOut": {
           "entity": "campaigns",
@@ -1110,7 +1156,10 @@ export const definition: ConnectorDefinition = {
           "review_status",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "render_type",
+          "review_status_reasons",
+          "paying_advertiser_name"
         ],
         "fanOut": {
           "entity": "adsquads",
@@ -1356,7 +1405,19 @@ export const definition: ConnectorDefinition = {
           "review_status",
           "top_snap_media_id",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "packaging_status",
+          "review_status_details",
+          "shareable",
+          "forced_view_eligibility",
+          "render_type",
+          "top_snap_crop_position",
+          "ad_product",
+          "web_view_properties",
+          "app_install_properties",
+          "deep_link_properties",
+          "preview_properties",
+          "profile_properties"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -1570,7 +1631,16 @@ export const definition: ConnectorDefinition = {
           "file_name",
           "media_usages",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "download_link",
+          "duration_in_seconds",
+          "file_size_in_bytes",
+          "image_metadata",
+          "video_metadata",
+          "lens_package_metadata",
+          "is_demo_media",
+          "hash",
+          "visibility"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -1761,7 +1831,11 @@ export const definition: ConnectorDefinition = {
           "targetable_status",
           "approximate_number_users",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "organization_id",
+          "retention_in_days",
+          "upload_status",
+          "visible_to"
         ],
         "fanOut": {
           "entity": "adaccounts",

@@ -264,7 +264,21 @@ export const definition: ConnectorDefinition = {
           "currency",
           "timezone",
           "owner_bc_id",
-          "create_time"
+          "create_time",
+          "rejection_reason",
+          "company_name_editable",
+          "address",
+          "advertiser_account_type",
+          "display_timezone",
+          "language",
+          "contacter",
+          "email",
+          "cellphone_number",
+          "telephone_number",
+          "license_no",
+          "license_url",
+          "description",
+          "balance"
         ],
         "semantic": []
       },
@@ -479,7 +493,21 @@ export const definition: ConnectorDefinition = {
           "operation_status",
           "secondary_status",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "objective",
+          "campaign_type",
+          "app_promotion_type",
+          "budget_optimize_on",
+          "special_industries",
+          "optimization_goal",
+          "deep_bid_type",
+          "roas_bid",
+          "rf_campaign_type",
+          "campaign_product_source",
+          "catalog_enabled",
+          "is_new_structure",
+          "is_smart_performance_campaign",
+          "is_search_campaign"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -783,7 +811,30 @@ export const definition: ConnectorDefinition = {
           "schedule_start_time",
           "schedule_end_time",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "placement_type",
+          "placements",
+          "promotion_type",
+          "optimization_event",
+          "billing_event",
+          "bid_type",
+          "bid_price",
+          "conversion_bid_price",
+          "budget_mode",
+          "schedule_type",
+          "pacing",
+          "location_ids",
+          "age_groups",
+          "gender",
+          "languages",
+          "audience_ids",
+          "excluded_audience_ids",
+          "interest_category_ids",
+          "operating_systems",
+          "pixel_id",
+          "frequency",
+          "frequency_schedule",
+          "is_new_structure"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1062,7 +1113,27 @@ export const definition: ConnectorDefinition = {
           "operation_status",
           "secondary_status",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "ad_texts",
+          "campaign_name",
+          "adgroup_name",
+          "creative_type",
+          "call_to_action_id",
+          "landing_page_url",
+          "landing_page_urls",
+          "display_name",
+          "identity_id",
+          "identity_type",
+          "tiktok_item_id",
+          "video_id",
+          "image_ids",
+          "deeplink",
+          "tracking_pixel_id",
+          "click_tracking_url",
+          "impression_tracking_url",
+          "optimization_event",
+          "is_aco",
+          "is_new_structure"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1264,7 +1335,15 @@ export const definition: ConnectorDefinition = {
           "is_expiring",
           "owner_id",
           "create_time",
-          "expired_time"
+          "expired_time",
+          "audience_sub_type",
+          "calculate_type",
+          "is_creator",
+          "is_auto_refresh",
+          "rule",
+          "lookalike_spec",
+          "msg",
+          "error_msg"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1432,7 +1511,12 @@ export const definition: ConnectorDefinition = {
           "height",
           "displayable",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "size",
+          "signature",
+          "image_url",
+          "url",
+          "is_carousel_usable"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1625,7 +1709,15 @@ export const definition: ConnectorDefinition = {
           "height",
           "displayable",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "size",
+          "bit_rate",
+          "signature",
+          "preview_url",
+          "preview_url_expire_time",
+          "video_cover_url",
+          "allow_download",
+          "allowed_placements"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1732,7 +1824,11 @@ export const definition: ConnectorDefinition = {
           "auth_info.ad_auth_status",
           "auth_info.auth_end_time",
           "user_info.identity_id",
-          "user_info.tiktok_name"
+          "user_info.tiktok_name",
+          "item_info",
+          "auth_info",
+          "video_info",
+          "user_info"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1864,7 +1960,9 @@ export const definition: ConnectorDefinition = {
           "catalog_conf.region_code",
           "catalog_conf.currency",
           "create_time",
-          "update_time"
+          "update_time",
+          "bc_info",
+          "catalog_conf"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1960,7 +2058,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -2099,7 +2199,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -2239,7 +2341,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -2380,7 +2484,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -2521,7 +2627,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -2658,7 +2766,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",

@@ -228,7 +228,20 @@ export const definition: ConnectorDefinition = {
           "last_updated_at",
           "settings.is_public",
           "workspace.href",
-          "_links.display"
+          "_links.display",
+          "language",
+          "published_at",
+          "workspace",
+          "theme",
+          "self",
+          "settings",
+          "fields",
+          "hidden",
+          "welcome_screens",
+          "thankyou_screens",
+          "logic",
+          "variables",
+          "_links"
         ],
         "semantic": [
           {
@@ -411,7 +424,12 @@ export const definition: ConnectorDefinition = {
           "metadata.referer",
           "metadata.browser",
           "hidden",
-          "calculated.score"
+          "calculated.score",
+          "landing_id",
+          "metadata",
+          "calculated",
+          "variables",
+          "answers"
         ],
         "fanOut": {
           "entity": "forms",

@@ -249,7 +249,10 @@ export const definition: ConnectorDefinition = {
           "enabled",
           "role_id",
           "departments",
-          "create_date"
+          "create_date",
+          "roles",
+          "enabled_departments",
+          "skills"
         ],
         "semantic": []
       },
@@ -692,7 +695,23 @@ export const definition: ConnectorDefinition = {
           "tags",
           "rating",
           "missed",
-          "zendesk_ticket_id"
+          "zendesk_ticket_id",
+          "started_by",
+          "visitor",
+          "session",
+          "duration",
+          "count",
+          "response_time",
+          "triggered",
+          "triggered_response",
+          "unread",
+          "deleted",
+          "history",
+          "engagements",
+          "conversions",
+          "webpath",
+          "comment",
+          "message"
         ],
         "semantic": []
       },
@@ -835,7 +854,8 @@ export const definition: ConnectorDefinition = {
           "name",
           "description",
           "enabled",
-          "members"
+          "members",
+          "settings"
         ],
         "semantic": []
       },
@@ -930,7 +950,8 @@ export const definition: ConnectorDefinition = {
           "description",
           "enabled",
           "attribution_model",
-          "attribution_period"
+          "attribution_period",
+          "settings"
         ],
         "semantic": []
       },
@@ -1018,7 +1039,8 @@ export const definition: ConnectorDefinition = {
           "name",
           "description",
           "enabled",
-          "members_count"
+          "members_count",
+          "permissions"
         ],
         "semantic": []
       },
@@ -1180,7 +1202,9 @@ export const definition: ConnectorDefinition = {
           "message",
           "options",
           "tags",
-          "scope"
+          "scope",
+          "departments",
+          "agents"
         ],
         "semantic": []
       },
@@ -1345,7 +1369,8 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "description",
-          "enabled"
+          "enabled",
+          "definition"
         ],
         "semantic": []
       },
