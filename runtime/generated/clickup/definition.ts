@@ -2820,6 +2820,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "time": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2845,7 +2851,8 @@ export const definition: ConnectorDefinition = {
           "approval",
           "task_location",
           "task_tags",
-          "task_url"
+          "task_url",
+          "time"
         ],
         "fanOut": {
           "entity": "teams",

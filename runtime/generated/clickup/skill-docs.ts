@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "clickup",
   "title": "ClickUp connector",
   "summary": "ClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.",
-  "version": "f9d67071fdcf",
+  "version": "2c5dfa28ae81",
   "tags": [
     "clickup",
     "work management"
@@ -2373,7 +2373,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_tracking.list",
       "title": "time_tracking.list",
       "summary": "Time entries of a Workspace within a date range (GET /v2/team/{team_id}/time_entries). Without dates: the last 30 days; without assignee: the authenticated user's entries only.",
-      "markdown": "# time_tracking.list\n\nTime entries of a Workspace within a date range (GET /v2/team/{team_id}/time_entries). Without dates: the last 30 days; without assignee: the authenticated user's entries only.\n\n`GET /v2/team/{team_id}/time_entries` returns a list of time_tracking records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| start_date | integer | no |  | Range start (Unix ms). |\n| end_date | integer | no |  | Range end (Unix ms). |\n| assignee | string | no | pattern \"^[0-9]+(,[0-9]+)*$\" | User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
+      "markdown": "# time_tracking.list\n\nTime entries of a Workspace within a date range (GET /v2/team/{team_id}/time_entries). Without dates: the last 30 days; without assignee: the authenticated user's entries only.\n\n`GET /v2/team/{team_id}/time_entries` returns a list of time_tracking records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| start_date | integer | no |  | Range start (Unix ms). |\n| end_date | integer | no |  | Range end (Unix ms). |\n| assignee | string | no | pattern \"^[0-9]+(,[0-9]+)*$\" | User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n- `time` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2464,7 +2464,8 @@ export const skillDocs: SkillDocs = {
             "`approval` (object or null)",
             "`task_location` (object or null)",
             "`task_tags` (array or null)",
-            "`task_url` (string or null)"
+            "`task_url` (string or null)",
+            "`time` (string or null)"
           ]
         },
         {
@@ -2483,7 +2484,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_tracking.get",
       "title": "time_tracking.get",
       "summary": "Retrieve one time entry (GET /v2/team/{team_id}/time_entries/{timer_id}).",
-      "markdown": "# time_tracking.get\n\nRetrieve one time entry (GET /v2/team/{team_id}/time_entries/{timer_id}).\n\n`GET /v2/team/{team_id}/time_entries/{timer_id}` returns one time_tracking record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| time_entry_id | string | yes | minLength 1 | Time entry ID. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"get\",\n  \"params\": {\n    \"team_id\": \"<team_id>\",\n    \"time_entry_id\": \"<time_entry_id>\"\n  }\n}\n```\n",
+      "markdown": "# time_tracking.get\n\nRetrieve one time entry (GET /v2/team/{team_id}/time_entries/{timer_id}).\n\n`GET /v2/team/{team_id}/time_entries/{timer_id}` returns one time_tracking record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| time_entry_id | string | yes | minLength 1 | Time entry ID. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n- `time` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"get\",\n  \"params\": {\n    \"team_id\": \"<team_id>\",\n    \"time_entry_id\": \"<time_entry_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2553,7 +2554,8 @@ export const skillDocs: SkillDocs = {
             "`approval` (object or null)",
             "`task_location` (object or null)",
             "`task_tags` (array or null)",
-            "`task_url` (string or null)"
+            "`task_url` (string or null)",
+            "`time` (string or null)"
           ]
         },
         {

@@ -297,6 +297,42 @@ export const definition: ConnectorDefinition = {
             "items": {
               "type": "object"
             }
+          },
+          "date_attribute": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "frequency": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "start_hour": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "start_minutes": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "timezone": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "use_customer_timezone": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -318,7 +354,13 @@ export const definition: ConnectorDefinition = {
           "actions",
           "trigger_segment_ids",
           "filter_segment_ids",
-          "msg_templates"
+          "msg_templates",
+          "date_attribute",
+          "frequency",
+          "start_hour",
+          "start_minutes",
+          "timezone",
+          "use_customer_timezone"
         ],
         "semantic": []
       },
@@ -545,6 +587,12 @@ export const definition: ConnectorDefinition = {
               "null"
             ],
             "description": "The HTTP method (webhook actions)."
+          },
+          "recipient_environment_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
           }
         }
       },
@@ -578,7 +626,8 @@ export const definition: ConnectorDefinition = {
           "preprocessor",
           "headers",
           "url",
-          "request_method"
+          "request_method",
+          "recipient_environment_id"
         ],
         "fanOut": {
           "entity": "campaigns",

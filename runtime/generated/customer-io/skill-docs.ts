@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "customer-io",
   "title": "Customer.io connector",
   "summary": "Customer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.",
-  "version": "9d9fa678dab8",
+  "version": "4e9c036aac2e",
   "tags": [
     "customer-io",
     "customer messaging"
@@ -263,7 +263,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaigns.list",
       "title": "campaigns.list",
       "summary": "List every campaign of the workspace (GET /v1/campaigns); not paged.",
-      "markdown": "# campaigns.list\n\nList every campaign of the workspace (GET /v1/campaigns); not paged.\n\n`GET /campaigns` returns a list of campaigns records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# campaigns.list\n\nList every campaign of the workspace (GET /v1/campaigns); not paged.\n\n`GET /campaigns` returns a list of campaigns records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n- `date_attribute` (string or null)\n- `frequency` (string or null)\n- `start_hour` (integer or null)\n- `start_minutes` (integer or null)\n- `timezone` (string or null)\n- `use_customer_timezone` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -326,7 +326,13 @@ export const skillDocs: SkillDocs = {
             "`trigger_segment_ids` (array of integer or null)",
             "`filter_segment_ids` (array of integer or null)",
             "`event_name` (string or null)",
-            "`msg_templates` (array of object or null)"
+            "`msg_templates` (array of object or null)",
+            "`date_attribute` (string or null)",
+            "`frequency` (string or null)",
+            "`start_hour` (integer or null)",
+            "`start_minutes` (integer or null)",
+            "`timezone` (string or null)",
+            "`use_customer_timezone` (boolean or null)"
           ]
         },
         {
@@ -345,7 +351,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaigns.get",
       "title": "campaigns.get",
       "summary": "Get one campaign (GET /v1/campaigns/{campaign_id}).",
-      "markdown": "# campaigns.get\n\nGet one campaign (GET /v1/campaigns/{campaign_id}).\n\n`GET /campaigns/{campaign_id}` returns one campaigns record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
+      "markdown": "# campaigns.get\n\nGet one campaign (GET /v1/campaigns/{campaign_id}).\n\n`GET /campaigns/{campaign_id}` returns one campaigns record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n- `date_attribute` (string or null)\n- `frequency` (string or null)\n- `start_hour` (integer or null)\n- `start_minutes` (integer or null)\n- `timezone` (string or null)\n- `use_customer_timezone` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -408,7 +414,13 @@ export const skillDocs: SkillDocs = {
             "`trigger_segment_ids` (array of integer or null)",
             "`filter_segment_ids` (array of integer or null)",
             "`event_name` (string or null)",
-            "`msg_templates` (array of object or null)"
+            "`msg_templates` (array of object or null)",
+            "`date_attribute` (string or null)",
+            "`frequency` (string or null)",
+            "`start_hour` (integer or null)",
+            "`start_minutes` (integer or null)",
+            "`timezone` (string or null)",
+            "`use_customer_timezone` (boolean or null)"
           ]
         },
         {
@@ -427,7 +439,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaign_actions.list",
       "title": "campaign_actions.list",
       "summary": "List a campaign's actions (GET /v1/campaigns/{campaign_id}/actions), up to 10 per page.",
-      "markdown": "# campaign_actions.list\n\nList a campaign's actions (GET /v1/campaigns/{campaign_id}/actions), up to 10 per page.\n\n`GET /campaigns/{campaign_id}/actions` returns a list of campaign_actions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| start | string | no |  | Page token: the next value of the previous page; omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
+      "markdown": "# campaign_actions.list\n\nList a campaign's actions (GET /v1/campaigns/{campaign_id}/actions), up to 10 per page.\n\n`GET /campaigns/{campaign_id}/actions` returns a list of campaign_actions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| start | string | no |  | Page token: the next value of the previous page; omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n- `recipient_environment_id` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -525,7 +537,8 @@ export const skillDocs: SkillDocs = {
             "`preprocessor` (string or null)",
             "`headers` (unknown)",
             "`url` (string or null)",
-            "`request_method` (string or null)"
+            "`request_method` (string or null)",
+            "`recipient_environment_id` (integer or null)"
           ]
         },
         {
@@ -544,7 +557,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaign_actions.get",
       "title": "campaign_actions.get",
       "summary": "Get one action of a campaign (GET /v1/campaigns/{campaign_id}/actions/{action_id}).",
-      "markdown": "# campaign_actions.get\n\nGet one action of a campaign (GET /v1/campaigns/{campaign_id}/actions/{action_id}).\n\n`GET /campaigns/{campaign_id}/actions/{action_id}` returns one campaign_actions record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| action_id | integer | yes | minimum 1 | The action ID. |\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1,\n    \"action_id\": 1\n  }\n}\n```\n",
+      "markdown": "# campaign_actions.get\n\nGet one action of a campaign (GET /v1/campaigns/{campaign_id}/actions/{action_id}).\n\n`GET /campaigns/{campaign_id}/actions/{action_id}` returns one campaign_actions record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| action_id | integer | yes | minimum 1 | The action ID. |\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n- `recipient_environment_id` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1,\n    \"action_id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -626,7 +639,8 @@ export const skillDocs: SkillDocs = {
             "`preprocessor` (string or null)",
             "`headers` (unknown)",
             "`url` (string or null)",
-            "`request_method` (string or null)"
+            "`request_method` (string or null)",
+            "`recipient_environment_id` (integer or null)"
           ]
         },
         {

@@ -3567,6 +3567,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "views": {
+            "type": [
+              "integer",
+              "null"
+            ]
           }
         }
       },
@@ -3583,8 +3589,13 @@ export const definition: ConnectorDefinition = {
           "source",
           "picture",
           "permalink_url",
-          "status"
+          "status",
+          "views",
+          "account_id"
         ],
+        "derived": {
+          "account_id": "params.account_id"
+        },
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",

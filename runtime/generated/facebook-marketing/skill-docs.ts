@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "facebook-marketing",
   "title": "Facebook Marketing connector",
   "summary": "Meta (Facebook) Marketing API on the Graph API, pinned to v25.0: the current user, the ad accounts they can access and, per ad account, campaigns, ad sets and ads (read, create, update), ad creatives, performance insights, custom conversions, ad images, videos, pixels and pixel event stats, plus keyword and Page searches of the public Ad Library. Authenticates with an access token (user or system user) sent as the access_token parameter.",
-  "version": "f9daf964a8e2",
+  "version": "4e9e9a60268a",
   "tags": [
     "facebook-marketing",
     "ad platform (account hierarchy)"
@@ -2695,7 +2695,7 @@ export const skillDocs: SkillDocs = {
       "id": "videos.list",
       "title": "videos.list",
       "summary": "List the ad videos of an ad account (GET /act_{account_id}/advideos).",
-      "markdown": "# videos.list\n\nList the ad videos of an ad account (GET /act_{account_id}/advideos).\n\n`GET /act_{account_id}/advideos` returns a list of videos records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| account_id | string | yes | pattern \"^[0-9]+$\" | Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890. |\n| fields | string | no | default \"id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time\" | Comma-separated video fields to return. |\n| limit | integer | no | minimum 1 | Records per page (Graph API default 25). |\n| after | string | no |  | Cursor of the next page (paging.cursors.after); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `after`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `description` (string or null)\n- `length` (number or null)\n- `source` (string or null)\n- `picture` (string or null)\n- `permalink_url` (string or null)\n- `published` (boolean or null)\n- `status` (object or null)\n- `created_time` (string or null)\n- `updated_time` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"videos\",\n  \"action\": \"list\",\n  \"params\": {\n    \"account_id\": \"<account_id>\"\n  }\n}\n```\n",
+      "markdown": "# videos.list\n\nList the ad videos of an ad account (GET /act_{account_id}/advideos).\n\n`GET /act_{account_id}/advideos` returns a list of videos records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| account_id | string | yes | pattern \"^[0-9]+$\" | Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890. |\n| fields | string | no | default \"id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time\" | Comma-separated video fields to return. |\n| limit | integer | no | minimum 1 | Records per page (Graph API default 25). |\n| after | string | no |  | Cursor of the next page (paging.cursors.after); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `after`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `description` (string or null)\n- `length` (number or null)\n- `source` (string or null)\n- `picture` (string or null)\n- `permalink_url` (string or null)\n- `published` (boolean or null)\n- `status` (object or null)\n- `created_time` (string or null)\n- `updated_time` (string or null)\n- `views` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"videos\",\n  \"action\": \"list\",\n  \"params\": {\n    \"account_id\": \"<account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2782,7 +2782,8 @@ export const skillDocs: SkillDocs = {
             "`published` (boolean or null)",
             "`status` (object or null)",
             "`created_time` (string or null)",
-            "`updated_time` (string or null)"
+            "`updated_time` (string or null)",
+            "`views` (integer or null)"
           ]
         },
         {
@@ -2801,7 +2802,7 @@ export const skillDocs: SkillDocs = {
       "id": "videos.get",
       "title": "videos.get",
       "summary": "Retrieve one video (GET /{video_id}).",
-      "markdown": "# videos.get\n\nRetrieve one video (GET /{video_id}).\n\n`GET /{video_id}` returns one videos record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| video_id | string | yes | pattern \"^[0-9]+$\" | Video ID. |\n| fields | string | no | default \"id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time\" | Comma-separated video fields to return. |\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `description` (string or null)\n- `length` (number or null)\n- `source` (string or null)\n- `picture` (string or null)\n- `permalink_url` (string or null)\n- `published` (boolean or null)\n- `status` (object or null)\n- `created_time` (string or null)\n- `updated_time` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"videos\",\n  \"action\": \"get\",\n  \"params\": {\n    \"video_id\": \"<video_id>\"\n  }\n}\n```\n",
+      "markdown": "# videos.get\n\nRetrieve one video (GET /{video_id}).\n\n`GET /{video_id}` returns one videos record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| video_id | string | yes | pattern \"^[0-9]+$\" | Video ID. |\n| fields | string | no | default \"id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time\" | Comma-separated video fields to return. |\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `description` (string or null)\n- `length` (number or null)\n- `source` (string or null)\n- `picture` (string or null)\n- `permalink_url` (string or null)\n- `published` (boolean or null)\n- `status` (object or null)\n- `created_time` (string or null)\n- `updated_time` (string or null)\n- `views` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"videos\",\n  \"action\": \"get\",\n  \"params\": {\n    \"video_id\": \"<video_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2865,7 +2866,8 @@ export const skillDocs: SkillDocs = {
             "`published` (boolean or null)",
             "`status` (object or null)",
             "`created_time` (string or null)",
-            "`updated_time` (string or null)"
+            "`updated_time` (string or null)",
+            "`views` (integer or null)"
           ]
         },
         {

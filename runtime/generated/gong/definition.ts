@@ -592,8 +592,14 @@ export const definition: ConnectorDefinition = {
           "content",
           "interaction",
           "collaboration",
-          "media"
+          "media",
+          "id",
+          "startdatetime"
         ],
+        "derived": {
+          "id": "record.metaData.id",
+          "startdatetime": "record.metaData.started"
+        },
         "semantic": []
       },
       "actions": {

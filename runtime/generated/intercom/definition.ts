@@ -448,6 +448,18 @@ export const definition: ConnectorDefinition = {
               "boolean",
               "null"
             ]
+          },
+          "sms_consent": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "unsubscribed_from_sms": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -509,7 +521,9 @@ export const definition: ConnectorDefinition = {
           "utm_source",
           "utm_term",
           "referrer",
-          "enabled_push_messaging"
+          "enabled_push_messaging",
+          "sms_consent",
+          "unsubscribed_from_sms"
         ],
         "semantic": []
       },
@@ -1109,6 +1123,48 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "assignee": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "conversation_message": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customer_first_reply": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customers": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "redacted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "sent_at": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "user": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1150,7 +1206,14 @@ export const definition: ConnectorDefinition = {
           "conversation_parts",
           "linked_objects",
           "ai_agent_participated",
-          "ai_agent"
+          "ai_agent",
+          "assignee",
+          "conversation_message",
+          "customer_first_reply",
+          "customers",
+          "redacted",
+          "sent_at",
+          "user"
         ],
         "semantic": [
           {

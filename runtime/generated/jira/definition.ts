@@ -222,8 +222,18 @@ export const definition: ConnectorDefinition = {
           "editmeta",
           "changelog",
           "versionedRepresentations",
-          "fieldsToInclude"
+          "fieldsToInclude",
+          "created",
+          "updated",
+          "projectId",
+          "projectKey"
         ],
+        "derived": {
+          "created": "record.fields.created",
+          "updated": "record.fields.updated",
+          "projectId": "record.fields.project.id",
+          "projectKey": "record.fields.project.key"
+        },
         "semantic": []
       },
       "actions": {
@@ -1005,6 +1015,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "entityId": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1045,7 +1061,8 @@ export const definition: ConnectorDefinition = {
           "favourite",
           "uuid",
           "versions",
-          "expand"
+          "expand",
+          "entityId"
         ],
         "semantic": []
       },
@@ -1377,6 +1394,12 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "untranslatedName": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1392,7 +1415,8 @@ export const definition: ConnectorDefinition = {
           "orderable",
           "searchable",
           "schema",
-          "scope"
+          "scope",
+          "untranslatedName"
         ],
         "semantic": []
       },
@@ -1503,8 +1527,12 @@ export const definition: ConnectorDefinition = {
           "visibility",
           "properties",
           "jsdPublic",
-          "jsdAuthorCanSeeRequest"
+          "jsdAuthorCanSeeRequest",
+          "issueId"
         ],
+        "derived": {
+          "issueId": "params.issueIdOrKey"
+        },
         "semantic": []
       },
       "actions": {

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "jira",
   "title": "Jira connector",
   "summary": "Jira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).",
-  "version": "d1181a5fa05f",
+  "version": "ddcba3b4582f",
   "tags": [
     "jira",
     "issue tracking (project/issue)"
@@ -714,7 +714,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.",
-      "markdown": "# projects.list\n\nList projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.\n\n`GET /rest/api/3/project/search` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 | Index of the first project to return. |\n| maxResults | integer | no | minimum 1; maximum 100; default 50 | Projects per page (max 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (clamped to 1..100). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.\n\n`GET /rest/api/3/project/search` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 | Index of the first project to return. |\n| maxResults | integer | no | minimum 1; maximum 100; default 50 | Projects per page (max 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (clamped to 1..100). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n- `entityId` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -817,7 +817,8 @@ export const skillDocs: SkillDocs = {
             "`favourite` (boolean or null)",
             "`uuid` (string or null)",
             "`versions` (array or null)",
-            "`expand` (string or null)"
+            "`expand` (string or null)",
+            "`entityId` (string or null)"
           ]
         },
         {
@@ -836,7 +837,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.get",
       "title": "projects.get",
       "summary": "Get one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).",
-      "markdown": "# projects.get\n\nGet one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).\n\n`GET /rest/api/3/project/{projectIdOrKey}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| projectIdOrKey | string | yes | minLength 1 | Project id (10000) or key (ABC). |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"projectIdOrKey\": \"<projectIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# projects.get\n\nGet one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).\n\n`GET /rest/api/3/project/{projectIdOrKey}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| projectIdOrKey | string | yes | minLength 1 | Project id (10000) or key (ABC). |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n- `entityId` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"projectIdOrKey\": \"<projectIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -916,7 +917,8 @@ export const skillDocs: SkillDocs = {
             "`favourite` (boolean or null)",
             "`uuid` (string or null)",
             "`versions` (array or null)",
-            "`expand` (string or null)"
+            "`expand` (string or null)",
+            "`entityId` (string or null)"
           ]
         },
         {
@@ -1118,7 +1120,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_fields.list",
       "title": "issue_fields.list",
       "summary": "List all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.",
-      "markdown": "# issue_fields.list\n\nList all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.\n\n`GET /rest/api/3/field` returns a list of issue_fields records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `custom` (boolean or null)\n- `clauseNames` (array or null)\n- `navigable` (boolean or null)\n- `orderable` (boolean or null)\n- `searchable` (boolean or null)\n- `schema` (object or null)\n- `scope` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_fields\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issue_fields.list\n\nList all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.\n\n`GET /rest/api/3/field` returns a list of issue_fields records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `custom` (boolean or null)\n- `clauseNames` (array or null)\n- `navigable` (boolean or null)\n- `orderable` (boolean or null)\n- `searchable` (boolean or null)\n- `schema` (object or null)\n- `scope` (object or null)\n- `untranslatedName` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_fields\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1174,7 +1176,8 @@ export const skillDocs: SkillDocs = {
             "`orderable` (boolean or null)",
             "`searchable` (boolean or null)",
             "`schema` (object or null)",
-            "`scope` (object or null)"
+            "`scope` (object or null)",
+            "`untranslatedName` (string or null)"
           ]
         },
         {

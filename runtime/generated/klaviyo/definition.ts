@@ -268,8 +268,14 @@ export const definition: ConnectorDefinition = {
           "type",
           "attributes",
           "relationships",
-          "links"
+          "links",
+          "updated",
+          "segments"
         ],
+        "derived": {
+          "updated": "record.attributes.updated",
+          "segments": "record.relationships.segments"
+        },
         "semantic": []
       },
       "actions": {
@@ -418,8 +424,12 @@ export const definition: ConnectorDefinition = {
           "type",
           "attributes",
           "relationships",
-          "links"
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -616,8 +626,12 @@ export const definition: ConnectorDefinition = {
           "type",
           "attributes",
           "relationships",
-          "links"
+          "links",
+          "updated_at"
         ],
+        "derived": {
+          "updated_at": "record.attributes.updated_at"
+        },
         "semantic": []
       },
       "actions": {
@@ -781,8 +795,12 @@ export const definition: ConnectorDefinition = {
           "type",
           "attributes",
           "relationships",
-          "links"
+          "links",
+          "datetime"
         ],
+        "derived": {
+          "datetime": "record.attributes.datetime"
+        },
         "semantic": []
       },
       "actions": {
@@ -924,8 +942,12 @@ export const definition: ConnectorDefinition = {
           "type",
           "attributes",
           "relationships",
-          "links"
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -1077,8 +1099,12 @@ export const definition: ConnectorDefinition = {
           "type",
           "attributes",
           "relationships",
-          "links"
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -1249,8 +1275,12 @@ export const definition: ConnectorDefinition = {
           "type",
           "attributes",
           "relationships",
-          "links"
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": [
           {
             "field": "attributes.html",

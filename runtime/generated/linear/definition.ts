@@ -268,8 +268,22 @@ export const definition: ConnectorDefinition = {
           "cycle",
           "startedAt",
           "canceledAt",
-          "archivedAt"
+          "archivedAt",
+          "assigneeId",
+          "creatorId",
+          "cycleId",
+          "projectId",
+          "stateId",
+          "teamId"
         ],
+        "derived": {
+          "assigneeId": "record.assignee.id",
+          "creatorId": "record.creator.id",
+          "cycleId": "record.cycle.id",
+          "projectId": "record.project.id",
+          "stateId": "record.state.id",
+          "teamId": "record.team.id"
+        },
         "metadata": {
           "assignee_name": "assignee.name",
           "state_name": "state.name",
@@ -705,8 +719,16 @@ export const definition: ConnectorDefinition = {
           "startedAt",
           "completedAt",
           "canceledAt",
-          "archivedAt"
+          "archivedAt",
+          "creatorId",
+          "leadId",
+          "statusId"
         ],
+        "derived": {
+          "creatorId": "record.creator.id",
+          "leadId": "record.lead.id",
+          "statusId": "record.status.id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1330,8 +1352,12 @@ export const definition: ConnectorDefinition = {
           "team",
           "createdAt",
           "updatedAt",
-          "archivedAt"
+          "archivedAt",
+          "teamId"
         ],
+        "derived": {
+          "teamId": "record.team.id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1681,8 +1707,14 @@ export const definition: ConnectorDefinition = {
           "user",
           "editedAt",
           "resolvedAt",
-          "archivedAt"
+          "archivedAt",
+          "issueId",
+          "userId"
         ],
+        "derived": {
+          "issueId": "record.issue.id",
+          "userId": "record.user.id"
+        },
         "metadata": {
           "author_name": "user.name",
           "issue_identifier": "issue.identifier"

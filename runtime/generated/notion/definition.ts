@@ -946,6 +946,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "cover": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -969,7 +975,8 @@ export const definition: ConnectorDefinition = {
           "archived",
           "created_by",
           "last_edited_by",
-          "public_url"
+          "public_url",
+          "cover"
         ],
         "semantic": []
       },
@@ -1194,6 +1201,198 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "bookmark": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "breadcrumb": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "bulleted_list_item": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "callout": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "child_database": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "child_page": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "code": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "column": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "column_list": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "divider": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "embed": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "equation": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "file": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_1": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_2": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_3": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "image": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "link_preview": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "link_to_page": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "numbered_list_item": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "paragraph": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "pdf": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "quote": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "synced_block": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table_of_contents": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table_row": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "template": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "to_do": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "toggle": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "unsupported": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "video": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1212,7 +1411,39 @@ export const definition: ConnectorDefinition = {
           "parent",
           "archived",
           "created_by",
-          "last_edited_by"
+          "last_edited_by",
+          "bookmark",
+          "breadcrumb",
+          "bulleted_list_item",
+          "callout",
+          "child_database",
+          "child_page",
+          "code",
+          "column",
+          "column_list",
+          "divider",
+          "embed",
+          "equation",
+          "file",
+          "heading_1",
+          "heading_2",
+          "heading_3",
+          "image",
+          "link_preview",
+          "link_to_page",
+          "numbered_list_item",
+          "paragraph",
+          "pdf",
+          "quote",
+          "synced_block",
+          "table",
+          "table_of_contents",
+          "table_row",
+          "template",
+          "to_do",
+          "toggle",
+          "unsupported",
+          "video"
         ],
         "fanOut": {
           "entity": "pages",

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "notion",
   "title": "Notion connector",
   "summary": "Notion public REST API, version 2025-09-03 (the \"data source\" edition, sent as the Notion-Version header on every request): list and read the workspace's users; list pages (a search filtered to pages), create, read and update them (properties, icon, cover, archive, trash); list, read and update data sources (the tables under a database); list a page's or block's child blocks, append blocks, read and update a block; list and create comments. Authenticates with an internal integration token (bearer) or with a public integration's OAuth credentials (refresh-token grant).",
-  "version": "f0f8e43326b2",
+  "version": "b68d4357d405",
   "tags": [
     "notion",
     "collaborative workspace docs"
@@ -776,7 +776,7 @@ export const skillDocs: SkillDocs = {
       "id": "data_sources.list",
       "title": "data_sources.list",
       "summary": "List the data sources shared with the integration: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.",
-      "markdown": "# data_sources.list\n\nList the data sources shared with the integration: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.\n\n`POST /v1/search` returns a list of data_sources records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# data_sources.list\n\nList the data sources shared with the integration: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.\n\n`POST /v1/search` returns a list of data_sources records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n- `cover` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -862,7 +862,8 @@ export const skillDocs: SkillDocs = {
             "`last_edited_time` (string or null)",
             "`last_edited_by` (object or null)",
             "`url` (string or null)",
-            "`public_url` (string or null)"
+            "`public_url` (string or null)",
+            "`cover` (object or null)"
           ]
         },
         {
@@ -881,7 +882,7 @@ export const skillDocs: SkillDocs = {
       "id": "data_sources.get",
       "title": "data_sources.get",
       "summary": "Retrieve a data source and its property schema (GET /v1/data_sources/{data_source_id}).",
-      "markdown": "# data_sources.get\n\nRetrieve a data source and its property schema (GET /v1/data_sources/{data_source_id}).\n\n`GET /v1/data_sources/{data_source_id}` returns one data_sources record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| data_source_id | string | yes | minLength 1 | The data source's ID (UUID). |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"get\",\n  \"params\": {\n    \"data_source_id\": \"<data_source_id>\"\n  }\n}\n```\n",
+      "markdown": "# data_sources.get\n\nRetrieve a data source and its property schema (GET /v1/data_sources/{data_source_id}).\n\n`GET /v1/data_sources/{data_source_id}` returns one data_sources record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| data_source_id | string | yes | minLength 1 | The data source's ID (UUID). |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n- `cover` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"get\",\n  \"params\": {\n    \"data_source_id\": \"<data_source_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -944,7 +945,8 @@ export const skillDocs: SkillDocs = {
             "`last_edited_time` (string or null)",
             "`last_edited_by` (object or null)",
             "`url` (string or null)",
-            "`public_url` (string or null)"
+            "`public_url` (string or null)",
+            "`cover` (object or null)"
           ]
         },
         {
@@ -1050,7 +1052,7 @@ export const skillDocs: SkillDocs = {
       "id": "blocks.list",
       "title": "blocks.list",
       "summary": "List the child blocks of a page or block (GET /v1/blocks/{block_id}/children), first level only; blocks with has_children true have their own children.",
-      "markdown": "# blocks.list\n\nList the child blocks of a page or block (GET /v1/blocks/{block_id}/children), first level only; blocks with has_children true have their own children.\n\n`GET /v1/blocks/{block_id}/children` returns a list of blocks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
+      "markdown": "# blocks.list\n\nList the child blocks of a page or block (GET /v1/blocks/{block_id}/children), first level only; blocks with has_children true have their own children.\n\n`GET /v1/blocks/{block_id}/children` returns a list of blocks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `bookmark` (object or null)\n- `breadcrumb` (object or null)\n- `bulleted_list_item` (object or null)\n- `callout` (object or null)\n- `child_database` (object or null)\n- `child_page` (object or null)\n- `code` (object or null)\n- `column` (object or null)\n- `column_list` (object or null)\n- `divider` (object or null)\n- `embed` (object or null)\n- `equation` (object or null)\n- `file` (object or null)\n- `heading_1` (object or null)\n- `heading_2` (object or null)\n- `heading_3` (object or null)\n- `image` (object or null)\n- `link_preview` (object or null)\n- `link_to_page` (object or null)\n- `numbered_list_item` (object or null)\n- `paragraph` (object or null)\n- `pdf` (object or null)\n- `quote` (object or null)\n- `synced_block` (object or null)\n- `table` (object or null)\n- `table_of_contents` (object or null)\n- `table_row` (object or null)\n- `template` (object or null)\n- `to_do` (object or null)\n- `toggle` (object or null)\n- `unsupported` (object or null)\n- `video` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1137,7 +1139,39 @@ export const skillDocs: SkillDocs = {
             "`created_time` (string or null)",
             "`created_by` (object or null)",
             "`last_edited_time` (string or null)",
-            "`last_edited_by` (object or null)"
+            "`last_edited_by` (object or null)",
+            "`bookmark` (object or null)",
+            "`breadcrumb` (object or null)",
+            "`bulleted_list_item` (object or null)",
+            "`callout` (object or null)",
+            "`child_database` (object or null)",
+            "`child_page` (object or null)",
+            "`code` (object or null)",
+            "`column` (object or null)",
+            "`column_list` (object or null)",
+            "`divider` (object or null)",
+            "`embed` (object or null)",
+            "`equation` (object or null)",
+            "`file` (object or null)",
+            "`heading_1` (object or null)",
+            "`heading_2` (object or null)",
+            "`heading_3` (object or null)",
+            "`image` (object or null)",
+            "`link_preview` (object or null)",
+            "`link_to_page` (object or null)",
+            "`numbered_list_item` (object or null)",
+            "`paragraph` (object or null)",
+            "`pdf` (object or null)",
+            "`quote` (object or null)",
+            "`synced_block` (object or null)",
+            "`table` (object or null)",
+            "`table_of_contents` (object or null)",
+            "`table_row` (object or null)",
+            "`template` (object or null)",
+            "`to_do` (object or null)",
+            "`toggle` (object or null)",
+            "`unsupported` (object or null)",
+            "`video` (object or null)"
           ]
         },
         {
@@ -1156,7 +1190,7 @@ export const skillDocs: SkillDocs = {
       "id": "blocks.create",
       "title": "blocks.create",
       "summary": "Append child blocks to a page or block (PATCH /v1/blocks/{block_id}/children), at the end or after a given block. Returns the new first-level blocks.",
-      "markdown": "# blocks.create\n\nAppend child blocks to a page or block (PATCH /v1/blocks/{block_id}/children), at the end or after a given block. Returns the new first-level blocks.\n\n`PATCH /v1/blocks/{block_id}/children` returns a list of blocks records. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| children | array of object | yes | minItems 1; maxItems 100 | Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. |\n| after | string | no |  | ID of the existing child block after which the new blocks are inserted. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"create\",\n  \"params\": {\n    \"block_id\": \"<block_id>\",\n    \"children\": []\n  }\n}\n```\n",
+      "markdown": "# blocks.create\n\nAppend child blocks to a page or block (PATCH /v1/blocks/{block_id}/children), at the end or after a given block. Returns the new first-level blocks.\n\n`PATCH /v1/blocks/{block_id}/children` returns a list of blocks records. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| children | array of object | yes | minItems 1; maxItems 100 | Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. |\n| after | string | no |  | ID of the existing child block after which the new blocks are inserted. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `bookmark` (object or null)\n- `breadcrumb` (object or null)\n- `bulleted_list_item` (object or null)\n- `callout` (object or null)\n- `child_database` (object or null)\n- `child_page` (object or null)\n- `code` (object or null)\n- `column` (object or null)\n- `column_list` (object or null)\n- `divider` (object or null)\n- `embed` (object or null)\n- `equation` (object or null)\n- `file` (object or null)\n- `heading_1` (object or null)\n- `heading_2` (object or null)\n- `heading_3` (object or null)\n- `image` (object or null)\n- `link_preview` (object or null)\n- `link_to_page` (object or null)\n- `numbered_list_item` (object or null)\n- `paragraph` (object or null)\n- `pdf` (object or null)\n- `quote` (object or null)\n- `synced_block` (object or null)\n- `table` (object or null)\n- `table_of_contents` (object or null)\n- `table_row` (object or null)\n- `template` (object or null)\n- `to_do` (object or null)\n- `toggle` (object or null)\n- `unsupported` (object or null)\n- `video` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"create\",\n  \"params\": {\n    \"block_id\": \"<block_id>\",\n    \"children\": []\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1234,7 +1268,39 @@ export const skillDocs: SkillDocs = {
             "`created_time` (string or null)",
             "`created_by` (object or null)",
             "`last_edited_time` (string or null)",
-            "`last_edited_by` (object or null)"
+            "`last_edited_by` (object or null)",
+            "`bookmark` (object or null)",
+            "`breadcrumb` (object or null)",
+            "`bulleted_list_item` (object or null)",
+            "`callout` (object or null)",
+            "`child_database` (object or null)",
+            "`child_page` (object or null)",
+            "`code` (object or null)",
+            "`column` (object or null)",
+            "`column_list` (object or null)",
+            "`divider` (object or null)",
+            "`embed` (object or null)",
+            "`equation` (object or null)",
+            "`file` (object or null)",
+            "`heading_1` (object or null)",
+            "`heading_2` (object or null)",
+            "`heading_3` (object or null)",
+            "`image` (object or null)",
+            "`link_preview` (object or null)",
+            "`link_to_page` (object or null)",
+            "`numbered_list_item` (object or null)",
+            "`paragraph` (object or null)",
+            "`pdf` (object or null)",
+            "`quote` (object or null)",
+            "`synced_block` (object or null)",
+            "`table` (object or null)",
+            "`table_of_contents` (object or null)",
+            "`table_row` (object or null)",
+            "`template` (object or null)",
+            "`to_do` (object or null)",
+            "`toggle` (object or null)",
+            "`unsupported` (object or null)",
+            "`video` (object or null)"
           ]
         },
         {
@@ -1253,7 +1319,7 @@ export const skillDocs: SkillDocs = {
       "id": "blocks.get",
       "title": "blocks.get",
       "summary": "Retrieve one block (GET /v1/blocks/{block_id}).",
-      "markdown": "# blocks.get\n\nRetrieve one block (GET /v1/blocks/{block_id}).\n\n`GET /v1/blocks/{block_id}` returns one blocks record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
+      "markdown": "# blocks.get\n\nRetrieve one block (GET /v1/blocks/{block_id}).\n\n`GET /v1/blocks/{block_id}` returns one blocks record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `bookmark` (object or null)\n- `breadcrumb` (object or null)\n- `bulleted_list_item` (object or null)\n- `callout` (object or null)\n- `child_database` (object or null)\n- `child_page` (object or null)\n- `code` (object or null)\n- `column` (object or null)\n- `column_list` (object or null)\n- `divider` (object or null)\n- `embed` (object or null)\n- `equation` (object or null)\n- `file` (object or null)\n- `heading_1` (object or null)\n- `heading_2` (object or null)\n- `heading_3` (object or null)\n- `image` (object or null)\n- `link_preview` (object or null)\n- `link_to_page` (object or null)\n- `numbered_list_item` (object or null)\n- `paragraph` (object or null)\n- `pdf` (object or null)\n- `quote` (object or null)\n- `synced_block` (object or null)\n- `table` (object or null)\n- `table_of_contents` (object or null)\n- `table_row` (object or null)\n- `template` (object or null)\n- `to_do` (object or null)\n- `toggle` (object or null)\n- `unsupported` (object or null)\n- `video` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1310,7 +1376,39 @@ export const skillDocs: SkillDocs = {
             "`created_time` (string or null)",
             "`created_by` (object or null)",
             "`last_edited_time` (string or null)",
-            "`last_edited_by` (object or null)"
+            "`last_edited_by` (object or null)",
+            "`bookmark` (object or null)",
+            "`breadcrumb` (object or null)",
+            "`bulleted_list_item` (object or null)",
+            "`callout` (object or null)",
+            "`child_database` (object or null)",
+            "`child_page` (object or null)",
+            "`code` (object or null)",
+            "`column` (object or null)",
+            "`column_list` (object or null)",
+            "`divider` (object or null)",
+            "`embed` (object or null)",
+            "`equation` (object or null)",
+            "`file` (object or null)",
+            "`heading_1` (object or null)",
+            "`heading_2` (object or null)",
+            "`heading_3` (object or null)",
+            "`image` (object or null)",
+            "`link_preview` (object or null)",
+            "`link_to_page` (object or null)",
+            "`numbered_list_item` (object or null)",
+            "`paragraph` (object or null)",
+            "`pdf` (object or null)",
+            "`quote` (object or null)",
+            "`synced_block` (object or null)",
+            "`table` (object or null)",
+            "`table_of_contents` (object or null)",
+            "`table_row` (object or null)",
+            "`template` (object or null)",
+            "`to_do` (object or null)",
+            "`toggle` (object or null)",
+            "`unsupported` (object or null)",
+            "`video` (object or null)"
           ]
         },
         {

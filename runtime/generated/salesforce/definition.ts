@@ -1921,6 +1921,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "LastActivityDate": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1962,7 +1968,8 @@ export const definition: ConnectorDefinition = {
           "IsDeleted",
           "CreatedById",
           "LastModifiedById",
-          "SystemModstamp"
+          "SystemModstamp",
+          "LastActivityDate"
         ],
         "semantic": []
       },
@@ -1980,7 +1987,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, CreatedDate, LastModifiedDate FROM Lead"
+                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead"
               },
               "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records.",
               "sendDefault": true
@@ -2246,6 +2253,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "ContactId": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2280,7 +2293,8 @@ export const definition: ConnectorDefinition = {
           "LastActivityDate",
           "CreatedById",
           "LastModifiedById",
-          "SystemModstamp"
+          "SystemModstamp",
+          "ContactId"
         ],
         "semantic": []
       },
@@ -2298,7 +2312,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, CreatedDate, LastModifiedDate FROM Opportunity"
+                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity"
               },
               "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records.",
               "sendDefault": true
@@ -2546,6 +2560,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "CallDisposition": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2577,7 +2597,8 @@ export const definition: ConnectorDefinition = {
           "IsArchived",
           "CreatedById",
           "LastModifiedById",
-          "SystemModstamp"
+          "SystemModstamp",
+          "CallDisposition"
         ],
         "semantic": []
       },
@@ -2595,7 +2616,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CreatedDate, LastModifiedDate FROM Task"
+                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task"
               },
               "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records.",
               "sendDefault": true
@@ -4449,6 +4470,60 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "AccountId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "City": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "ContactId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Country": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Division": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "EmployeeNumber": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "PostalCode": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "State": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Street": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -4481,7 +4556,16 @@ export const definition: ConnectorDefinition = {
           "LastLoginDate",
           "CreatedById",
           "LastModifiedById",
-          "SystemModstamp"
+          "SystemModstamp",
+          "AccountId",
+          "City",
+          "ContactId",
+          "Country",
+          "Division",
+          "EmployeeNumber",
+          "PostalCode",
+          "State",
+          "Street"
         ],
         "semantic": []
       },
@@ -4499,7 +4583,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, CreatedDate, LastModifiedDate FROM User"
+                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User"
               },
               "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records.",
               "sendDefault": true

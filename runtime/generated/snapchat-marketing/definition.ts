@@ -244,6 +244,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "createdByCaller": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -272,7 +278,8 @@ export const definition: ConnectorDefinition = {
           "roles",
           "is_agency",
           "demand_source",
-          "verification_request_id"
+          "verification_request_id",
+          "createdByCaller"
         ],
         "semantic": []
       },
@@ -939,6 +946,24 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "delivery_properties_version": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "event_sources": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "skadnetwork_properties": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -971,7 +996,10 @@ export const definition: ConnectorDefinition = {
           "pacing_type",
           "child_ad_type",
           "forced_view_setting",
-          "creation_state"
+          "creation_state",
+          "delivery_properties_version",
+          "event_sources",
+          "skadnetwork_properties"
         ],
         "fanOut": {
           "entity": "campaigns",
@@ -1390,6 +1418,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "ad_to_place_properties": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1417,7 +1451,8 @@ export const definition: ConnectorDefinition = {
           "app_install_properties",
           "deep_link_properties",
           "preview_properties",
-          "profile_properties"
+          "profile_properties",
+          "ad_to_place_properties"
         ],
         "fanOut": {
           "entity": "adaccounts",

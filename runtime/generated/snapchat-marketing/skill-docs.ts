@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "snapchat-marketing",
   "title": "Snapchat Marketing connector",
   "summary": "Snapchat Marketing API (Ads API v1): read the organizations of the user and, down the hierarchy, their ad accounts, campaigns, ad squads and ads, plus the creatives, media and audience segments of an ad account. Lists page with Snapchat's paging.next_link. Authenticates with an OAuth2 refresh token of a Snap Business Manager OAuth app.",
-  "version": "e994620bd7ec",
+  "version": "0d09253a52c3",
   "tags": [
     "snapchat-marketing",
     "social advertising (organization hierarchy)"
@@ -190,7 +190,7 @@ export const skillDocs: SkillDocs = {
       "id": "organizations.list",
       "title": "organizations.list",
       "summary": "List the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.",
-      "markdown": "# organizations.list\n\nList the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.\n\n`GET /me/organizations` returns a list of organizations records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# organizations.list\n\nList the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.\n\n`GET /me/organizations` returns a list of organizations records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `createdByCaller` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -260,7 +260,8 @@ export const skillDocs: SkillDocs = {
             "`demand_source` (string or null)",
             "`verification_request_id` (string or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`createdByCaller` (boolean or null)"
           ]
         },
         {
@@ -279,7 +280,7 @@ export const skillDocs: SkillDocs = {
       "id": "organizations.get",
       "title": "organizations.get",
       "summary": "Retrieve an organization (GET /v1/organizations/{id}); returns the organization object.",
-      "markdown": "# organizations.get\n\nRetrieve an organization (GET /v1/organizations/{id}); returns the organization object.\n\n`GET /organizations/{id}` returns one organizations record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# organizations.get\n\nRetrieve an organization (GET /v1/organizations/{id}); returns the organization object.\n\n`GET /organizations/{id}` returns one organizations record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `createdByCaller` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -349,7 +350,8 @@ export const skillDocs: SkillDocs = {
             "`demand_source` (string or null)",
             "`verification_request_id` (string or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`createdByCaller` (boolean or null)"
           ]
         },
         {
@@ -748,7 +750,7 @@ export const skillDocs: SkillDocs = {
       "id": "adsquads.list",
       "title": "adsquads.list",
       "summary": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.",
-      "markdown": "# adsquads.list\n\nList the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.\n\n`GET /campaigns/{campaign_id}/adsquads` returns a list of adsquads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | string | yes | minLength 1 | Campaign ID (from campaigns list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": \"<campaign_id>\"\n  }\n}\n```\n",
+      "markdown": "# adsquads.list\n\nList the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.\n\n`GET /campaigns/{campaign_id}/adsquads` returns a list of adsquads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | string | yes | minLength 1 | Campaign ID (from campaigns list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `delivery_properties_version` (integer or null)\n- `event_sources` (object or null)\n- `skadnetwork_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": \"<campaign_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -845,7 +847,10 @@ export const skillDocs: SkillDocs = {
             "`creation_state` (string or null)",
             "`delivery_status` (array or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`delivery_properties_version` (integer or null)",
+            "`event_sources` (object or null)",
+            "`skadnetwork_properties` (object or null)"
           ]
         },
         {
@@ -864,7 +869,7 @@ export const skillDocs: SkillDocs = {
       "id": "adsquads.get",
       "title": "adsquads.get",
       "summary": "Retrieve an ad squad (GET /v1/adsquads/{id}); returns the ad squad object.",
-      "markdown": "# adsquads.get\n\nRetrieve an ad squad (GET /v1/adsquads/{id}); returns the ad squad object.\n\n`GET /adsquads/{id}` returns one adsquads record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# adsquads.get\n\nRetrieve an ad squad (GET /v1/adsquads/{id}); returns the ad squad object.\n\n`GET /adsquads/{id}` returns one adsquads record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `delivery_properties_version` (integer or null)\n- `event_sources` (object or null)\n- `skadnetwork_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -938,7 +943,10 @@ export const skillDocs: SkillDocs = {
             "`creation_state` (string or null)",
             "`delivery_status` (array or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`delivery_properties_version` (integer or null)",
+            "`event_sources` (object or null)",
+            "`skadnetwork_properties` (object or null)"
           ]
         },
         {
@@ -1136,7 +1144,7 @@ export const skillDocs: SkillDocs = {
       "id": "creatives.list",
       "title": "creatives.list",
       "summary": "List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.",
-      "markdown": "# creatives.list\n\nList the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.\n\n`GET /adaccounts/{ad_account_id}/creatives` returns a list of creatives records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | minLength 1 | Ad account ID (from adaccounts list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# creatives.list\n\nList the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.\n\n`GET /adaccounts/{ad_account_id}/creatives` returns a list of creatives records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | minLength 1 | Ad account ID (from adaccounts list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `ad_to_place_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1228,7 +1236,8 @@ export const skillDocs: SkillDocs = {
             "`preview_properties` (object or null)",
             "`profile_properties` (object or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`ad_to_place_properties` (object or null)"
           ]
         },
         {
@@ -1247,7 +1256,7 @@ export const skillDocs: SkillDocs = {
       "id": "creatives.get",
       "title": "creatives.get",
       "summary": "Retrieve a creative (GET /v1/creatives/{id}); returns the creative object.",
-      "markdown": "# creatives.get\n\nRetrieve a creative (GET /v1/creatives/{id}); returns the creative object.\n\n`GET /creatives/{id}` returns one creatives record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# creatives.get\n\nRetrieve a creative (GET /v1/creatives/{id}); returns the creative object.\n\n`GET /creatives/{id}` returns one creatives record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `ad_to_place_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1316,7 +1325,8 @@ export const skillDocs: SkillDocs = {
             "`preview_properties` (object or null)",
             "`profile_properties` (object or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`ad_to_place_properties` (object or null)"
           ]
         },
         {

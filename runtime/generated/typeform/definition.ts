@@ -429,8 +429,12 @@ export const definition: ConnectorDefinition = {
           "metadata",
           "calculated",
           "variables",
-          "answers"
+          "answers",
+          "form_id"
         ],
+        "derived": {
+          "form_id": "params.form_id"
+        },
         "fanOut": {
           "entity": "forms",
           "field": "id",
