@@ -166,7 +166,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       const at = ['entities', entityName, 'search', 'derived', name];
       const [origin, first] = source.split('.') as [string, string];
       if (fieldNames.has(name)) report(at, 'derived-field', `derived field "${name}" is already a record field; search it directly`, true);
-      if (origin === 'record' && !fieldNames.has(first)) report(at, 'unknown-field', `derived "${name}" reads "${source}", whose first segment is not a record field`);
+      if (origin === 'record' && !fieldNames.has(first.replace(/\[\]$/, ''))) report(at, 'unknown-field', `derived "${name}" reads "${source}", whose first segment is not a record field`);
       if (origin === 'params' && !entity.actions.list?.params?.[first]) report(at, 'unknown-param', `derived "${name}" reads "${source}", which is not a param of ${entityName}.list`);
     }
     for (const [name, path] of Object.entries(entity.search?.metadata ?? {})) {

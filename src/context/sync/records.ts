@@ -84,6 +84,15 @@ export function preparePage(items: unknown[], definition: Pick<RecordDefinition,
   return { records: [...byId.values()], skipped };
 }
 
+/** The value at a dot path; a segment `name[]` maps the rest of the path over the array at name (nodes[].id: every id). */
+function pluck(value: unknown, path: string[]): unknown {
+  const index = path.findIndex((segment) => segment.endsWith('[]'));
+  if (index === -1) return getPath(value, path.join('.'));
+  const list = getPath(value, [...path.slice(0, index), (path[index] as string).slice(0, -2)].join('.'));
+  if (!Array.isArray(list)) return undefined;
+  return list.map((element) => pluck(element, path.slice(index + 1)) ?? null);
+}
+
 /**
  * The records of one page with the entity's derived fields added (manifest search.derived): a value
  * inside the record (record.<path>) or the list param it was read with (params.<name>). A record that
@@ -97,7 +106,7 @@ export function withDerivedFields(items: unknown[], derived: Record<string, stri
     for (const [name, source] of Object.entries(derived)) {
       if (record[name] !== undefined) continue;
       const [origin, ...path] = source.split('.');
-      const value = origin === 'params' ? params[path.join('.')] : getPath(item, path.join('.'));
+      const value = origin === 'params' ? params[path.join('.')] : pluck(item, path);
       if (value !== undefined) record[name] = value;
     }
     return record;
