@@ -361,8 +361,8 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
     expect(unknownField.message).toBe(`Invalid params for issues.context_store_search: query.filter.and[1].eq: unknown field 'titel'; searchable fields: ${fields}.`);
     const cases: Array<[unknown, string, string, RegExp]> = [
       [{ equals: { title: 'x' } }, 'query.filter', 'unknown_operator', /unknown operator 'equals'; operators: eq, neq, gt, gte, lt, lte, in, like, startswith, endswith, contains, array_contains, fuzzy, keyword, and, or, not, any$/],
-      [{ eq: { url: 'x' } }, 'query.filter.eq', 'unknown_field', /unknown field 'url'/],
-      [{ eq: { state: 'x' } }, 'query.filter.eq', 'unknown_field', /unknown field 'state'/],
+      [{ eq: { urll: 'x' } }, 'query.filter.eq', 'unknown_field', /unknown field 'urll'/],
+      [{ eq: { 'stat.name': 'x' } }, 'query.filter.eq', 'unknown_field', /unknown field 'stat.name'/],
       [{ eq: { 'state.name.': 'x' } }, 'query.filter.eq', 'invalid_field', /empty segment/],
       [{ eq: { $: 'x' } }, 'query.filter.eq', 'unknown_field', /only inside any/],
       [[{ eq: { title: 'x' } }], 'query.filter', 'invalid_filter', /a filter is an object keyed by operator/],
