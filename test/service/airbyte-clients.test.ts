@@ -100,9 +100,9 @@ describe.each(storeKinds())('a client written for Airbyte (%s)', (kind) => {
   });
 
   it("finds the catalog entry by Airbyte's name", async () => {
-    const list = await tenant.api.get<{ data: Array<{ name: string }> }>('/api/v1/integrations/definitions/sources?name=clickup-api');
+    const list = await tenant.api.get<{ definitions: Array<{ name: string }> }>('/api/v1/integrations/definitions/sources?name=clickup-api');
     expect(list.status).toBe(200);
-    expect(list.body.data.map((d) => d.name)).toEqual(['ClickUp']);
+    expect(list.body.definitions.map((d) => d.name)).toEqual(['ClickUp']);
   });
 
   it('executes with params null', async () => {
