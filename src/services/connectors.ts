@@ -167,7 +167,7 @@ export function checkCredentials(definition: ConnectorDefinition, input: Record<
     const unsupported = title !== undefined && !definition.auth.some((option) => option.optionTitle === title);
     const field = unsupported ? 'credentials.option_title' : 'credentials';
     const rule = unsupported ? 'unsupported_option' : 'invalid_credentials';
-    throw new BadRequestError(error.message, 'invalid_credentials', [{ field, rule, message: error.message }]);
+    throw new CredentialsError(error.message, { issues: [{ field, rule, message: error.message }] });
   }
 }
 
