@@ -17,7 +17,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { connectorModules, type EntityDefinition } from '../runtime/index.js';
 import type { ServiceConfig } from '../src/config.js';
-import type { ServiceContext } from '../src/context.js';
+import type { ServiceContext } from '../src/service-context.js';
 import { sha256 } from '../src/context/semantic/chunking.js';
 import { OfflineEmbeddingProvider } from '../src/context/semantic/providers.js';
 import { setEmbeddingProvider } from '../src/context/semantic/runtime.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { ServiceConfig } from '../src/config.js';
-import type { ServiceContext } from '../src/context.js';
+import type { ServiceContext } from '../src/service-context.js';
 import { SyncService } from '../src/context/sync/service.js';
 import { openStore, type Store } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';

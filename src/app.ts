@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerRoutes } from './routes/index.js';

@@ -11,7 +11,7 @@ import { selectAuthOption } from '../../runtime/auth/select-option.js';
 import { validateConfig } from '../../runtime/connector.js';
 import { connectorModules, CredentialsError, ValidationError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
 import { connectorCreated, MAX_SYNC_INTERVAL_MINUTES } from '../context/sync/scheduler.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, InternalError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';

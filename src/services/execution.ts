@@ -14,7 +14,7 @@ import {
   type EntityDefinition,
   type TokenRefresh,
 } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { excludePaths, selectPaths } from '../field-paths.js';
 import { contextStoreSearch } from '../context/search.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import nock from 'nock';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ServiceContext } from '../../src/context.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import type { RecordBatch } from '../../src/context/observers.js';
 import type { SyncProgress } from '../../src/context/sync/engine.js';
 import { canonicalJson, contentHash, recordIdOf } from '../../src/context/sync/records.js';

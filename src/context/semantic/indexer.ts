@@ -11,7 +11,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { connectorModules, type EntityDefinition } from '../../../runtime/index.js';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 import type { RecordBatch, RecordObserver } from '../observers.js';
 import { registerRecordObserver } from '../sync/registry.js';

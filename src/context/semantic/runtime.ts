@@ -3,7 +3,7 @@
  * default) the first time it is needed, kept per ServiceContext (two services in one process, as in
  * tests, each have their own). Tests replace it with setEmbeddingProvider.
  */
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import { providerFromConfig, type EmbeddingProvider } from './providers.js';
 
 const providers = new WeakMap<ServiceContext, EmbeddingProvider>();

@@ -3,7 +3,7 @@
  * wired (the app, the CLI), called by the sync after each committed page with the changed records.
  * Kept per ServiceContext, so two services in one process (tests) do not see each other's records.
  */
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import type { RecordBatch, RecordObserver } from '../observers.js';
 
 const registry = new WeakMap<ServiceContext, RecordObserver[]>();

@@ -6,7 +6,7 @@
  * "not due any more" check keep them from syncing the same entity twice.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import { SwitchyardError } from '../../errors.js';
 import { syncServiceFor } from './service.js';
 

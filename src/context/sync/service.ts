@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import { BadRequestError, ConflictError, ResourceNotFoundError } from '../../errors.js';
 import { findConnector, type ConnectorRow } from '../../services/connector-lookup.js';
 import { connectorInstance } from '../../services/execution.js';
