@@ -62,7 +62,7 @@ export default async function definitionsRoutes(app: FastifyInstance): Promise<v
     {
       schema: {
         summary: 'List the connector definitions (the catalog)',
-        description: 'Every connector kind this service offers, sorted by name. `name` keeps the entries whose display name, connector_type or an alias of it (Airbyte's name, e.g. clickup-api) contains it, ignoring case. Needs no configured connector.',
+        description: 'Every connector kind this service offers, sorted by name. `name` keeps the entries whose display name, connector_type or an alias of it (the name Airbyte uses, e.g. clickup-api) contains it, ignoring case. Needs no configured connector.',
         tags: ['Definitions'],
         querystring: {
           type: 'object',

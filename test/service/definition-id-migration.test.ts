@@ -14,6 +14,7 @@ import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
 import { buildApp } from '../../src/app.js';
+import { composeService } from '../../src/composition.js';
 import type { ServiceConfig } from '../../src/config.js';
 import type { Store } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -82,13 +83,12 @@ describe('stored connectors across the change to Airbyte definition ids', { time
     appliedOnUpgrade = await migrate(db);
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-migration-'));
     const config: ServiceConfig = { host: '127.0.0.1', port: 0, dataDir, upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 };
-    const app = buildApp({ store, keyring, config });
+    const service = composeService({ store, keyring, config }, { ownStore: true });
+    const app = buildApp(service.ctx);
+    service.adopt(() => app.close());
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     nock.enableNetConnect('127.0.0.1');
-    close = async () => {
-      await app.close();
-      await store.close();
-    };
+    close = () => service.close();
     // A client of the organization that owned the connectors before the upgrade.
     const { client_id, client_secret } = await createClient(db, [organization_id]);
     api = new ApiClient(url);
