@@ -1,5 +1,5 @@
 import { Authenticator } from './auth/authenticator.js';
-import type { TokenRefresh } from './auth/oauth2.js';
+import type { TokenRefresh, TokenRefreshLock } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from './definition.js';
 import { HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
@@ -23,6 +23,8 @@ export interface ConnectorOptions {
   http?: Partial<HttpOptions>;
   /** Called after every OAuth refresh; `rotated` tells whether a new refresh token must be persisted. */
   onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>;
+  /** Makes OAuth refreshes single-flight across processes sharing stored credentials (replaces onTokenRefresh: the lock persists). */
+  tokenRefreshLock?: TokenRefreshLock;
 }
 
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
@@ -108,7 +110,7 @@ export class Connector {
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
     this.redact = redactor(() => this.authenticator.secrets());
-    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh);
+    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh, options.tokenRefreshLock);
   }
 
   get authOptionTitle(): string {
