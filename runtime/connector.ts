@@ -213,7 +213,8 @@ export class Connector {
       for (const [k, v] of Object.entries(applied.headers)) headers[k.toLowerCase()] = v;
       const queryString = query.toString();
       const url = queryString ? `${request.url}?${queryString}` : request.url;
-      return { applied, response: await sendRequest({ ...request, url, headers }, this.http, action.idempotent) };
+      const credentialHeaders = this.credentialHeaderNames(headers, Object.keys(applied.headers));
+      return { applied, response: await sendRequest({ ...request, url, headers, credentialHeaders }, this.http, action.idempotent) };
     };
 
     const refused = (r: HttpResponse) => r.status === 401 || (action.graphql !== undefined && isGraphqlAuthFailure(r));
@@ -236,6 +237,23 @@ export class Connector {
     return this.shape<TData, TPagination>(action, validParams, body, response, target.origin);
   }
 
+  /**
+   * Headers that carry a credential, dropped when a redirect leaves the vendor's origin: every header
+   * auth adds, every connector header whose template reads credentials or tokens, and any header whose
+   * value contains a secret.
+   */
+  private credentialHeaderNames(headers: Record<string, string>, authHeaders: string[]): string[] {
+    const names = new Set(authHeaders.map((name) => name.toLowerCase()));
+    for (const [name, template] of Object.entries(this.definition.headers)) {
+      if (/\{\{\s*(credentials|token)\./.test(template)) names.add(name.toLowerCase());
+    }
+    const secrets = this.authenticator.secrets().filter((secret) => secret.length >= 4);
+    for (const [name, value] of Object.entries(headers)) {
+      if (secrets.some((secret) => value.includes(secret))) names.add(name.toLowerCase());
+    }
+    return [...names];
+  }
+
   private shape<TData, TPagination>(
     action: ActionDefinition,
     params: Record<string, unknown>,
@@ -250,7 +268,8 @@ export class Connector {
         const found = getPath(body, path);
         if (found === undefined || found === null) continue;
         if (!Array.isArray(found)) throw new UpstreamError(`The vendor's response has no list of records at "${path ?? '(root)'}".`, { upstreamStatus: response.status });
-        records.push(...found);
+        // One at a time: spreading a page of hundreds of thousands of records overflows the call stack.
+        for (const record of found as unknown[]) records.push(record);
       }
       data = action.recordItemPath === undefined ? records : records.map((item) => getPath(item, action.recordItemPath));
     } else if (body === null) {
