@@ -1,3 +1,4 @@
+import { own } from './own.js';
 import { Authenticator } from './auth/authenticator.js';
 import type { TokenRefresh, TokenRefreshLock } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
@@ -49,7 +50,7 @@ export function validateConfig(definition: ConnectorDefinition, input: Record<st
   const config: Record<string, string> = {};
   const issues: ErrorIssue[] = [];
   for (const key of Object.keys(input)) {
-    if (!(key in definition.config)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
+    if (!Object.hasOwn(definition.config, key)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
   }
   for (const [name, field] of Object.entries(definition.config)) {
     const raw = input[name] ?? field.default;
@@ -118,7 +119,7 @@ export class Connector {
   }
 
   entity(name: string): EntityDefinition {
-    const entity = this.definition.entities[name];
+    const entity = own(this.definition.entities, name);
     if (!entity) {
       throw new UnknownOperationError(
         `Unknown entity "${name}" for ${this.definition.connectorType}. Valid entities: ${Object.keys(this.definition.entities).join(', ')}.`,
@@ -129,7 +130,7 @@ export class Connector {
 
   action(entityName: string, actionName: string): ActionDefinition {
     const entity = this.entity(entityName);
-    const action = entity.actions[actionName];
+    const action = own(entity.actions, actionName);
     if (!action) {
       if (actionName === 'context_store_search') {
         throw new HostedOnlyError('context_store_search exists only in hosted mode: it searches data the Switchyard service has synchronized. Use list or api_search here.');
@@ -142,7 +143,7 @@ export class Connector {
   /** Validates params against the action's declared schema, reporting every violation at once. */
   validate(entityName: string, actionName: string, params: Record<string, unknown>): Record<string, unknown> {
     const action = this.action(entityName, actionName);
-    const validator = this.validators[validatorName(entityName, actionName)];
+    const validator = own(this.validators, validatorName(entityName, actionName));
     if (!validator) throw new UpstreamError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
     const issues: ErrorIssue[] = [];
     if (!validator(params)) issues.push(...issuesFromValidator(validator.errors ?? []));

@@ -2,6 +2,7 @@
  * Switchyard as a library (open-source mode): execute operations against a vendor API with
  * credentials you supply. `createConnector('jira', { credentials, config }).execute('issues', 'get', {...})`.
  */
+import { own } from './own.js';
 import { Connector, type ConnectorOptions } from './connector.js';
 import { UnknownOperationError } from './errors.js';
 import { connectorModules, skillDocsLoaders } from './generated/index.js';
@@ -18,7 +19,7 @@ export async function loadSkillDocs(connectorType: string): Promise<SkillDocs | 
 }
 
 export function createConnector(connectorType: string, options: ConnectorOptions): Connector {
-  const module = connectorModules[connectorType];
+  const module = own(connectorModules, connectorType);
   if (!module) throw new UnknownOperationError(`Unknown connector type "${connectorType}". Known types: ${connectorTypes().join(', ')}.`);
   return new Connector(module, options);
 }

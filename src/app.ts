@@ -4,7 +4,8 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ServiceContext } from './context.js';
 import { registerAuthentication } from './plugins/authentication.js';
-import { registerErrorHandling } from './plugins/error-handler.js';
+import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
+import { registerInputCharacterRules } from './plugins/input-characters.js';
 import { registerRoutes } from './routes/index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -21,6 +22,7 @@ export function buildApp(ctx: ServiceContext, options: { logger?: FastifyServerO
     logger: options.logger ?? false,
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
+    ...frameworkErrorOptions,
   });
   const { body, text } = validators();
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -30,6 +32,7 @@ export function buildApp(ctx: ServiceContext, options: { logger?: FastifyServerO
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
   registerAuthentication(app);
+  registerInputCharacterRules(app);
   void app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

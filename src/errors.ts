@@ -43,6 +43,12 @@ export class BadRequestError extends SwitchyardError {
   }
 }
 
+/** A path this service serves, asked with a method it does not answer there. */
+export class MethodNotAllowedError extends SwitchyardError {
+  readonly code = 'method_not_allowed';
+  readonly status = 405;
+}
+
 export class ConflictError extends SwitchyardError {
   readonly code = 'conflict';
   readonly status = 409;

@@ -1,3 +1,4 @@
+import { own } from '../own.js';
 import type { AuthOption } from '../definition.js';
 import { CredentialsError } from '../errors.js';
 
@@ -28,7 +29,7 @@ export function selectAuthOption(options: AuthOption[], input: Record<string, un
     }
   } else {
     const complete = options.filter((o) => requiredFields(o).every((f) => provided.includes(f)));
-    const exact = complete.filter((o) => provided.every((k) => k in o.fields));
+    const exact = complete.filter((o) => provided.every((k) => Object.hasOwn(o.fields, k)));
     const candidates = exact.length > 0 ? exact : complete;
     if (candidates.length !== 1) {
       const reason = candidates.length === 0 ? 'match no credential option' : 'match several credential options; set credentials.option_title';
@@ -39,7 +40,7 @@ export function selectAuthOption(options: AuthOption[], input: Record<string, un
   const credentials: Credentials = {};
   const problems: string[] = [];
   for (const key of provided) {
-    const field = option.fields[key];
+    const field = own(option.fields, key);
     const value = rest[key];
     if (!field) problems.push(`"${key}" is not a field of option "${option.optionTitle}"`);
     else if (typeof value !== 'string') problems.push(`"${key}" must be a string`);
