@@ -6,8 +6,10 @@ import { RateLimitedError } from '../../runtime/errors.js';
 import { issuesFromValidator, type ValidatorError } from '../../runtime/validation.js';
 import {
   BadRequestError,
+  HeadersTooLargeError,
   InternalError,
   MethodNotAllowedError,
+  RequestTimeoutError,
   PayloadTooLargeError,
   RequestValidationError,
   ResourceNotFoundError,
@@ -53,20 +55,17 @@ function rawResponse(status: number, error: SwitchyardError, extraHeaders = ''):
 /** Errors Node's HTTP parser reports before a request exists: answered in the envelope, then the connection is closed. */
 function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  let status = 400;
   let answer: SwitchyardError;
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    status = 431;
-    answer = new BadRequestError('The request headers are larger than this service accepts.', 'headers_too_large');
+    answer = new HeadersTooLargeError('The request headers are larger than this service accepts.');
   } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    status = 408;
-    answer = new BadRequestError('The request was not received in time.', 'request_timeout');
+    answer = new RequestTimeoutError('The request was not received in time.');
   } else if (error.code === 'HPE_INVALID_METHOD') {
     answer = new BadRequestError('The request method is not an HTTP method this service knows.', 'unknown_method');
   } else {
     answer = new BadRequestError('The request is not well-formed HTTP (request line or headers).', 'malformed_request');
   }
-  if (socket.writable) socket.write(rawResponse(status, answer));
+  if (socket.writable) socket.write(rawResponse(answer.status, answer));
   socket.destroy();
 }
 
@@ -81,7 +80,7 @@ function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: F
         ? new BadRequestError(`A path segment is longer than ${MAX_PARAM_LENGTH} characters.`, 'path_too_long', [
             { field: 'path', rule: 'maxLength', message: `path segments are at most ${MAX_PARAM_LENGTH} characters`, limit: MAX_PARAM_LENGTH },
           ])
-        : new BadRequestError('The request cannot be routed.', 'bad_request');
+        : new BadRequestError('The request cannot be routed.', 'malformed_request');
   void reply.status(answer.status).send(toEnvelope(answer));
 }
 
@@ -113,7 +112,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   app.setErrorHandler((raw, request, reply) => {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
-    if (error instanceof InternalError) request.log.error({ err: raw }, 'unhandled error');
+    if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
     if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     void reply.status(error.status).send(toEnvelope(error));
   });

@@ -13,10 +13,9 @@ import {
   type Connector,
   type EntityDefinition,
 } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { excludePaths, selectPaths } from '../field-paths.js';
 import { contextStoreSearch } from '../context/search.js';
-import { ConnectorCache } from './connector-cache.js';
 import type { ConnectorRow } from './connector-lookup.js';
 import { assertWorkspaceActive } from './workspaces.js';
 
@@ -47,26 +46,9 @@ export interface ExecuteResponse {
 
 export const CONTEXT_STORE_SEARCH = 'context_store_search';
 
-const cachesByService = new WeakMap<ServiceContext, ConnectorCache>();
-
-/** The hot-path connector cache of a service (src/services/connector-cache.ts), created on first use. */
-export function connectorCache(ctx: ServiceContext, log: FastifyBaseLogger): ConnectorCache {
-  let found = cachesByService.get(ctx);
-  if (!found) {
-    found = new ConnectorCache({ store: ctx.store, keyring: ctx.keyring, config: ctx.config, log });
-    cachesByService.set(ctx, found);
-  }
-  return found;
-}
-
 /** The warm connector instance of a stored connector (shared with execute; the context store sync reads through it). */
-export function connectorInstance(ctx: ServiceContext, row: ConnectorRow, log: FastifyBaseLogger): Connector {
-  return connectorCache(ctx, log).instanceFor(row);
-}
-
-/** Drops every warm connector instance of a service, as a restart would (tests use it). */
-export function forgetConnectorInstances(ctx: ServiceContext): void {
-  cachesByService.get(ctx)?.clear();
+export function connectorInstance(ctx: ServiceContext, row: ConnectorRow): Connector {
+  return ctx.connectors.instanceFor(row);
 }
 
 /** An entity without searchable fields has no context_store_search. */
@@ -114,7 +96,7 @@ export async function executeOperation(
   log: FastifyBaseLogger,
 ): Promise<ExecuteResponse> {
   const started = performance.now();
-  const { row, workspace, connector } = await connectorCache(ctx, log).get(organizationId, connectorId);
+  const { row, workspace, connector } = await ctx.connectors.get(organizationId, connectorId);
   assertWorkspaceActive(workspace);
   if (request.action === CONTEXT_STORE_SEARCH) {
     return runContextStoreSearch(ctx, organizationId, row, connector, request, started);

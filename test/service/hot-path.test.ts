@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { composeService } from '../../src/composition.js';
 import { openStore } from '../../src/db/database.js';
 import { insertConnector, storedCredentials } from '../support/connector-rows.js';
 import { ApiClient, createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
@@ -44,15 +45,11 @@ async function startVendor(): Promise<Vendor> {
 /** A second service process on the same database and master key (another replica). */
 async function startReplica(service: TestService): Promise<{ url: string; close(): Promise<void> }> {
   const store = await openStore({ databaseUrl: service.databaseUrl as string });
-  const app = buildApp({ store, keyring: service.keyring, config: service.config });
+  const replica = composeService({ store, keyring: service.keyring, config: service.config }, { ownStore: true });
+  const app = buildApp(replica.ctx);
+  replica.adopt(() => app.close());
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    url,
-    async close() {
-      await app.close();
-      await store.close();
-    },
-  };
+  return { url, close: () => replica.close() };
 }
 
 const until = async (check: () => Promise<boolean>, what: string) => {
