@@ -1,6 +1,6 @@
 /**
  * `npm run bench [name...]`: runs the benchmarks and prints one table each. Names: startup,
- * sync-ingest, filter-search, semantic-search (all when none is given). Targets are printed in the
+ * sync-ingest, filter-search, semantic-search, execute-overhead (all when none is given). Targets are printed in the
  * rows; these are measurements, not tests.
  */
 type Row = Record<string, string | number>;
@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   'sync-ingest': () => import('./sync-ingest.js'),
   'filter-search': () => import('./filter-search.js'),
   'semantic-search': () => import('./semantic-search.js'),
+  'execute-overhead': () => import('./execute-overhead.js'),
 };
 
 const asked = process.argv.slice(2);

@@ -1,5 +1,6 @@
+import { own } from './own.js';
 import { Authenticator } from './auth/authenticator.js';
-import type { TokenRefresh } from './auth/oauth2.js';
+import type { TokenRefresh, TokenRefreshLock } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from './definition.js';
 import { GeneratedCodeMissingError, HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
@@ -24,6 +25,8 @@ export interface ConnectorOptions {
   http?: Partial<HttpOptions>;
   /** Called after every OAuth refresh; `rotated` tells whether a new refresh token must be persisted. */
   onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>;
+  /** Makes OAuth refreshes single-flight across processes sharing stored credentials (replaces onTokenRefresh: the lock persists). */
+  tokenRefreshLock?: TokenRefreshLock;
 }
 
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
@@ -48,7 +51,7 @@ export function validateConfig(definition: ConnectorDefinition, input: Record<st
   const config: Record<string, string> = {};
   const issues: ErrorIssue[] = [];
   for (const key of Object.keys(input)) {
-    if (!(key in definition.config)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
+    if (!Object.hasOwn(definition.config, key)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
   }
   for (const [name, field] of Object.entries(definition.config)) {
     const given = input[name];
@@ -111,7 +114,7 @@ export class Connector {
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
     this.redact = redactor(() => this.authenticator.secrets());
-    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh);
+    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh, options.tokenRefreshLock);
   }
 
   get authOptionTitle(): string {
@@ -119,7 +122,7 @@ export class Connector {
   }
 
   entity(name: string): EntityDefinition {
-    const entity = this.definition.entities[name];
+    const entity = own(this.definition.entities, name);
     if (!entity) {
       throw new UnknownOperationError(
         `Unknown entity "${name}" for ${this.definition.connectorType}. Valid entities: ${Object.keys(this.definition.entities).join(', ')}.`,
@@ -130,7 +133,7 @@ export class Connector {
 
   action(entityName: string, actionName: string): ActionDefinition {
     const entity = this.entity(entityName);
-    const action = entity.actions[actionName];
+    const action = own(entity.actions, actionName);
     if (!action) {
       if (actionName === 'context_store_search') {
         throw new HostedOnlyError('context_store_search exists only in hosted mode: it searches data the Switchyard service has synchronized. Use list or api_search here.');
@@ -151,7 +154,7 @@ export class Connector {
 
   private checkParams(entityName: string, actionName: string, input: Record<string, unknown>): { params: Record<string, unknown>; keepAtMost?: number } {
     const action = this.action(entityName, actionName);
-    const validator = this.validators[validatorName(entityName, actionName)];
+    const validator = own(this.validators, validatorName(entityName, actionName));
     if (!validator) throw new GeneratedCodeMissingError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
     const { params, keepAtMost, limitProblem } = prepareParams(action, input);
     const issues: ErrorIssue[] = [];
@@ -226,7 +229,8 @@ export class Connector {
       for (const [k, v] of Object.entries(applied.headers)) headers[k.toLowerCase()] = v;
       const queryString = query.toString();
       const url = queryString ? `${request.url}?${queryString}` : request.url;
-      return { applied, response: await sendRequest({ ...request, url, headers }, this.http, action.idempotent) };
+      const credentialHeaders = this.credentialHeaderNames(headers, Object.keys(applied.headers));
+      return { applied, response: await sendRequest({ ...request, url, headers, credentialHeaders }, this.http, action.idempotent) };
     };
 
     const refused = (r: HttpResponse) => r.status === 401 || (action.graphql !== undefined && isGraphqlAuthFailure(r));
@@ -249,6 +253,23 @@ export class Connector {
     return this.shape<TData, TPagination>(action, validParams, body, response, target.origin, keepAtMost);
   }
 
+  /**
+   * Headers that carry a credential, dropped when a redirect leaves the vendor's origin: every header
+   * auth adds, every connector header whose template reads credentials or tokens, and any header whose
+   * value contains a secret.
+   */
+  private credentialHeaderNames(headers: Record<string, string>, authHeaders: string[]): string[] {
+    const names = new Set(authHeaders.map((name) => name.toLowerCase()));
+    for (const [name, template] of Object.entries(this.definition.headers)) {
+      if (/\{\{\s*(credentials|token)\./.test(template)) names.add(name.toLowerCase());
+    }
+    const secrets = this.authenticator.secrets().filter((secret) => secret.length >= 4);
+    for (const [name, value] of Object.entries(headers)) {
+      if (secrets.some((secret) => value.includes(secret))) names.add(name.toLowerCase());
+    }
+    return [...names];
+  }
+
   private shape<TData, TPagination>(
     action: ActionDefinition,
     params: Record<string, unknown>,
@@ -264,7 +285,8 @@ export class Connector {
         const found = getPath(body, path);
         if (found === undefined || found === null) continue;
         if (!Array.isArray(found)) throw new UpstreamError(`The vendor's response has no list of records at "${path ?? '(root)'}".`, { upstreamStatus: response.status });
-        records.push(...found);
+        // One at a time: spreading a page of hundreds of thousands of records overflows the call stack.
+        for (const record of found as unknown[]) records.push(record);
       }
       data = action.recordItemPath === undefined ? records : records.map((item) => getPath(item, action.recordItemPath));
     } else if (body === null) {

@@ -1,5 +1,5 @@
 import ky, { TimeoutError } from 'ky';
-import { RateLimitedError, UpstreamError, UpstreamTimeoutError } from './errors.js';
+import { RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
 
 export interface HttpOptions {
   /** Per-request timeout. */
@@ -12,6 +12,10 @@ export interface HttpOptions {
   retryMaxMs: number;
   /** Longest Retry-After the runtime waits for; a longer one is returned to the caller as RateLimitedError. */
   maxRetryAfterMs: number;
+  /** Largest response body read; a larger one is abandoned while streaming (UpstreamError, 502). */
+  maxResponseBytes: number;
+  /** Redirects an idempotent request follows; requests that change data follow none. */
+  maxRedirects: number;
 }
 
 export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
@@ -20,6 +24,8 @@ export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   retryBaseMs: 250,
   retryMaxMs: 8_000,
   maxRetryAfterMs: 60_000,
+  maxResponseBytes: 50 * 1024 * 1024,
+  maxRedirects: 3,
 };
 
 export interface HttpRequest {
@@ -27,6 +33,8 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** Names (lowercase) of the headers whose values come from credentials or tokens: never sent to another origin. */
+  credentialHeaders?: readonly string[];
 }
 
 export interface HttpResponse {
@@ -55,6 +63,42 @@ export function backoffDelay(attempt: number, scale: { baseMs: number; maxMs: nu
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+function megabytes(bytes: number): string {
+  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+}
+
+/** The body as text, abandoned as soon as it is larger than the cap (before it is held whole in memory). */
+async function readCapped(response: Response, request: HttpRequest, maxBytes: number): Promise<string> {
+  const tooLarge = () =>
+    new UpstreamError(
+      `The vendor's response to ${request.method} ${redactUrl(request.url)} is larger than ${megabytes(maxBytes)}, the most this service reads of one response; ` +
+        'ask for smaller pages (a page size or limit param) or raise the cap (UPSTREAM_MAX_RESPONSE_BYTES, or the http.maxResponseBytes option).',
+      { upstreamStatus: response.status },
+    );
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
+}
+
 async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<HttpResponse> {
   const response = await ky(request.url, {
     method: request.method,
@@ -63,9 +107,69 @@ async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<Htt
     timeout: options.timeoutMs,
     retry: 0,
     throwHttpErrors: false,
-    redirect: 'follow',
+    redirect: 'manual',
   });
-  return { status: response.status, headers: response.headers, text: await response.text() };
+  if (REDIRECT_STATUSES.has(response.status)) {
+    await response.body?.cancel().catch(() => undefined);
+    return { status: response.status, headers: response.headers, text: '' };
+  }
+  return { status: response.status, headers: response.headers, text: await readCapped(response, request, options.maxResponseBytes) };
+}
+
+/**
+ * Sends a request and handles redirects by rule, not as fetch would:
+ * - a request that changes data (not idempotent) is never re-sent: a 3xx is an UpstreamError naming
+ *   the host it pointed to (a 307 would otherwise send a create twice);
+ * - an idempotent request follows at most options.maxRedirects redirects (http and https only);
+ *   once a redirect leaves the request's origin, every header whose value comes from credentials or
+ *   tokens (request.credentialHeaders) is dropped from that hop and every later one;
+ * - 303, and 301/302 after a POST, continue as a GET without a body; 307/308 repeat the method and body.
+ */
+async function sendFollowingRedirects(request: HttpRequest, options: HttpOptions, idempotent: boolean): Promise<HttpResponse> {
+  const origin = new URL(request.url).origin;
+  const credentialHeaders = new Set((request.credentialHeaders ?? []).map((name) => name.toLowerCase()));
+  let current = request;
+  let leftOrigin = false;
+  for (let hop = 0; ; hop++) {
+    const response = await sendOnce(current, options);
+    if (!REDIRECT_STATUSES.has(response.status)) return response;
+    const location = response.headers.get('location');
+    if (location === null || location.trim() === '') return response;
+    let target: URL;
+    try {
+      target = new URL(location, current.url);
+    } catch {
+      throw new UpstreamError(`The vendor answered HTTP ${response.status} with a Location that is not a URL.`, { upstreamStatus: response.status });
+    }
+    const said = `The vendor answered ${current.method} ${redactUrl(current.url)} with HTTP ${response.status}, redirecting to ${target.host}`;
+    if (!idempotent) {
+      throw new UpstreamError(`${said}. Requests that change data are never re-sent to a redirect target: the request was sent once, and not repeated.`, {
+        upstreamStatus: response.status,
+      });
+    }
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+      throw new UpstreamError(`${said} over ${target.protocol.replace(/:$/, '')}, which this service does not follow.`, { upstreamStatus: response.status });
+    }
+    if (hop >= options.maxRedirects) {
+      throw new UpstreamError(`${said}, after ${options.maxRedirects} redirects already: the most a request follows.`, { upstreamStatus: response.status });
+    }
+    leftOrigin ||= target.origin !== origin;
+    const headers = { ...current.headers };
+    if (leftOrigin) {
+      for (const name of Object.keys(headers)) if (credentialHeaders.has(name.toLowerCase())) delete headers[name];
+    }
+    const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === 'POST');
+    if (asGet) {
+      for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
+    }
+    current = {
+      method: asGet ? 'GET' : current.method,
+      url: target.toString(),
+      headers,
+      ...(!asGet && current.body !== undefined && { body: current.body }),
+      credentialHeaders: request.credentialHeaders,
+    };
+  }
 }
 
 /**
@@ -79,8 +183,9 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
     const last = attempt === attempts - 1;
     let response: HttpResponse;
     try {
-      response = await sendOnce(request, options);
+      response = await sendFollowingRedirects(request, options, idempotent);
     } catch (error) {
+      if (error instanceof SwitchyardError) throw error;
       if (error instanceof TimeoutError) {
         throw new UpstreamTimeoutError(`The vendor did not answer within ${options.timeoutMs} ms (${request.method} ${redactUrl(request.url)}).`);
       }

@@ -1,3 +1,4 @@
+import { own } from './own.js';
 import type { ActionDefinition, JsonObject, ParamDefinition } from './definition.js';
 import { UpstreamError, ValidationError } from './errors.js';
 import type { HttpRequest } from './http.js';
@@ -52,7 +53,7 @@ export function buildRequest(action: ActionDefinition, params: Record<string, un
 
   let path = action.path;
   for (const [name, raw] of Object.entries(params)) {
-    const param = action.params[name];
+    const param = own(action.params, name);
     if (raw === undefined) continue;
     const value = param?.valueTemplate === undefined ? raw : param.valueTemplate.replace('{value}', String(raw));
     if (!param) {

@@ -5,7 +5,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { LoggerOptions } from 'pino';
 import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
-import { registerErrorHandling } from './plugins/error-handler.js';
+import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
+import { registerInputCharacterRules } from './plugins/input-characters.js';
 import { registerRoutes } from './routes/index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -23,6 +24,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
     loggerInstance: ctx.log,
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
+    ...frameworkErrorOptions,
   });
   const { body, text } = validators();
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -32,6 +34,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
   registerAuthentication(app);
+  registerInputCharacterRules(app);
   void app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

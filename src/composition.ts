@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { providerFromConfig, type EmbeddingProvider } from './context/semantic/providers.js';
 import { SyncService, type SyncServiceOptions } from './context/sync/service.js';
 import type { ServiceBase, ServiceContext } from './service-context.js';
-import { ConnectorInstances } from './services/execution.js';
+import { ConnectorCache } from './services/connector-cache.js';
 
 export interface ComposeOptions {
   /** Defaults to a silent logger (tests, the CLI). */
@@ -36,8 +36,8 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
   const closers: Array<() => Promise<void>> = [];
   if (options.ownStore) closers.push(() => base.store.close());
   const ctx = { ...base, log, observers: [], embeddings: { provider: options.embeddings ?? providerFromConfig(base.config) } } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
-  ctx.connectors = new ConnectorInstances(ctx, log);
-  closers.push(async () => ctx.connectors.clear());
+  ctx.connectors = new ConnectorCache({ store: base.store, keyring: base.keyring, config: base.config, log });
+  closers.push(async () => ctx.connectors.close());
   ctx.syncs = new SyncService(ctx, log, options.sync);
   // Running syncs stop (and record "interrupted") before the store closes.
   closers.push(() => ctx.syncs.close());

@@ -20,6 +20,13 @@ export interface ServiceConfig {
   bodyLimitBytes: number;
   /** Per-request timeout of vendor calls (UPSTREAM_TIMEOUT_MS); the runtime's default (30 s) when absent. */
   upstreamTimeoutMs?: number;
+  /** Largest vendor response body read (UPSTREAM_MAX_RESPONSE_BYTES); the runtime's default (50 MB) when absent. */
+  upstreamMaxResponseBytes?: number;
+  /**
+   * Longest time execute trusts a connector held in memory without re-reading it (CONNECTOR_CACHE_MAX_STALENESS_MS,
+   * default 30 s): the fallback for a change notification that never arrived (src/services/connector-cache.ts).
+   */
+  connectorCacheMaxStalenessMs?: number;
   /** Extra attempts of idempotent vendor calls on 429/502/503/504 (UPSTREAM_RETRIES); the runtime's default (3) when absent. */
   upstreamRetries?: number;
   /**
@@ -91,6 +98,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 900, 30, 86_400),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     ...(env.UPSTREAM_TIMEOUT_MS ? { upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000) } : {}),
+    ...(env.UPSTREAM_MAX_RESPONSE_BYTES ? { upstreamMaxResponseBytes: integer(env, 'UPSTREAM_MAX_RESPONSE_BYTES', 52_428_800, 1024, 1_073_741_824) } : {}),
+    ...(env.CONNECTOR_CACHE_MAX_STALENESS_MS
+      ? { connectorCacheMaxStalenessMs: integer(env, 'CONNECTOR_CACHE_MAX_STALENESS_MS', 30_000, 0, 3_600_000) }
+      : {}),
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
     ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),
     syncIntervalMinutes: integer(env, 'SYNC_INTERVAL_MINUTES', 60, 0, 525_600),

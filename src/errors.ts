@@ -31,6 +31,14 @@ export const SERVICE_ERRORS = {
   nothing_to_sync: { status: 400, meaning: 'The connector kind has no entity the context store can synchronize.' },
   context_store_not_ready: { status: 400, meaning: 'Context store search on an entity without a complete sync.' },
   invalid_semantic_field: { status: 400, meaning: 'Semantic search on a field the entity does not index by meaning.' },
+  invalid_character: { status: 400, meaning: 'A NUL anywhere in the input, or a control character in a name or a path or query value; errors[] names the field.' },
+  malformed_url: { status: 400, meaning: 'The request path is not valid percent-encoded UTF-8.' },
+  path_too_long: { status: 400, meaning: 'A path segment is over 1,000 characters.' },
+  malformed_request: { status: 400, meaning: 'The request line or headers are not well-formed HTTP.' },
+  unknown_method: { status: 400, meaning: 'The request method is not an HTTP method this service knows.' },
+  method_not_allowed: { status: 405, meaning: 'A path this service serves, asked with a method it does not answer there (Allow lists them); CONNECT.' },
+  request_timeout: { status: 408, meaning: 'The request was not received in time.' },
+  headers_too_large: { status: 431, meaning: 'The request headers are larger than the server accepts.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 type Catalogue = typeof RUNTIME_ERRORS & typeof SERVICE_ERRORS;
@@ -71,6 +79,15 @@ export class BadRequestError extends SwitchyardError {
 }
 
 export class ConflictError extends codedError(SERVICE_ERRORS, 'conflict') {}
+
+/** A path this service serves, asked with a method it does not answer there. */
+export class MethodNotAllowedError extends codedError(SERVICE_ERRORS, 'method_not_allowed') {}
+
+/** The request was not received in time (answered before a route runs). */
+export class RequestTimeoutError extends codedError(SERVICE_ERRORS, 'request_timeout') {}
+
+/** The request headers are larger than the server accepts (answered before a route runs). */
+export class HeadersTooLargeError extends codedError(SERVICE_ERRORS, 'headers_too_large') {}
 
 export class PayloadTooLargeError extends codedError(SERVICE_ERRORS, 'payload_too_large') {}
 

@@ -6,7 +6,7 @@ import type { SyncScheduler } from './context/sync/scheduler.js';
 import type { SyncService } from './context/sync/service.js';
 import type { Store } from './db/database.js';
 import type { Keyring } from './security/keyring.js';
-import type { ConnectorInstances } from './services/execution.js';
+import type { ConnectorCache } from './services/connector-cache.js';
 
 /** What a service is built from: the store, the keyring and the settings. */
 export interface ServiceBase {
@@ -21,8 +21,8 @@ export interface ServiceBase {
  */
 export interface ServiceContext extends ServiceBase {
   log: FastifyBaseLogger;
-  /** Warm connector instances (with their OAuth tokens), per stored connector. */
-  connectors: ConnectorInstances;
+  /** What execute needs of each connector, from memory (src/services/connector-cache.ts). */
+  connectors: ConnectorCache;
   /** Observers of the records each sync page commits (the semantic indexer), in registration order. */
   observers: RecordObserver[];
   /** The embedding model in use; replaceable while running (the index then re-embeds). */

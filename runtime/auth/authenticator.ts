@@ -2,7 +2,7 @@ import type { AuthOption } from '../definition.js';
 import type { HttpOptions } from '../http.js';
 import { renderTemplate, type TemplateContext } from '../templates.js';
 import type { Redactor } from '../upstream-errors.js';
-import { OAuth2TokenManager, type TokenRefresh } from './oauth2.js';
+import { OAuth2TokenManager, type TokenRefresh, type TokenRefreshLock } from './oauth2.js';
 
 /** What auth adds to one outgoing request. */
 export interface AppliedAuth {
@@ -21,9 +21,10 @@ export class Authenticator {
     http: HttpOptions,
     redact: Redactor,
     onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
+    tokenRefreshLock?: TokenRefreshLock,
   ) {
     if (option.type === 'oauth2_refresh') {
-      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh);
+      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh, tokenRefreshLock);
     }
   }
 

@@ -16,6 +16,24 @@ export interface TokenRefresh {
   kept: Record<string, string>;
 }
 
+/** Tokens to use after a refresh coordinated by a TokenRefreshLock. */
+export interface StoredTokens {
+  access_token: string;
+  refresh_token: string;
+  expires_at?: string;
+  /** Values kept from a token response ({{token.X}}); only the option's `keep` names are used. */
+  kept?: Record<string, string>;
+}
+
+/**
+ * Makes the refreshes of one connector single-flight across processes (the hosted service locks the
+ * connector's stored row). `refresh` runs under the lock unless the store already holds an access
+ * token other than `held.access_token`, which is then returned instead.
+ */
+export interface TokenRefreshLock {
+  refresh(held: { refresh_token: string; access_token?: string }, refresh: (refreshToken: string) => Promise<TokenRefresh>): Promise<StoredTokens>;
+}
+
 /** Refresh this long before the announced expiry (at most half the token's lifetime). */
 const EXPIRY_SKEW_MS = 60_000;
 
@@ -37,6 +55,7 @@ export class OAuth2TokenManager {
     private readonly http: HttpOptions,
     private readonly redact: Redactor,
     private readonly onRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
+    private readonly lock?: TokenRefreshLock,
   ) {
     this.refreshToken = context.credentials.refresh_token ?? '';
     this.accessToken = context.credentials.access_token || undefined;
@@ -59,21 +78,46 @@ export class OAuth2TokenManager {
 
   /** After an upstream 401 with `rejected`: refresh unless another call already replaced that token. */
   async replaceRejected(rejected: string): Promise<string> {
-    if (this.accessToken && this.accessToken !== rejected) return this.accessToken;
-    this.accessToken = undefined;
+    if (this.inFlight === undefined && this.accessToken && this.accessToken !== rejected) return this.accessToken;
     return this.refresh();
   }
 
   private refresh(): Promise<string> {
-    this.inFlight ??= this.requestToken().finally(() => {
+    this.inFlight ??= this.renew().finally(() => {
       this.inFlight = undefined;
     });
     return this.inFlight;
   }
 
-  private async requestToken(): Promise<string> {
+  private async renew(): Promise<string> {
+    if (this.lock === undefined) {
+      const refresh = await this.requestToken(this.refreshToken);
+      this.use(refresh);
+      if (this.onRefresh) await this.onRefresh(refresh);
+      return refresh.access_token;
+    }
+    const tokens = await this.lock.refresh({ refresh_token: this.refreshToken, ...(this.accessToken !== undefined && { access_token: this.accessToken }) }, (refreshToken) =>
+      this.requestToken(refreshToken),
+    );
+    this.use(tokens);
+    return tokens.access_token;
+  }
+
+  private use(tokens: StoredTokens): void {
+    this.accessToken = tokens.access_token;
+    this.refreshToken = tokens.refresh_token;
+    const expiresAt = tokens.expires_at === undefined ? Number.NaN : Date.parse(tokens.expires_at);
+    this.expiresAt = Number.isFinite(expiresAt) ? expiresAt : undefined;
+    for (const name of this.option.keep) {
+      const value = tokens.kept?.[name];
+      if (typeof value === 'string' && value !== '') this.kept[name] = value;
+    }
+  }
+
+  /** Calls the token endpoint with `refreshToken`; changes nothing held. */
+  private async requestToken(refreshToken: string): Promise<TokenRefresh> {
     const { option, context } = this;
-    const params: Record<string, string> = { grant_type: 'refresh_token', refresh_token: this.refreshToken };
+    const params: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken };
     const headers: Record<string, string> = { accept: 'application/json' };
     for (const [name, template] of Object.entries(option.tokenHeaders)) headers[name.toLowerCase()] = renderTemplate(template, context);
     const clientId = context.credentials.client_id ?? '';
@@ -110,25 +154,21 @@ export class OAuth2TokenManager {
     if (typeof token.access_token !== 'string' || token.access_token === '') {
       throw new UpstreamError('The OAuth token endpoint answered without an access_token.', { upstreamStatus: response.status });
     }
-    this.accessToken = token.access_token;
     const expiresIn = Number(token.expires_in);
-    this.expiresAt = Number.isFinite(expiresIn) && expiresIn > 0 ? Date.now() + expiresIn * 1000 : undefined;
+    const expiresAt = Number.isFinite(expiresIn) && expiresIn > 0 ? Date.now() + expiresIn * 1000 : undefined;
     // A token that lives a minute or less must still be usable right after it is issued.
     this.skewMs = Number.isFinite(expiresIn) && expiresIn > 0 ? Math.min(EXPIRY_SKEW_MS, (expiresIn * 1000) / 2) : EXPIRY_SKEW_MS;
+    const kept: Record<string, string> = { ...this.kept };
     for (const name of option.keep) {
-      if (typeof token[name] === 'string') this.kept[name] = token[name];
+      if (typeof token[name] === 'string') kept[name] = token[name];
     }
-    const rotated = typeof token.refresh_token === 'string' && token.refresh_token !== '' && token.refresh_token !== this.refreshToken;
-    if (rotated) this.refreshToken = token.refresh_token as string;
-    if (this.onRefresh) {
-      await this.onRefresh({
-        access_token: this.accessToken,
-        refresh_token: this.refreshToken,
-        rotated,
-        expires_at: this.expiresAt === undefined ? undefined : new Date(this.expiresAt).toISOString(),
-        kept: { ...this.kept },
-      });
-    }
-    return this.accessToken;
+    const rotated = typeof token.refresh_token === 'string' && token.refresh_token !== '' && token.refresh_token !== refreshToken;
+    return {
+      access_token: token.access_token,
+      refresh_token: rotated ? (token.refresh_token as string) : refreshToken,
+      rotated,
+      expires_at: expiresAt === undefined ? undefined : new Date(expiresAt).toISOString(),
+      kept,
+    };
   }
 }

@@ -5,6 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { StoreChanges } from './changes.js';
 import { migrate } from './migrate.js';
 import { PGlitePool } from './pglite-pool.js';
 import { acquireStoreLock } from './store-lock.js';
@@ -17,6 +18,8 @@ export interface Store {
   kind: StoreKind;
   /** Where the data lives, for the start-up log (a path, or the URL without its password). */
   location: string;
+  /** Change announcements, so in-memory copies of rows are dropped when the rows change (src/db/changes.ts). */
+  changes: StoreChanges;
   close(): Promise<void>;
 }
 
@@ -36,7 +39,14 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-    store = { db, kind: 'postgres', location: redactDatabaseUrl(options.databaseUrl), close: () => db.destroy() };
+    let changes: StoreChanges;
+    try {
+      changes = await StoreChanges.shared(options.databaseUrl);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+    store = { db, kind: 'postgres', location: redactDatabaseUrl(options.databaseUrl), changes, close: () => changes.close().finally(() => db.destroy()) };
   } else {
     const dataDir = options.dataDir ?? 'memory://';
     let location = dataDir;
@@ -53,7 +63,7 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
       throw error;
     }
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-    store = { db, kind: 'pglite', location, close: () => db.destroy().finally(() => lock?.release()) };
+    store = { db, kind: 'pglite', location, changes: StoreChanges.local(), close: () => db.destroy().finally(() => lock?.release()) };
   }
   try {
     await migrate(store.db);

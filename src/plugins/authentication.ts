@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { TokenError, verifyToken } from '../security/tokens.js';
+import { TokenError, VerifiedTokenCache } from '../security/tokens.js';
 
 export const ORGANIZATION_HEADER = 'x-organization-id';
 
@@ -14,11 +14,12 @@ function bearer(request: FastifyRequest): string {
 /** Every route but the public ones needs a valid application token; X-Organization-Id must match it. */
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('principal', undefined as never);
+  const tokens = new VerifiedTokenCache(app.ctx.keyring.derive('token-signing'));
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public) return;
     let claims;
     try {
-      claims = await verifyToken(bearer(request), app.ctx.keyring.derive('token-signing'));
+      claims = await tokens.verify(bearer(request));
     } catch (error) {
       if (error instanceof TokenError) throw new UnauthorizedError(error.message);
       throw error;

@@ -1,9 +1,15 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import findMyWay, { type HTTPMethod } from 'find-my-way';
 import { RateLimitedError } from '../../runtime/errors.js';
 import { issuesFromValidator, type ValidatorError } from '../../runtime/validation.js';
 import {
   BadRequestError,
+  HeadersTooLargeError,
   InternalError,
+  MethodNotAllowedError,
+  RequestTimeoutError,
   PayloadTooLargeError,
   RequestValidationError,
   ResourceNotFoundError,
@@ -40,8 +46,70 @@ function fromFastifyError(error: FastifyError): SwitchyardError {
   return new InternalError('The service failed to handle the request.');
 }
 
+/** The envelope as a whole raw HTTP/1.1 response, for errors answered before Fastify has a request (a bad request line, oversized headers, CONNECT). */
+function rawResponse(status: number, error: SwitchyardError, extraHeaders = ''): string {
+  const body = JSON.stringify(toEnvelope(error));
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`;
+}
+
+/** Errors Node's HTTP parser reports before a request exists: answered in the envelope, then the connection is closed. */
+function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let answer: SwitchyardError;
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    answer = new HeadersTooLargeError('The request headers are larger than this service accepts.');
+  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    answer = new RequestTimeoutError('The request was not received in time.');
+  } else if (error.code === 'HPE_INVALID_METHOD') {
+    answer = new BadRequestError('The request method is not an HTTP method this service knows.', 'unknown_method');
+  } else {
+    answer = new BadRequestError('The request is not well-formed HTTP (request line or headers).', 'malformed_request');
+  }
+  if (socket.writable) socket.write(rawResponse(answer.status, answer));
+  socket.destroy();
+}
+
+/** Errors Fastify's router reports (bad percent-encoding in the path...): answered in the envelope. */
+function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const answer =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new BadRequestError('The request path is not valid percent-encoded text.', 'malformed_url', [
+          { field: 'path', rule: 'url_encoding', message: 'the path must be valid percent-encoded UTF-8' },
+        ])
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new BadRequestError(`A path segment is longer than ${MAX_PARAM_LENGTH} characters.`, 'path_too_long', [
+            { field: 'path', rule: 'maxLength', message: `path segments are at most ${MAX_PARAM_LENGTH} characters`, limit: MAX_PARAM_LENGTH },
+          ])
+        : new BadRequestError('The request cannot be routed.', 'malformed_request');
+  void reply.status(answer.status).send(toEnvelope(answer));
+}
+
+/** Longest path parameter routed; a longer one is a 400 in the envelope. */
+export const MAX_PARAM_LENGTH = 1_000;
+
+/** Fastify options that route framework-level errors into the envelope. */
+export const frameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'maxParamLength'> = {
+  frameworkErrors,
+  clientErrorHandler,
+  maxParamLength: MAX_PARAM_LENGTH,
+};
+
+const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 /** One error handler and one not-found handler: every failure leaves in the same envelope. */
 export function registerErrorHandling(app: FastifyInstance): void {
+  // Which methods each path answers, so a known path with another method is a 405 with Allow.
+  const routes = findMyWay();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (ROUTED_METHODS.includes(method as HTTPMethod)) routes.on(method as HTTPMethod, route.url, () => undefined);
+    }
+  });
+  // CONNECT is not a request for this service: Node hands it over as a tunnel, which must still be answered.
+  app.server.on('connect', (_request: unknown, socket: Duplex) => {
+    socket.on('error', () => undefined);
+    socket.end(rawResponse(405, new MethodNotAllowedError('CONNECT is not a method this service answers.'), 'Allow: GET, HEAD, POST, PUT, PATCH, DELETE\r\n'));
+  });
   app.setErrorHandler((raw, request, reply) => {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
     if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
@@ -49,7 +117,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     void reply.status(error.status).send(toEnvelope(error));
   });
   app.setNotFoundHandler((request, reply) => {
-    const error = new ResourceNotFoundError(`No route ${request.method} ${request.url.split('?')[0]}.`);
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = ROUTED_METHODS.filter((method) => method !== request.method && routes.find(method, path) !== null);
+    if (allowed.length > 0) {
+      const error = new MethodNotAllowedError(`${request.method} is not allowed on ${path}. Allowed: ${allowed.join(', ')}.`);
+      void reply.status(405).header('allow', allowed.join(', ')).send(toEnvelope(error));
+      return;
+    }
+    const error = new ResourceNotFoundError(`No route ${request.method} ${path}.`);
     void reply.status(404).send(toEnvelope(error));
   });
 }

@@ -181,7 +181,7 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
         ...(body.name !== undefined && body.name !== null && { name: body.name }),
         ...(body.status !== undefined && body.status !== null && { status: body.status }),
       };
-      return updateWorkspace(app.ctx.store.db, request.principal.organizationId, request.params.workspace_id, changes);
+      return updateWorkspace(app.ctx.store, request.principal.organizationId, request.params.workspace_id, changes);
     },
   );
 
@@ -209,6 +209,6 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
         },
       },
     },
-    async (request) => deleteWorkspace(app.ctx.store.db, request.principal.organizationId, request.params.workspace_id),
+    async (request) => deleteWorkspace(app.ctx.store, request.principal.organizationId, request.params.workspace_id),
   );
 }

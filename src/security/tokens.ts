@@ -1,4 +1,4 @@
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 
 const ISSUER = 'switchyard';
 const AUDIENCE = 'switchyard-api';
@@ -39,5 +39,48 @@ export async function verifyToken(token: string, key: Uint8Array): Promise<Token
     if (error instanceof TokenError) throw error;
     if (error instanceof joseErrors.JWTExpired) throw new TokenError('The application token has expired; request a new one.', true);
     throw new TokenError('The application token is invalid.', false);
+  }
+}
+
+/**
+ * Verified claims of application tokens, kept until the token expires, so a repeat of a token costs
+ * a map lookup instead of an HMAC check. Keyed by the whole token string: a token altered in any
+ * byte is a different key and is verified in full. Bounded: the oldest entries leave first.
+ */
+export class VerifiedTokenCache {
+  private readonly entries = new Map<string, { claims: TokenClaims; expiresAtMs: number }>();
+
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async verify(token: string): Promise<TokenClaims> {
+    const now = Date.now();
+    const cached = this.entries.get(token);
+    if (cached !== undefined) {
+      if (now < cached.expiresAtMs) return cached.claims;
+      this.entries.delete(token);
+    }
+    const claims = await verifyToken(token, this.key);
+    const expiresAtMs = expiryOf(token);
+    if (expiresAtMs !== undefined && now < expiresAtMs) {
+      this.entries.set(token, { claims, expiresAtMs });
+      for (const oldest of this.entries.keys()) {
+        if (this.entries.size <= this.maxEntries) break;
+        this.entries.delete(oldest);
+      }
+    }
+    return claims;
+  }
+}
+
+/** The exp claim (ms) of a token that has just been verified. */
+function expiryOf(token: string): number | undefined {
+  try {
+    const exp = decodeJwt(token).exp;
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -12,6 +12,7 @@ import { validateConfig } from '../../runtime/connector.js';
 import { connectorModules, CredentialsError, ValidationError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
 import { connectorCreated, MAX_SYNC_INTERVAL_MINUTES } from '../context/sync/scheduler.js';
 import type { ServiceContext } from '../service-context.js';
+import { announceChange } from '../db/changes.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, InternalError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
@@ -282,8 +283,10 @@ export async function updateConnector(ctx: ServiceContext, organizationId: strin
       changes.replication_config = JSON.stringify(input.replication_config);
     }
     await trx.updateTable('connectors').set(changes).where('id', '=', current.id).where('organization_id', '=', organizationId).execute();
+    await announceChange(trx, { kind: 'connector', id: current.id });
     return loadWithWorkspace(trx, organizationId, current.id);
   });
+  ctx.store.changes.emit({ kind: 'connector', id: row.id });
   return toView(row);
 }
 
@@ -292,6 +295,8 @@ export async function deleteConnector(ctx: ServiceContext, organizationId: strin
   await ctx.store.db.transaction().execute(async (trx) => {
     const current = await findConnector(trx, organizationId, id);
     await trx.deleteFrom('connectors').where('id', '=', current.id).where('organization_id', '=', organizationId).execute();
+    await announceChange(trx, { kind: 'connector', id: current.id });
   });
+  ctx.store.changes.emit({ kind: 'connector', id });
   return { job_id: randomUUID() };
 }

@@ -1,8 +1,8 @@
 /**
  * POST /api/v1/integrations/connectors/{id}/execute: runs one {entity, action, params} operation with the
- * connector's stored credentials. Connector instances are kept in memory (a small LRU per service) so an
- * OAuth access token is reused between calls and one refresh serves every call waiting for it; a refresh
- * token the vendor rotates is sealed back into the connector's row at once.
+ * connector's stored credentials. The connector, its warm runtime instance and its workspace's status
+ * come from memory (src/services/connector-cache.ts), so an OAuth access token is reused between calls,
+ * one refresh serves every call waiting for it, and a call needs no store round trip.
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
@@ -12,14 +12,12 @@ import {
   UnknownOperationError,
   type Connector,
   type EntityDefinition,
-  type TokenRefresh,
 } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { excludePaths, selectPaths } from '../field-paths.js';
 import { contextStoreSearch } from '../context/search.js';
-import { findConnector, type ConnectorRow } from './connector-lookup.js';
-import { openCredentials, sealCredentials } from './credentials.js';
-import { assertWorkspaceActive, findWorkspace } from './workspaces.js';
+import type { ConnectorRow } from './connector-lookup.js';
+import { assertWorkspaceActive } from './workspaces.js';
 
 /** The execute request body (the reference's ConnectorExecuteRequest). */
 export interface ExecuteRequest {
@@ -49,107 +47,9 @@ export interface ExecuteResponse {
 
 export const CONTEXT_STORE_SEARCH = 'context_store_search';
 
-/** How many connector instances one service keeps warm. */
-const MAX_INSTANCES = 100;
-
-interface CachedInstance {
-  /** Which stored version of the connector the instance was built from (see versionOf). */
-  version: string;
-  connector: Connector;
-}
-
-/**
- * A stored connector version: an update of the connector changes updated_at, and any re-sealing of its
- * credentials (an update, a key rotation) changes the random IV. Either builds a new instance.
- */
-function versionOf(row: Pick<ConnectorRow, 'updated_at' | 'credentials_iv'>): string {
-  return `${new Date(row.updated_at).getTime()}|${row.credentials_iv}`;
-}
-
-export class ConnectorInstances {
-  private readonly entries = new Map<string, CachedInstance>();
-
-  constructor(
-    private readonly ctx: ServiceContext,
-    private readonly log: FastifyBaseLogger,
-  ) {}
-
-  /** The warm instance for this stored version of the connector, built when missing or stale. Synchronous, so concurrent calls share one. */
-  get(row: ConnectorRow): Connector {
-    const version = versionOf(row);
-    const cached = this.entries.get(row.id);
-    this.entries.delete(row.id);
-    if (cached && cached.version === version) {
-      this.entries.set(row.id, cached);
-      return cached.connector;
-    }
-    const entry: CachedInstance = { version, connector: this.build(row, (iv) => (entry.version = versionOf({ updated_at: row.updated_at, credentials_iv: iv }))) };
-    this.entries.set(row.id, entry);
-    for (const id of this.entries.keys()) {
-      if (this.entries.size <= MAX_INSTANCES) break;
-      this.entries.delete(id);
-    }
-    return entry.connector;
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
-
-  private build(row: ConnectorRow, resealed: (iv: string) => void): Connector {
-    const { ctx } = this;
-    const credentials = openCredentials(ctx.keyring, row.id, row);
-    let refreshToken = credentials.refresh_token;
-    const baseUrl = ctx.config.upstreamBaseUrls[row.connector_type];
-    const http = {
-      ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }),
-      ...(ctx.config.upstreamRetries !== undefined && { retries: ctx.config.upstreamRetries }),
-    };
-    return createConnector(row.connector_type, {
-      credentials: { ...credentials, option_title: row.auth_option },
-      config: row.config,
-      ...(baseUrl !== undefined && { baseUrl }),
-      http,
-      onTokenRefresh: async (refresh) => {
-        if (!refresh.rotated || refreshToken === undefined) return;
-        const previous = refreshToken;
-        refreshToken = refresh.refresh_token;
-        try {
-          const iv = await persistRotation(ctx, row.id, previous, refresh);
-          if (iv !== undefined) resealed(iv);
-        } catch (error) {
-          // The vendor has already rotated the token: the call goes on with it; only a restart would lose it.
-          this.log.error({ err: error, connector_id: row.id }, 'could not store the rotated OAuth refresh token');
-        }
-      },
-    });
-  }
-}
-
-/**
- * Seals a rotated refresh token (and the access token that came with it) into the connector's row,
- * unless the connector's credentials were replaced meanwhile. Returns the new IV when it wrote.
- */
-async function persistRotation(ctx: ServiceContext, connectorId: string, previousRefreshToken: string, refresh: TokenRefresh): Promise<string | undefined> {
-  return ctx.store.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('connectors')
-      .select(['credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag'])
-      .where('id', '=', connectorId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const stored = openCredentials(ctx.keyring, connectorId, row);
-    if (stored.refresh_token !== previousRefreshToken) return undefined;
-    const sealed = sealCredentials(ctx.keyring, connectorId, { ...stored, refresh_token: refresh.refresh_token, access_token: refresh.access_token });
-    await trx.updateTable('connectors').set(sealed).where('id', '=', connectorId).execute();
-    return sealed.credentials_iv;
-  });
-}
-
 /** The warm connector instance of a stored connector (shared with execute; the context store sync reads through it). */
 export function connectorInstance(ctx: ServiceContext, row: ConnectorRow): Connector {
-  return ctx.connectors.get(row);
+  return ctx.connectors.instanceFor(row);
 }
 
 /** An entity without searchable fields has no context_store_search. */
@@ -197,9 +97,8 @@ export async function executeOperation(
   log: FastifyBaseLogger,
 ): Promise<ExecuteResponse> {
   const started = performance.now();
-  const row = await findConnector(ctx.store.db, organizationId, connectorId);
-  assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));
-  const connector = ctx.connectors.get(row);
+  const { row, workspace, connector } = await ctx.connectors.get(organizationId, connectorId);
+  assertWorkspaceActive(workspace);
   if (request.action === CONTEXT_STORE_SEARCH) {
     return runContextStoreSearch(ctx, organizationId, row, connector, request, started);
   }

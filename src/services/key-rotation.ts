@@ -14,6 +14,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
+import { announceChange } from '../db/changes.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { decodeKey, generateKey, keyFilePath, keyIdOf, loadKeyring, pendingKeyFilePath, writeKeyFile, type Keyring } from '../security/keyring.js';
 import { openCredentials, sealCredentials } from './credentials.js';
@@ -55,6 +56,7 @@ export async function reencryptCredentials(db: Kysely<DatabaseSchema>, from: Key
       }
       await trx.updateTable('connectors').set(sealCredentials(to, row.id, credentials)).where('id', '=', row.id).execute();
     }
+    await announceChange(trx, { kind: 'all' });
     return rows.length;
   });
 }

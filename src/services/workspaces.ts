@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { announceChange } from '../db/changes.js';
+import type { Store } from '../db/database.js';
 import type { DatabaseSchema, WorkspaceStatus, WorkspacesTable } from '../db/schema.js';
 import { BadRequestError, ConflictError, ForbiddenError, RequestValidationError, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_WORKSPACE } from './organizations.js';
@@ -47,7 +49,7 @@ export async function findWorkspace(db: Db, organizationId: string, id: string):
 }
 
 /** Connectors of an inactive workspace cannot execute. */
-export function assertWorkspaceActive(workspace: WorkspaceRow): void {
+export function assertWorkspaceActive(workspace: Pick<WorkspaceRow, 'id' | 'name' | 'status'>): void {
   if (workspace.status !== 'active') {
     throw new ForbiddenError(`Workspace "${workspace.name}" is inactive, so its connectors cannot execute. Set its status to active (PUT /api/v1/workspaces/${workspace.id}) to use them.`);
   }
@@ -238,7 +240,8 @@ export interface WorkspaceChanges {
  * Renames and/or changes the status of a live workspace. `default` keeps its name (it is where
  * connectors go by default, and every organization always has it); its status can change.
  */
-export async function updateWorkspace(db: Kysely<DatabaseSchema>, organizationId: string, id: string, changes: WorkspaceChanges): Promise<WorkspaceDetail> {
+export async function updateWorkspace(store: Store, organizationId: string, id: string, changes: WorkspaceChanges): Promise<WorkspaceDetail> {
+  const { db } = store;
   if (changes.name === undefined && changes.status === undefined) {
     throw new RequestValidationError('The update changes nothing: send at least one of name or status.', [
       { field: 'body', rule: 'minProperties', message: 'body must set at least one of name, status' },
@@ -275,12 +278,14 @@ export async function updateWorkspace(db: Kysely<DatabaseSchema>, organizationId
         })
         .where('id', '=', id)
         .execute();
+      await announceChange(trx, { kind: 'workspace', id });
     });
   } catch (error) {
     // Two renames to the same name at once: the partial unique index decides.
     if (isUniqueViolation(error) && changes.name !== undefined) throw nameTaken(changes.name);
     throw error;
   }
+  store.changes.emit({ kind: 'workspace', id });
   return getWorkspaceDetail(db, organizationId, id);
 }
 
@@ -289,8 +294,8 @@ export async function updateWorkspace(db: Kysely<DatabaseSchema>, organizationId
  * credentials) are removed, and the workspace is tombstoned (deleted_at set), which frees its name.
  * `default` cannot be deleted.
  */
-export async function deleteWorkspace(db: Kysely<DatabaseSchema>, organizationId: string, id: string): Promise<{ id: string; deleted_at: string; connectors_deleted: number }> {
-  return db.transaction().execute(async (trx) => {
+export async function deleteWorkspace(store: Store, organizationId: string, id: string): Promise<{ id: string; deleted_at: string; connectors_deleted: number }> {
+  const deleted = await store.db.transaction().execute(async (trx) => {
     const current = await lockWorkspace(trx, organizationId, id);
     if (current.name === DEFAULT_WORKSPACE) {
       throw new BadRequestError(
@@ -305,6 +310,9 @@ export async function deleteWorkspace(db: Kysely<DatabaseSchema>, organizationId
       .where('id', '=', id)
       .returning(['id', 'deleted_at'])
       .executeTakeFirstOrThrow();
+    await announceChange(trx, { kind: 'workspace', id });
     return { id: row.id, deleted_at: iso(row.deleted_at as Date), connectors_deleted: Number(removed.numDeletedRows) };
   });
+  store.changes.emit({ kind: 'workspace', id });
+  return deleted;
 }

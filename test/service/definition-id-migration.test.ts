@@ -16,6 +16,7 @@ import { connectorModules } from '../../runtime/index.js';
 import { buildApp } from '../../src/app.js';
 import { composeService } from '../../src/composition.js';
 import type { ServiceConfig } from '../../src/config.js';
+import { StoreChanges } from '../../src/db/changes.js';
 import type { Store } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { DEFINITION_ID_CHANGES, migrations } from '../../src/db/migrations.js';
@@ -46,7 +47,7 @@ describe('stored connectors across the change to Airbyte definition ids', { time
   beforeAll(async () => {
     const pglite = await PGlite.create('memory://', { extensions: { vector, pg_trgm } });
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-    store = { db, kind: 'pglite', location: 'memory://', close: () => db.destroy() };
+    store = { db, kind: 'pglite', location: 'memory://', changes: StoreChanges.local(), close: () => db.destroy() };
     const keyring = new Keyring(randomBytes(32));
 
     // The store as the previous release left it: migrations 1 to 4, connectors under the old ids.

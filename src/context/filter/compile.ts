@@ -12,7 +12,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../../runtime/index.js';
 import { declaredTypes, ELEMENT_PATH, isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
-import { and, escapeLike, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
+import { and, escapeLike, likePattern, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
 import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
 
 export const COMPARISON_OPERATORS = [
@@ -331,7 +331,7 @@ class FilterCompiler {
   private pattern(operator: 'like' | 'startswith' | 'endswith', field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     const text = this.text(operator, field, value, at);
     if (text === undefined) return sql<boolean>`false`;
-    const pattern = operator === 'like' ? text : operator === 'startswith' ? `${escapeLike(text)}%` : `%${escapeLike(text)}`;
+    const pattern = operator === 'like' ? likePattern(text) : operator === 'startswith' ? `${escapeLike(text)}%` : `%${escapeLike(text)}`;
     return this.scalarLike(field, pattern);
   }
 

@@ -3,6 +3,7 @@
  * the JSON types a field's schema declares (used to reject comparisons that cannot hold and to pick
  * the index-friendly form of a date comparison).
  */
+import { own } from '../../../runtime/own.js';
 import type { EntityDefinition } from '../../../runtime/index.js';
 
 /** Longest accepted field path, in characters. */
@@ -41,7 +42,7 @@ export function unknownFieldMessage(path: string, allowed: readonly string[]): s
  */
 export function declaredTypes(entity: EntityDefinition, segments: readonly string[]): Set<string> | undefined {
   if (segments.length !== 1) return undefined;
-  const schema = entity.record.fields[segments[0] as string];
+  const schema = own(entity.record.fields, segments[0] as string);
   const type = schema?.type;
   const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
   const declared = new Set(types.filter((t) => t !== 'null').map((t) => (t === 'integer' ? 'number' : t)));

@@ -76,6 +76,15 @@ export function not(part: RawBuilder<boolean>): RawBuilder<boolean> {
 }
 
 /** Escapes LIKE wildcards and the escape character itself, for startswith, endswith and contains. */
+/**
+ * A caller's LIKE pattern as PostgreSQL accepts it: `%`, `_` and `\` keep their meaning, and a `\`
+ * left at the end (which escapes nothing, and PostgreSQL refuses) stands for itself.
+ */
+export function likePattern(text: string): string {
+  const trailing = /\\*$/.exec(text)?.[0].length ?? 0;
+  return trailing % 2 === 1 ? `${text}\\` : text;
+}
+
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }

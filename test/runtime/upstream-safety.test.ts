@@ -1,0 +1,218 @@
+/**
+ * Runtime rules every connector gets, checked against real HTTP servers on 127.0.0.1 (two ports = two
+ * origins) that record every request they receive: redirects, credential headers across origins, the
+ * response size cap, and very large pages.
+ */
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createConnector, UpstreamError } from '../../runtime/index.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface Upstream {
+  origin: string;
+  seen: Seen[];
+  handle: (seen: Seen, response: ServerResponse) => void;
+  close(): Promise<void>;
+}
+
+async function upstream(): Promise<Upstream> {
+  const state: Upstream = {
+    origin: '',
+    seen: [],
+    handle: (_seen, response) => response.writeHead(404).end(),
+    close: async () => undefined,
+  };
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      const seen = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body };
+      state.seen.push(seen);
+      state.handle(seen, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+const redirect = (response: ServerResponse, status: number, location: string) => response.writeHead(status, { location }).end();
+
+const TIKTOK_TOKEN = 'tiktok-access-token-secret';
+const INTERCOM_TOKEN = 'intercom-token-secret';
+const HARVEST = { api_token: 'harvest-pat-secret', account_id: '4242' };
+const noRetry = { retries: 0 };
+
+let vendor: Upstream;
+let foreign: Upstream;
+
+beforeAll(async () => {
+  nock.enableNetConnect('127.0.0.1');
+  vendor = await upstream();
+  foreign = await upstream();
+});
+afterAll(async () => {
+  await vendor.close();
+  await foreign.close();
+});
+afterEach(() => {
+  vendor.seen = [];
+  foreign.seen = [];
+});
+
+const intercom = () => createConnector('intercom', { credentials: { access_token: INTERCOM_TOKEN }, baseUrl: vendor.origin, http: noRetry });
+const tiktok = (http: Record<string, number> = noRetry) => createConnector('tiktok-marketing', { credentials: { access_token: TIKTOK_TOKEN }, baseUrl: vendor.origin, http });
+const harvest = (http: Record<string, number> = noRetry) => createConnector('harvest', { credentials: HARVEST, baseUrl: vendor.origin, http });
+const campaignsPage = { code: 0, message: 'OK', data: { list: [{ campaign_id: '1' }], page_info: { page: 1, page_size: 10, total_number: 1, total_page: 1 } } };
+
+describe('redirects of requests that change data', () => {
+  for (const status of [301, 302, 303, 307, 308]) {
+    it(`a ${status} to a create is an upstream error naming the Location host, and the create is sent once`, async () => {
+      vendor.handle = (_seen, response) => redirect(response, status, `${foreign.origin}/contacts`);
+      const error = (await intercom()
+        .execute('contacts', 'create', { role: 'user', email: 'a@example.com' })
+        .catch((e: unknown) => e)) as UpstreamError;
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error.status).toBe(502);
+      expect(error.upstreamStatus).toBe(status);
+      expect(error.message).toContain(`redirecting to ${new URL(foreign.origin).host}`);
+      expect(error.message).toContain('sent once');
+      expect(vendor.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /contacts']);
+      expect(foreign.seen).toEqual([]);
+    });
+  }
+
+  it('a 307 loop on a create still sends exactly one request', async () => {
+    vendor.handle = (_seen, response) => redirect(response, 307, '/contacts');
+    await expect(intercom().execute('contacts', 'create', { role: 'lead' })).rejects.toBeInstanceOf(UpstreamError);
+    expect(vendor.seen).toHaveLength(1);
+  });
+});
+
+describe('redirects of reads', () => {
+  it('follows a same-origin redirect, keeping the credential headers', async () => {
+    vendor.handle = (seen, response) =>
+      seen.url.startsWith('/moved/') ? json(response, 200, campaignsPage) : redirect(response, 302, `/moved${seen.url}`);
+    const result = await tiktok().execute('campaigns', 'list', { advertiser_id: '7' });
+    expect(result.data).toEqual([{ campaign_id: '1' }]);
+    expect(vendor.seen).toHaveLength(2);
+    expect(vendor.seen.map((s) => s.headers['access-token'])).toEqual([TIKTOK_TOKEN, TIKTOK_TOKEN]);
+  });
+
+  for (const status of [302, 307]) {
+    it(`drops every credential header on a cross-origin ${status} (TikTok's Access-Token, Harvest's account header)`, async () => {
+      vendor.handle = (seen, response) => redirect(response, status, `${foreign.origin}${seen.url}`);
+      foreign.handle = (_seen, response) => json(response, 200, campaignsPage);
+      await tiktok().execute('campaigns', 'list', { advertiser_id: '7' });
+      expect(vendor.seen).toHaveLength(1);
+      expect(vendor.seen[0]?.headers['access-token']).toBe(TIKTOK_TOKEN);
+      expect(foreign.seen).toHaveLength(1);
+      expect(foreign.seen[0]?.headers).not.toHaveProperty('access-token');
+      expect(JSON.stringify(foreign.seen[0]?.headers)).not.toContain(TIKTOK_TOKEN);
+      expect(foreign.seen[0]?.headers.accept).toBe('application/json');
+
+      vendor.seen = [];
+      foreign.seen = [];
+      foreign.handle = (_seen, response) => json(response, 200, { users: [], links: { next: null } });
+      await harvest().execute('users', 'list');
+      expect(vendor.seen[0]?.headers.authorization).toBe(`Bearer ${HARVEST.api_token}`);
+      expect(vendor.seen[0]?.headers['harvest-account-id']).toBe(HARVEST.account_id);
+      const forwarded = foreign.seen[0]?.headers ?? {};
+      expect(forwarded).not.toHaveProperty('authorization');
+      expect(forwarded).not.toHaveProperty('harvest-account-id');
+      // A header that carries no credential still goes.
+      expect(forwarded['user-agent']).toContain('Switchyard');
+    });
+  }
+
+  it('keeps the credential headers dropped when a later hop comes back to the vendor', async () => {
+    vendor.handle = (seen, response) =>
+      seen.url.startsWith('/back') ? json(response, 200, campaignsPage) : redirect(response, 302, `${foreign.origin}/hop`);
+    foreign.handle = (_seen, response) => redirect(response, 302, `${vendor.origin}/back`);
+    await tiktok().execute('campaigns', 'list', { advertiser_id: '7' });
+    expect(vendor.seen).toHaveLength(2);
+    expect(vendor.seen[1]?.url).toBe('/back');
+    expect(vendor.seen[1]?.headers).not.toHaveProperty('access-token');
+  });
+
+  it('stops a redirect loop after maxRedirects (3 by default): 4 requests, then an upstream error', async () => {
+    vendor.handle = (seen, response) => redirect(response, 302, seen.url);
+    const error = (await tiktok()
+      .execute('campaigns', 'list', { advertiser_id: '7' })
+      .catch((e: unknown) => e)) as UpstreamError;
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error.message).toContain('after 3 redirects');
+    expect(vendor.seen).toHaveLength(4);
+  });
+
+  it('a loop is not retried: retries apply to 429/5xx and network errors only', async () => {
+    vendor.handle = (seen, response) => redirect(response, 301, seen.url);
+    await expect(tiktok({ retries: 3, retryBaseMs: 1, retryMaxMs: 2, maxRedirects: 1 }).execute('campaigns', 'list', { advertiser_id: '7' })).rejects.toBeInstanceOf(UpstreamError);
+    expect(vendor.seen).toHaveLength(2);
+  });
+});
+
+describe('response size cap', () => {
+  it('abandons a body larger than maxResponseBytes while streaming, with a clear 502', async () => {
+    let written = 0;
+    let aborted = false;
+    vendor.handle = (_seen, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.on('close', () => (aborted = written < 64 * 1024 * 1024));
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      response.write('{"users":[');
+      const pump = () => {
+        while (written < 64 * 1024 * 1024) {
+          written += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end(']}');
+      };
+      pump();
+    };
+    const error = (await harvest({ retries: 0, maxResponseBytes: 1024 * 1024 })
+      .execute('users', 'list')
+      .catch((e: unknown) => e)) as UpstreamError;
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error.status).toBe(502);
+    expect(error.message).toContain('larger than 1 MB');
+    expect(error.message).toContain('UPSTREAM_MAX_RESPONSE_BYTES');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(aborted).toBe(true);
+    expect(written).toBeLessThan(64 * 1024 * 1024);
+    expect(vendor.seen).toHaveLength(1);
+  });
+
+  it('refuses at once a body whose Content-Length is over the cap', async () => {
+    vendor.handle = (_seen, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(3 * 1024 * 1024) });
+      response.end(`{"users":[${' '.repeat(3 * 1024 * 1024 - 13)}]}`);
+    };
+    await expect(harvest({ retries: 3, maxResponseBytes: 1024 * 1024 }).execute('users', 'list')).rejects.toThrow(/larger than 1 MB/);
+    // The cap is not a transient failure: no retry.
+    expect(vendor.seen).toHaveLength(1);
+  });
+
+  it('reads a page of 300,000 records without an argument-count limit', async () => {
+    const users = JSON.stringify({ users: Array.from({ length: 300_000 }, (_, i) => i), links: { next: null } });
+    vendor.handle = (_seen, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(users);
+    const result = await harvest().execute('users', 'list');
+    expect((result.data as number[]).length).toBe(300_000);
+    expect((result.data as number[])[299_999]).toBe(299_999);
+  });
+});
