@@ -51,7 +51,18 @@ function normalizeEntity(name: string, entity: Shape.Entity, named: Record<strin
   }
   const actions: Record<string, ActionDefinition> = {};
   for (const [actionName, action] of Object.entries(entity.actions)) actions[actionName] = normalizeAction(actionName, action, named);
-  return { name, ...entity, record: { ...entity.record, fields }, actions };
+  return { name, ...entity, record: { ...entity.record, fields }, search: { ...entity.search, fields: searchFields(entity) }, actions };
+}
+
+/**
+ * The searchable fields of an entity: none unless the manifest declares some (the entity has no context
+ * store search); else those declared, then every other top-level record field and every derived field,
+ * so that whatever a record holds at its top level can be filtered, sorted and selected.
+ */
+function searchFields(entity: Shape.Entity): string[] {
+  const declared = entity.search.fields;
+  if (declared.length === 0) return [];
+  return [...new Set([...declared, ...Object.keys(entity.record.fields), ...Object.keys(entity.search.derived ?? {})])];
 }
 
 /**

@@ -45,9 +45,11 @@ export function loadDefinitions(dir = MANIFESTS_DIR, schema: SchemaNode = manife
     const expectedName = `${raw.connector_type}.yaml`;
     const problem = (rule: string, message: string) => diagnostics.push({ file: relative, line: 1, column: 1, path: 'connector_type', rule, message });
     if (path.basename(file) !== expectedName) problem('file-name', `the file must be named ${expectedName}`);
-    if (types.has(raw.connector_type)) problem('duplicate-connector', `connector_type also used by ${types.get(raw.connector_type)}`);
+    for (const name of [raw.connector_type, ...(raw.aliases ?? [])]) {
+      if (types.has(name)) problem('duplicate-connector', `connector type name "${name}" also used by ${types.get(name)}`);
+      types.set(name, relative);
+    }
     if (ids.has(raw.definition_id)) problem('duplicate-definition-id', `definition_id also used by ${ids.get(raw.definition_id)}`);
-    types.set(raw.connector_type, relative);
     ids.set(raw.definition_id, relative);
     definitions.push(normalize(raw, schema));
   }

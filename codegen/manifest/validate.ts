@@ -1,4 +1,5 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { titleKey } from '../../runtime/auth/select-option.js';
 import { templateReferences } from '../../runtime/templates.js';
 import type { Action, Manifest, Pagination } from '../generated/manifest.js';
 import { derivedDefaults } from '../normalize.js';
@@ -101,8 +102,18 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   const titles = new Set<string>();
   m.auth.forEach((option, index) => {
     const at = ['auth', String(index)];
-    if (titles.has(option.option_title)) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice`);
-    titles.add(option.option_title);
+    // Titles match ignoring case, spaces and punctuation, so two options may not differ only in those.
+    if (titles.has(titleKey(option.option_title))) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice (titles match ignoring case, spaces and punctuation)`);
+    titles.add(titleKey(option.option_title));
+    const names = new Map<string, string>(Object.keys(option.fields).map((name) => [name, name]));
+    for (const [name, field] of Object.entries(option.fields)) {
+      for (const alias of field.aliases ?? []) {
+        if (names.has(alias)) {
+          report([...at, 'fields', name, 'aliases'], 'duplicate-field-name', `alias "${alias}" of ${name} is already a name of field ${names.get(alias)} of this option`);
+        }
+        names.set(alias, name);
+      }
+    }
     const own = [{ title: option.option_title, fields: new Set(Object.keys(option.fields)) }];
     // Only an OAuth option has token values, and never before its token URL has answered.
     const ownKept = new Set(option.type === 'oauth2_refresh' ? (option.keep ?? []) : []);
@@ -156,6 +167,13 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
           report(['entities', entityName, 'search', listKey, String(i)], 'unknown-field', `search field "${field}" is not a record field`);
         }
       });
+    }
+    for (const [name, source] of Object.entries(entity.search?.derived ?? {})) {
+      const at = ['entities', entityName, 'search', 'derived', name];
+      const [origin, first] = source.split('.') as [string, string];
+      if (fieldNames.has(name)) report(at, 'derived-field', `derived field "${name}" is already a record field; search it directly`, true);
+      if (origin === 'record' && !fieldNames.has(first.replace(/\[\]$/, ''))) report(at, 'unknown-field', `derived "${name}" reads "${source}", whose first segment is not a record field`);
+      if (origin === 'params' && !entity.actions.list?.params?.[first]) report(at, 'unknown-param', `derived "${name}" reads "${source}", which is not a param of ${entityName}.list`);
     }
     for (const [name, path] of Object.entries(entity.search?.metadata ?? {})) {
       if (!fieldNames.has(path.split('.')[0] as string)) {

@@ -18,8 +18,17 @@ type JsonObject = { [key: string]: JsonValue };
 export interface Manifest {
   /** Stable slug used in URLs, the typed facade and `connector_type` at connector creation. */
   connectorType: string;
+  /**
+   * Other names accepted wherever a connector type is given by name (connector_type at connector
+   * creation, the catalog's name filter, library mode), e.g. Airbyte's name clickup-api for clickup.
+   */
+  aliases?: Array<string>;
   displayName: string;
-  /** Catalog identifier (UUID). Never change it once published; clients store it. */
+  /**
+   * Catalog identifier (UUID). Never change it once published; clients store it. For a connector kind
+   * that Airbyte's Agent API also offers, it is Airbyte's definition id, so that clients written for
+   * that API find it.
+   */
   definitionId: string;
   iconUrl: string;
   supportLevel: 'certified' | 'community';
@@ -122,6 +131,11 @@ export interface CredentialField {
    * @default true
    */
   secret: boolean;
+  /**
+   * Other names a client may send this field under (e.g. Airbyte's token for api_token); stored under
+   * the field's own name.
+   */
+  aliases?: Array<string>;
   pattern?: string;
   example?: string;
 }
@@ -135,6 +149,12 @@ export type AuthOption = AuthBearer | AuthApiKey | AuthBasic | AuthOauth2Refresh
 export interface AuthCommon {
   /** Name of the option, used as credentials.option_title. */
   optionTitle: string;
+  /**
+   * Other titles that select this option as credentials.option_title (e.g. Airbyte's "OAuth 2.0
+   * Authentication"). Titles match ignoring case, spaces and punctuation. A title several options answer
+   * to is resolved by the credential fields given.
+   */
+  titleAliases?: Array<string>;
   /** Shown to whoever enters the credentials. */
   description?: string;
   fields: CredentialFields;
@@ -254,10 +274,19 @@ export interface EntityRecord {
 /** Context store search settings. */
 export interface Search {
   /**
-   * Record fields (dot paths allowed) searchable in the context store.
+   * Record fields (dot paths allowed) searchable in the context store. Declaring any makes the entity
+   * searchable; every top-level record field and every derived field is then searchable too.
    * @default []
    */
   fields: Array<string>;
+  /**
+   * Top-level fields the sync adds to each stored record so that they can be searched, filtered and
+   * sorted like the vendor's own (e.g. Airbyte's flattened updated for attributes.updated). Each value
+   * is record.<dot path> (a value inside the record; a segment name[] maps the rest over an array) or
+   * params.<name> (the list param the record was read with, e.g. the parent id of a fan-out). A record
+   * that has the field already keeps its value.
+   */
+  derived?: Record<string, string>;
   /**
    * For an entity whose list needs a parent id (campaigns of an ad account, tasks of a list), how a sync
    * reaches every record: list the parent entity, and call this entity's list once per parent record

@@ -273,8 +273,9 @@ async function filterSearch(ctx: ServiceContext, scope: SearchScope, search: Ext
   return { data, has_more: hasMore, cursor };
 }
 
+/** Whole milliseconds, rounded up (clients type took_ms as an integer; a search is never 0 ms). */
 function elapsed(started: number): number {
-  return Math.round((performance.now() - started) * 100) / 100;
+  return Math.max(1, Math.ceil(performance.now() - started));
 }
 
 /** Runs context_store_search for a connector the caller's organization owns. */

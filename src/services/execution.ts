@@ -25,7 +25,8 @@ import { assertWorkspaceActive, findWorkspace } from './workspaces.js';
 export interface ExecuteRequest {
   entity: string;
   action: string;
-  params?: Record<string, unknown>;
+  /** null means no params. */
+  params?: Record<string, unknown> | null;
   /** Dot paths to keep in each returned record; wins over exclude_fields. */
   select_fields?: string[] | null;
   /** Dot paths to remove from each returned record. */

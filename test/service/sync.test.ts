@@ -5,6 +5,7 @@ import path from 'node:path';
 import nock from 'nock';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connectorModules } from '../../runtime/index.js';
 import type { ServiceContext } from '../../src/service-context.js';
 import type { RecordBatch } from '../../src/context/observers.js';
 import type { SyncProgress } from '../../src/context/sync/engine.js';
@@ -169,7 +170,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const before = await readiness(a, id);
     expect(before).toEqual({
       connector_id: id,
-      source_definition_id: '18792fc5-34c8-4fb9-893c-9c3762cb5edb',
+      source_definition_id: connectorModules.typeform?.definition.definitionId,
       supported_context_store_entities: [
         { entity: 'forms', suggested: true },
         { entity: 'responses', suggested: false },
@@ -209,7 +210,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(forms[0]).toMatchObject({ organization_id: a.organizationId, entity: 'forms', data: upstream.forms[0], content_hash: contentHash(upstream.forms[0]), deleted_at: null });
     const responses = await records(id, 'responses');
     expect(responses).toHaveLength(15);
-    expect(responses.find((r) => r.record_id === 'form3-r2')?.data).toEqual(upstream.responses.get('form3')?.[1]);
+    // Stored as read, plus form_id (search.derived: the parent form the record was listed under).
+    expect(responses.find((r) => r.record_id === 'form3-r2')?.data).toEqual({ ...upstream.responses.get('form3')?.[1], form_id: 'form3' });
     // Observers heard every record once, page by page.
     expect(batches.filter((x) => x.entity === 'forms').flatMap((x) => x.records.map((r) => r.recordId))).toEqual(['form1', 'form2', 'form3', 'form4', 'form5']);
     expect(batches.filter((x) => x.entity === 'responses').flatMap((x) => x.records)).toHaveLength(15);

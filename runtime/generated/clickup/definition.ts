@@ -3,8 +3,11 @@ import type { ConnectorDefinition } from '../../definition.js';
 
 export const definition: ConnectorDefinition = {
   "connectorType": "clickup",
+  "aliases": [
+    "clickup-api"
+  ],
   "displayName": "ClickUp",
-  "definitionId": "c129736f-2748-4f8a-8eef-d54d6ce4b804",
+  "definitionId": "311a7a27-3fb5-4f7e-8265-5e4afe258b66",
   "iconUrl": "https://clickup.com/favicon.ico",
   "supportLevel": "community",
   "category": "work management",
@@ -129,12 +132,18 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Personal API Token",
+      "titleAliases": [
+        "API Key Authentication"
+      ],
       "description": "A personal API token (Settings > Apps > API Token; it starts with pk_ and never expires). ClickUp expects the token alone in the Authorization header, without a Bearer prefix.",
       "fields": {
         "api_token": {
           "description": "ClickUp personal API token (starts with pk_).",
           "required": true,
           "secret": true,
+          "aliases": [
+            "api_key"
+          ],
           "pattern": "^pk_",
           "example": "pk_4753994_EXP7MPOJ7XQM5UJDV2M45MPF0YHH5YHO"
         }
@@ -282,7 +291,9 @@ export const definition: ConnectorDefinition = {
         "fields": [
           "id",
           "name",
-          "color"
+          "color",
+          "avatar",
+          "members"
         ],
         "semantic": []
       },
@@ -380,7 +391,12 @@ export const definition: ConnectorDefinition = {
           "private",
           "archived",
           "multiple_assignees",
-          "color"
+          "color",
+          "avatar",
+          "admin_can_manage",
+          "members",
+          "statuses",
+          "features"
         ],
         "fanOut": {
           "entity": "teams",
@@ -531,7 +547,15 @@ export const definition: ConnectorDefinition = {
           "archived",
           "task_count",
           "space.id",
-          "space.name"
+          "space.name",
+          "orderindex",
+          "override_statuses",
+          "space",
+          "statuses",
+          "lists",
+          "parent_folder",
+          "folders",
+          "permission_level"
         ],
         "fanOut": {
           "entity": "spaces",
@@ -723,7 +747,20 @@ export const definition: ConnectorDefinition = {
           "folder.id",
           "folder.name",
           "space.id",
-          "space.name"
+          "space.name",
+          "orderindex",
+          "status",
+          "priority",
+          "assignee",
+          "due_date_time",
+          "start_date",
+          "start_date_time",
+          "folder",
+          "space",
+          "inbound_address",
+          "override_statuses",
+          "statuses",
+          "permission_level"
         ],
         "fanOut": {
           "entity": "folders",
@@ -1061,7 +1098,38 @@ export const definition: ConnectorDefinition = {
           "list.name",
           "folder.id",
           "space.id",
-          "url"
+          "url",
+          "custom_item_id",
+          "description",
+          "markdown_description",
+          "status",
+          "orderindex",
+          "date_done",
+          "archived",
+          "creator",
+          "group_assignees",
+          "watchers",
+          "checklists",
+          "parent",
+          "top_level_parent",
+          "priority",
+          "start_date",
+          "points",
+          "time_estimate",
+          "time_spent",
+          "custom_fields",
+          "dependencies",
+          "linked_tasks",
+          "locations",
+          "team_id",
+          "sharing",
+          "permission_level",
+          "list",
+          "project",
+          "folder",
+          "space",
+          "subtasks",
+          "attachments"
         ],
         "fanOut": {
           "entity": "lists",
@@ -1539,7 +1607,15 @@ export const definition: ConnectorDefinition = {
           "user.id",
           "user.username",
           "assignee.id",
-          "assignee.username"
+          "assignee.username",
+          "comment",
+          "user",
+          "assignee",
+          "group_assignee",
+          "assigned_by",
+          "reactions",
+          "reply_count",
+          "hist_id"
         ],
         "fanOut": {
           "entity": "tasks",
@@ -1929,7 +2005,25 @@ export const definition: ConnectorDefinition = {
           "due_date",
           "archived",
           "private",
-          "percent_completed"
+          "percent_completed",
+          "creator",
+          "owner",
+          "owners",
+          "color",
+          "date_created",
+          "start_date",
+          "multiple_owners",
+          "editor_token",
+          "date_updated",
+          "last_update",
+          "folder_id",
+          "pinned",
+          "key_result_count",
+          "key_results",
+          "members",
+          "group_members",
+          "history",
+          "pretty_url"
         ],
         "fanOut": {
           "entity": "teams",
@@ -2130,7 +2224,24 @@ export const definition: ConnectorDefinition = {
           "type",
           "parent.id",
           "parent.type",
-          "visibility"
+          "visibility",
+          "parent",
+          "grouping",
+          "divide",
+          "sorting",
+          "filters",
+          "columns",
+          "team_sidebar",
+          "settings",
+          "date_created",
+          "creator",
+          "protected",
+          "protected_note",
+          "protected_by",
+          "date_protected",
+          "orderindex",
+          "public",
+          "public_url"
         ],
         "fanOut": {
           "entity": "teams",
@@ -2469,7 +2580,38 @@ export const definition: ConnectorDefinition = {
           "list.name",
           "folder.id",
           "space.id",
-          "url"
+          "url",
+          "custom_item_id",
+          "description",
+          "markdown_description",
+          "status",
+          "orderindex",
+          "date_done",
+          "archived",
+          "creator",
+          "group_assignees",
+          "watchers",
+          "checklists",
+          "parent",
+          "top_level_parent",
+          "priority",
+          "start_date",
+          "points",
+          "time_estimate",
+          "time_spent",
+          "custom_fields",
+          "dependencies",
+          "linked_tasks",
+          "locations",
+          "team_id",
+          "sharing",
+          "permission_level",
+          "list",
+          "project",
+          "folder",
+          "space",
+          "subtasks",
+          "attachments"
         ],
         "fanOut": {
           "entity": "views",
@@ -2678,6 +2820,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "time": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2693,7 +2841,18 @@ export const definition: ConnectorDefinition = {
           "user.username",
           "task.id",
           "task.name",
-          "tags"
+          "tags",
+          "task",
+          "wid",
+          "user",
+          "source",
+          "at",
+          "approval_id",
+          "approval",
+          "task_location",
+          "task_tags",
+          "task_url",
+          "time"
         ],
         "fanOut": {
           "entity": "teams",
@@ -2848,7 +3007,10 @@ export const definition: ConnectorDefinition = {
           "id",
           "username",
           "email",
-          "initials"
+          "initials",
+          "color",
+          "profilePicture",
+          "profileInfo"
         ],
         "fanOut": {
           "entity": "tasks",
@@ -2997,7 +3159,15 @@ export const definition: ConnectorDefinition = {
           "date_created",
           "date_updated",
           "deleted",
-          "archived"
+          "archived",
+          "parent",
+          "public",
+          "workspace_id",
+          "date_deleted",
+          "deleted_by",
+          "archived_by",
+          "date_archived",
+          "page_defaults"
         ],
         "fanOut": {
           "entity": "teams",

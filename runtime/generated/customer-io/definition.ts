@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "customer-io",
   "displayName": "Customer.io",
-  "definitionId": "e43f4401-18f7-44ee-82e1-28f03069873a",
+  "definitionId": "34f697bc-b989-4eda-b06f-d0f39b88825b",
   "iconUrl": "https://customer.io/favicon.ico",
   "supportLevel": "community",
   "category": "customer messaging",
@@ -147,6 +147,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "App API Key",
+      "titleAliases": [
+        "App API Key Authentication"
+      ],
       "description": "An App API key created in Customer.io under Settings > Account Settings > API Credentials > App API Keys (not a Track API key). Sent as \"Authorization: Bearer <key>\". Its workspace and region must match config api_host.",
       "fields": {
         "app_api_key": {
@@ -294,6 +297,42 @@ export const definition: ConnectorDefinition = {
             "items": {
               "type": "object"
             }
+          },
+          "date_attribute": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "frequency": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "start_hour": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "start_minutes": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "timezone": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "use_customer_timezone": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -309,7 +348,19 @@ export const definition: ConnectorDefinition = {
           "event_name",
           "created",
           "updated",
-          "first_started"
+          "first_started",
+          "deduplicate_id",
+          "created_by",
+          "actions",
+          "trigger_segment_ids",
+          "filter_segment_ids",
+          "msg_templates",
+          "date_attribute",
+          "frequency",
+          "start_hour",
+          "start_minutes",
+          "timezone",
+          "use_customer_timezone"
         ],
         "semantic": []
       },
@@ -536,6 +587,12 @@ export const definition: ConnectorDefinition = {
               "null"
             ],
             "description": "The HTTP method (webhook actions)."
+          },
+          "recipient_environment_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
           }
         }
       },
@@ -551,7 +608,26 @@ export const definition: ConnectorDefinition = {
           "from",
           "recipient",
           "created",
-          "updated"
+          "updated",
+          "parent_action_id",
+          "broadcast_id",
+          "deduplicate_id",
+          "layout",
+          "editor",
+          "body",
+          "body_amp",
+          "preheader_text",
+          "from_id",
+          "reply_to",
+          "reply_to_id",
+          "cc",
+          "bcc",
+          "fake_bcc",
+          "preprocessor",
+          "headers",
+          "url",
+          "request_method",
+          "recipient_environment_id"
         ],
         "fanOut": {
           "entity": "campaigns",
@@ -744,7 +820,10 @@ export const definition: ConnectorDefinition = {
           "sent_at",
           "created",
           "updated",
-          "subscription_topic_id"
+          "subscription_topic_id",
+          "deduplicate_id",
+          "content_ids",
+          "recipient_segment_ids"
         ],
         "semantic": []
       },
@@ -914,7 +993,9 @@ export const definition: ConnectorDefinition = {
           "state",
           "tags",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "deduplicate_id",
+          "progress"
         ],
         "semantic": []
       },
@@ -1104,7 +1185,16 @@ export const definition: ConnectorDefinition = {
           "newsletter_id",
           "broadcast_id",
           "created",
-          "failure_message"
+          "failure_message",
+          "deduplicate_id",
+          "customer_identifiers",
+          "metrics",
+          "parent_action_id",
+          "content_id",
+          "trigger_event_id",
+          "message_template_id",
+          "forgotten",
+          "tracked_responses"
         ],
         "semantic": []
       },
@@ -1390,7 +1480,10 @@ export const definition: ConnectorDefinition = {
           "customer_identifiers.email",
           "customer_identifiers.id",
           "delivery_id",
-          "delivery_type"
+          "delivery_type",
+          "customer_identifiers",
+          "data",
+          "url"
         ],
         "semantic": []
       },
@@ -1569,7 +1662,9 @@ export const definition: ConnectorDefinition = {
           "address",
           "template_type",
           "phone",
-          "hidden"
+          "hidden",
+          "deduplicate_id",
+          "auto_generated"
         ],
         "semantic": []
       },
@@ -1776,7 +1871,8 @@ export const definition: ConnectorDefinition = {
           "schema",
           "rows",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "bytes"
         ],
         "semantic": []
       },
@@ -1887,7 +1983,9 @@ export const definition: ConnectorDefinition = {
           "type",
           "endpoint",
           "disabled",
-          "events"
+          "events",
+          "full_resolution",
+          "with_content"
         ],
         "semantic": []
       },
@@ -2021,7 +2119,11 @@ export const definition: ConnectorDefinition = {
           "description",
           "user_email",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "deduplicate_id",
+          "total",
+          "downloads",
+          "user_id"
         ],
         "semantic": []
       },
@@ -2141,7 +2243,10 @@ export const definition: ConnectorDefinition = {
           "send_to_unsubscribed",
           "queue_drafts",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "link_tracking",
+          "open_tracking",
+          "hide_message_body"
         ],
         "semantic": []
       },
@@ -2321,7 +2426,19 @@ export const definition: ConnectorDefinition = {
           "subject",
           "from",
           "created",
-          "updated"
+          "updated",
+          "body",
+          "body_amp",
+          "preheader_text",
+          "from_id",
+          "reply_to",
+          "reply_to_id",
+          "recipient",
+          "cc",
+          "bcc",
+          "fake_bcc",
+          "preprocessor",
+          "headers"
         ],
         "fanOut": {
           "entity": "transactional_messages",

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "facebook-marketing",
   "displayName": "Facebook Marketing",
-  "definitionId": "bf96eaf8-222b-4e5f-a862-6c66e0a96177",
+  "definitionId": "e7778cfc-e97c-4458-9ecb-b4f2bba8946c",
   "iconUrl": "https://www.facebook.com/favicon.ico",
   "supportLevel": "community",
   "category": "ad platform (account hierarchy)",
@@ -129,12 +129,29 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth 2.0 Authentication",
+        "Service Account Key Authentication"
+      ],
       "description": "A Meta access token with ads_read (and ads_management for create/update) - a long-lived user token or a system user token from Business Manager. Marketing API calls pass it as the access_token parameter of every request.",
       "fields": {
+        "client_id": {
+          "description": "Client ID of the Meta app that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Client secret of that Meta app. Accepted from OAuth clients; not needed, the access token is sent as is.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Meta user or system user access token with the ads_read / ads_management permissions.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "account_key"
+          ]
         }
       },
       "headers": {},
@@ -452,7 +469,26 @@ export const definition: ConnectorDefinition = {
           "business_country_code",
           "amount_spent",
           "spend_cap",
-          "created_time"
+          "created_time",
+          "age",
+          "balance",
+          "business",
+          "business_city",
+          "capabilities",
+          "disable_reason",
+          "end_advertiser",
+          "end_advertiser_name",
+          "funding_source",
+          "funding_source_details",
+          "is_personal",
+          "is_prepay_account",
+          "media_agency",
+          "min_daily_budget",
+          "owner",
+          "partner",
+          "timezone_id",
+          "timezone_offset_hours_utc",
+          "user_tasks"
         ],
         "semantic": []
       },
@@ -755,7 +791,23 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "stop_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "spend_cap",
+          "special_ad_categories",
+          "special_ad_category",
+          "special_ad_category_country",
+          "adlabels",
+          "boosted_object_id",
+          "budget_rebalance_flag",
+          "can_use_spend_cap",
+          "is_adset_budget_sharing_enabled",
+          "issues_info",
+          "pacing_type",
+          "promoted_object",
+          "smart_promotion_type",
+          "source_campaign_id",
+          "topline_id"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1426,7 +1478,21 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "bid_amount",
+          "bid_info",
+          "budget_remaining",
+          "targeting",
+          "promoted_object",
+          "destination_type",
+          "adlabels",
+          "attribution_spec",
+          "frequency_control_specs",
+          "is_dynamic_creative",
+          "issues_info",
+          "learning_stage_info",
+          "pacing_type"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2012,7 +2078,17 @@ export const definition: ConnectorDefinition = {
           "effective_status",
           "creative.id",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "creative",
+          "tracking_specs",
+          "conversion_specs",
+          "conversion_domain",
+          "bid_amount",
+          "adlabels",
+          "issues_info",
+          "preview_shareable_link",
+          "source_ad_id"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2445,7 +2521,16 @@ export const definition: ConnectorDefinition = {
           "call_to_action_type",
           "link_url",
           "image_hash",
-          "video_id"
+          "video_id",
+          "object_story_spec",
+          "object_story_id",
+          "effective_object_story_id",
+          "image_url",
+          "thumbnail_url",
+          "url_tags",
+          "asset_feed_spec",
+          "actor_id",
+          "instagram_permalink_url"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2761,7 +2846,24 @@ export const definition: ConnectorDefinition = {
           "impressions",
           "clicks",
           "spend",
-          "reach"
+          "reach",
+          "account_name",
+          "account_currency",
+          "objective",
+          "frequency",
+          "unique_clicks",
+          "inline_link_clicks",
+          "cpc",
+          "cpm",
+          "cpp",
+          "ctr",
+          "unique_ctr",
+          "actions",
+          "action_values",
+          "conversions",
+          "cost_per_action_type",
+          "purchase_roas",
+          "video_p100_watched_actions"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3054,7 +3156,15 @@ export const definition: ConnectorDefinition = {
           "event_source_type",
           "is_archived",
           "creation_time",
-          "last_fired_time"
+          "last_fired_time",
+          "rule",
+          "default_conversion_value",
+          "is_unavailable",
+          "retention_days",
+          "first_fired_time",
+          "pixel",
+          "business",
+          "data_sources"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3271,7 +3381,13 @@ export const definition: ConnectorDefinition = {
           "width",
           "height",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "url",
+          "url_128",
+          "permalink_url",
+          "original_width",
+          "original_height",
+          "creatives"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3451,6 +3567,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "views": {
+            "type": [
+              "integer",
+              "null"
+            ]
           }
         }
       },
@@ -3463,8 +3585,17 @@ export const definition: ConnectorDefinition = {
           "published",
           "status.video_status",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "source",
+          "picture",
+          "permalink_url",
+          "status",
+          "views",
+          "account_id"
         ],
+        "derived": {
+          "account_id": "params.account_id"
+        },
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
@@ -3660,7 +3791,14 @@ export const definition: ConnectorDefinition = {
           "last_fired_time",
           "is_unavailable",
           "owner_ad_account.id",
-          "owner_business.id"
+          "owner_business.id",
+          "data_use_setting",
+          "first_party_cookie_status",
+          "enable_automatic_matching",
+          "automatic_matching_fields",
+          "owner_ad_account",
+          "owner_business",
+          "code"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -4112,7 +4250,21 @@ export const definition: ConnectorDefinition = {
           "languages",
           "publisher_platforms",
           "currency",
-          "bylines"
+          "bylines",
+          "ad_creative_link_captions",
+          "ad_creative_link_descriptions",
+          "ad_snapshot_url",
+          "impressions",
+          "spend",
+          "estimated_audience_size",
+          "demographic_distribution",
+          "delivery_by_region",
+          "eu_total_reach",
+          "beneficiary_payers",
+          "age_country_gender_reach_breakdown",
+          "target_ages",
+          "target_gender",
+          "target_locations"
         ],
         "semantic": []
       },

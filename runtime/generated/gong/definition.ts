@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "gong",
   "displayName": "Gong",
-  "definitionId": "2e9d55ba-9637-4ada-9b79-05ada60fca83",
+  "definitionId": "32382e40-3b49-4b99-9c5c-4076501914e7",
   "iconUrl": "https://www.gong.io/favicon.ico",
   "supportLevel": "certified",
   "category": "call analytics",
@@ -45,6 +45,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Key",
+      "titleAliases": [
+        "Access Key Authentication"
+      ],
       "description": "An access key and access key secret created by a Gong technical administrator (Admin center > Settings > Ecosystem > API > Get API Key), sent as HTTP basic auth (access key as user name, secret as password).",
       "fields": {
         "access_key": {
@@ -65,6 +68,9 @@ export const definition: ConnectorDefinition = {
     },
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "OAuth 2.0 Authentication"
+      ],
       "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company, with the scopes api:users:read, api:calls:read:basic and api:calls:read:extensive. The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
       "fields": {
         "client_id": {
@@ -215,7 +221,14 @@ export const definition: ConnectorDefinition = {
           "active",
           "managerId",
           "created",
-          "emailAliases"
+          "emailAliases",
+          "trustedEmailAddress",
+          "phoneNumber",
+          "extension",
+          "personalMeetingUrls",
+          "settings",
+          "meetingConsentPageUrl",
+          "spokenLanguages"
         ],
         "semantic": []
       },
@@ -421,7 +434,13 @@ export const definition: ConnectorDefinition = {
           "language",
           "workspaceId",
           "purpose",
-          "url"
+          "url",
+          "sdrDisposition",
+          "clientUniqueId",
+          "customData",
+          "meetingUrl",
+          "isPrivate",
+          "calendarEventId"
         ],
         "semantic": []
       },
@@ -567,8 +586,20 @@ export const definition: ConnectorDefinition = {
           "metaData.scope",
           "metaData.workspaceId",
           "parties",
-          "content.brief"
+          "content.brief",
+          "metaData",
+          "context",
+          "content",
+          "interaction",
+          "collaboration",
+          "media",
+          "id",
+          "startdatetime"
         ],
+        "derived": {
+          "id": "record.metaData.id",
+          "startdatetime": "record.metaData.started"
+        },
         "semantic": []
       },
       "actions": {

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "harvest",
   "displayName": "Harvest",
-  "definitionId": "7a3e9f52-1c4b-4d8e-9b6a-2f5c8d1e0a47",
+  "definitionId": "fe2b4084-3386-4d3b-9ad6-308f61a6f1e6",
   "iconUrl": "https://www.getharvest.com/hubfs/harvest-icon.png",
   "supportLevel": "certified",
   "category": "time tracking and invoicing",
@@ -151,7 +151,10 @@ export const definition: ConnectorDefinition = {
         "api_token": {
           "description": "Harvest personal access token.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "token"
+          ]
         },
         "account_id": {
           "description": "Harvest account ID, sent as the Harvest-Account-Id header.",
@@ -319,7 +322,18 @@ export const definition: ConnectorDefinition = {
           "roles",
           "access_roles",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "telephone",
+          "has_access_to_all_future_projects",
+          "weekly_capacity",
+          "default_hourly_rate",
+          "cost_rate",
+          "avatar_url",
+          "employee_id",
+          "calendar_integration_enabled",
+          "calendar_integration_source",
+          "can_create_projects",
+          "permissions_claims"
         ],
         "semantic": []
       },
@@ -465,7 +479,9 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "currency",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "address",
+          "statement_key"
         ],
         "semantic": []
       },
@@ -632,7 +648,11 @@ export const definition: ConnectorDefinition = {
           "client.id",
           "client.name",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "phone_office",
+          "phone_mobile",
+          "fax"
         ],
         "semantic": []
       },
@@ -1029,7 +1049,22 @@ export const definition: ConnectorDefinition = {
           "starts_on",
           "ends_on",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "is_fixed_fee",
+          "bill_by",
+          "hourly_rate",
+          "budget",
+          "budget_by",
+          "budget_is_monthly",
+          "notify_when_over_budget",
+          "over_budget_notification_percentage",
+          "over_budget_notification_date",
+          "show_budget_to_all",
+          "cost_budget",
+          "cost_budget_include_expenses",
+          "fee",
+          "notes"
         ],
         "semantic": []
       },
@@ -1175,7 +1210,9 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "is_default",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "billable_by_default",
+          "default_hourly_rate"
         ],
         "semantic": []
       },
@@ -1450,7 +1487,28 @@ export const definition: ConnectorDefinition = {
           "is_billed",
           "is_running",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "user",
+          "user_assignment",
+          "client",
+          "project",
+          "task",
+          "task_assignment",
+          "external_reference",
+          "invoice",
+          "hours",
+          "hours_without_timer",
+          "rounded_hours",
+          "is_locked",
+          "locked_reason",
+          "is_closed",
+          "timer_started_at",
+          "started_time",
+          "ended_time",
+          "billable",
+          "budgeted",
+          "billable_rate",
+          "cost_rate"
         ],
         "semantic": []
       },
@@ -1758,7 +1816,31 @@ export const definition: ConnectorDefinition = {
           "due_date",
           "paid_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "line_items",
+          "estimate",
+          "retainer",
+          "creator",
+          "client_key",
+          "purchase_order",
+          "amount",
+          "due_amount",
+          "tax",
+          "tax_amount",
+          "tax2",
+          "tax2_amount",
+          "discount",
+          "discount_amount",
+          "notes",
+          "period_start",
+          "period_end",
+          "payment_term",
+          "payment_options",
+          "sent_at",
+          "paid_at",
+          "closed_at",
+          "recurring_invoice_id"
         ],
         "semantic": []
       },
@@ -2138,7 +2220,23 @@ export const definition: ConnectorDefinition = {
           "client.name",
           "issue_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "line_items",
+          "creator",
+          "client_key",
+          "purchase_order",
+          "amount",
+          "tax",
+          "tax_amount",
+          "tax2",
+          "tax2_amount",
+          "discount",
+          "discount_amount",
+          "notes",
+          "sent_at",
+          "accepted_at",
+          "declined_at"
         ],
         "semantic": []
       },
@@ -2477,7 +2575,20 @@ export const definition: ConnectorDefinition = {
           "expense_category.name",
           "is_billed",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "project",
+          "expense_category",
+          "user",
+          "user_assignment",
+          "receipt",
+          "invoice",
+          "units",
+          "total_cost",
+          "billable",
+          "is_closed",
+          "is_locked",
+          "locked_reason"
         ],
         "semantic": []
       },
@@ -2617,7 +2728,8 @@ export const definition: ConnectorDefinition = {
           "unit_name",
           "is_active",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "unit_price"
         ],
         "semantic": []
       },
@@ -2743,7 +2855,8 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "user_ids"
         ],
         "semantic": []
       },
@@ -2904,7 +3017,12 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "is_project_manager",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "project",
+          "user",
+          "use_default_rates",
+          "hourly_rate",
+          "budget"
         ],
         "semantic": []
       },
@@ -3037,7 +3155,11 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "billable",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "project",
+          "task",
+          "hourly_rate",
+          "budget"
         ],
         "semantic": []
       },
@@ -3160,7 +3282,10 @@ export const definition: ConnectorDefinition = {
           "project_name",
           "client_id",
           "client_name",
-          "currency"
+          "currency",
+          "total_hours",
+          "billable_hours",
+          "billable_amount"
         ],
         "semantic": []
       },
@@ -3291,7 +3416,10 @@ export const definition: ConnectorDefinition = {
         "fields": [
           "task_id",
           "task_name",
-          "currency"
+          "currency",
+          "total_hours",
+          "billable_hours",
+          "billable_amount"
         ],
         "semantic": []
       },

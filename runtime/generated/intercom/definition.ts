@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "intercom",
   "displayName": "Intercom",
-  "definitionId": "05d9564f-e071-4ba0-b2cb-01121b66d5cf",
+  "definitionId": "d8313939-3782-41b0-be29-b3ca20d8dd3a",
   "iconUrl": "https://www.intercom.com/favicon.ico",
   "supportLevel": "community",
   "category": "customer conversations",
@@ -95,6 +95,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "Access Token Authentication"
+      ],
       "description": "An Intercom access token: the token of an app in your workspace (Developer Hub > your app > Configure > Authentication), or the access token an OAuth installation of a public app received. Sent as \"Authorization: Bearer <token>\". Intercom access tokens do not expire.",
       "fields": {
         "access_token": {
@@ -445,6 +448,18 @@ export const definition: ConnectorDefinition = {
               "boolean",
               "null"
             ]
+          },
+          "sms_consent": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "unsubscribed_from_sms": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -467,7 +482,48 @@ export const definition: ConnectorDefinition = {
           "last_contacted_at",
           "location.country",
           "location.city",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "workspace_id",
+          "formatted_phone",
+          "avatar",
+          "social_profiles",
+          "has_hard_bounced",
+          "marked_email_as_spam",
+          "last_email_opened_at",
+          "last_email_clicked_at",
+          "language_override",
+          "browser",
+          "browser_version",
+          "browser_language",
+          "os",
+          "location",
+          "android_app_name",
+          "android_app_version",
+          "android_device",
+          "android_os_version",
+          "android_sdk_version",
+          "android_last_seen_at",
+          "ios_app_name",
+          "ios_app_version",
+          "ios_device",
+          "ios_os_version",
+          "ios_sdk_version",
+          "ios_last_seen_at",
+          "tags",
+          "notes",
+          "companies",
+          "opted_out_subscription_types",
+          "opted_in_subscription_types",
+          "utm_campaign",
+          "utm_content",
+          "utm_medium",
+          "utm_source",
+          "utm_term",
+          "referrer",
+          "enabled_push_messaging",
+          "sms_consent",
+          "unsubscribed_from_sms"
         ],
         "semantic": []
       },
@@ -1067,6 +1123,48 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "assignee": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "conversation_message": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customer_first_reply": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customers": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "redacted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "sent_at": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "user": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1093,7 +1191,29 @@ export const definition: ConnectorDefinition = {
           "source.author.email",
           "contacts.contacts",
           "tags.tags",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "tags",
+          "conversation_rating",
+          "source",
+          "contacts",
+          "teammates",
+          "topics",
+          "ticket",
+          "first_contact_reply",
+          "sla_applied",
+          "statistics",
+          "conversation_parts",
+          "linked_objects",
+          "ai_agent_participated",
+          "ai_agent",
+          "assignee",
+          "conversation_message",
+          "customer_first_reply",
+          "customers",
+          "redacted",
+          "sent_at",
+          "user"
         ],
         "semantic": [
           {
@@ -1588,7 +1708,13 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at",
           "last_request_at",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "app_id",
+          "plan",
+          "remote_created_at",
+          "tags",
+          "segments"
         ],
         "semantic": []
       },
@@ -2038,7 +2164,10 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "admin_ids",
-          "distribution_method"
+          "distribution_method",
+          "type",
+          "admin_priority_level",
+          "assignment_limit"
         ],
         "semantic": []
       },
@@ -2172,7 +2301,13 @@ export const definition: ConnectorDefinition = {
           "job_title",
           "away_mode_enabled",
           "has_inbox_seat",
-          "team_ids"
+          "team_ids",
+          "type",
+          "email_verified",
+          "away_mode_reassign",
+          "away_status_reason_id",
+          "avatar",
+          "team_priority_level"
         ],
         "semantic": []
       },
@@ -2253,7 +2388,10 @@ export const definition: ConnectorDefinition = {
       "search": {
         "fields": [
           "id",
-          "name"
+          "name",
+          "type",
+          "applied_at",
+          "applied_by"
         ],
         "semantic": []
       },
@@ -2549,7 +2687,9 @@ export const definition: ConnectorDefinition = {
           "name",
           "person_type",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "type",
+          "count"
         ],
         "semantic": []
       },
@@ -2659,7 +2799,9 @@ export const definition: ConnectorDefinition = {
           "author_id",
           "locale",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "type",
+          "body"
         ],
         "semantic": []
       },

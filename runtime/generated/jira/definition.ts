@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "jira",
   "displayName": "Jira",
-  "definitionId": "b6d2e8f1-4a7c-4b3e-8f9d-1c5a7e3b9d20",
+  "definitionId": "68e63de2-bb83-4c7e-93fa-a8a9051e3993",
   "iconUrl": "https://wac-cdn.atlassian.com/assets/img/favicons/atlassian/favicon.png",
   "supportLevel": "certified",
   "category": "issue tracking (project/issue)",
@@ -68,18 +68,27 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Token",
+      "titleAliases": [
+        "Jira API Token Authentication"
+      ],
       "description": "HTTP basic auth with the email of an Atlassian account and an API token created at id.atlassian.com (Account settings > Security > API tokens). Requests run with that account's Jira permissions.",
       "fields": {
         "email": {
           "description": "Email address of the Atlassian account that owns the API token.",
           "required": true,
           "secret": false,
+          "aliases": [
+            "username"
+          ],
           "example": "ana@acme.com"
         },
         "api_token": {
           "description": "Atlassian API token of that account.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "password"
+          ]
         }
       },
       "headers": {},
@@ -200,8 +209,31 @@ export const definition: ConnectorDefinition = {
           "fields.reporter.displayName",
           "fields.labels",
           "fields.created",
-          "fields.updated"
+          "fields.updated",
+          "self",
+          "expand",
+          "fields",
+          "renderedFields",
+          "properties",
+          "names",
+          "schema",
+          "transitions",
+          "operations",
+          "editmeta",
+          "changelog",
+          "versionedRepresentations",
+          "fieldsToInclude",
+          "created",
+          "updated",
+          "projectId",
+          "projectKey"
         ],
+        "derived": {
+          "created": "record.fields.created",
+          "updated": "record.fields.updated",
+          "projectId": "record.fields.project.id",
+          "projectKey": "record.fields.project.key"
+        },
         "semantic": []
       },
       "actions": {
@@ -983,6 +1015,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "entityId": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -996,7 +1034,35 @@ export const definition: ConnectorDefinition = {
           "style",
           "archived",
           "projectCategory.name",
-          "lead.displayName"
+          "lead.displayName",
+          "self",
+          "simplified",
+          "isPrivate",
+          "archivedBy",
+          "archivedDate",
+          "deleted",
+          "deletedBy",
+          "deletedDate",
+          "retentionTillDate",
+          "assigneeType",
+          "avatarUrls",
+          "components",
+          "issueTypes",
+          "issueTypeHierarchy",
+          "lead",
+          "projectCategory",
+          "insight",
+          "landingPageInfo",
+          "permissions",
+          "properties",
+          "roles",
+          "url",
+          "email",
+          "favourite",
+          "uuid",
+          "versions",
+          "expand",
+          "entityId"
         ],
         "semantic": []
       },
@@ -1177,7 +1243,17 @@ export const definition: ConnectorDefinition = {
           "displayName",
           "emailAddress",
           "accountType",
-          "active"
+          "active",
+          "appType",
+          "locale",
+          "timeZone",
+          "avatarUrls",
+          "applicationRoles",
+          "groups",
+          "expand",
+          "self",
+          "key",
+          "name"
         ],
         "semantic": []
       },
@@ -1318,6 +1394,12 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "untranslatedName": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1328,7 +1410,13 @@ export const definition: ConnectorDefinition = {
           "name",
           "custom",
           "clauseNames",
-          "schema.type"
+          "schema.type",
+          "navigable",
+          "orderable",
+          "searchable",
+          "schema",
+          "scope",
+          "untranslatedName"
         ],
         "semantic": []
       },
@@ -1430,8 +1518,21 @@ export const definition: ConnectorDefinition = {
           "author.accountId",
           "author.displayName",
           "created",
-          "updated"
+          "updated",
+          "self",
+          "author",
+          "body",
+          "renderedBody",
+          "updateAuthor",
+          "visibility",
+          "properties",
+          "jsdPublic",
+          "jsdAuthorCanSeeRequest",
+          "issueId"
         ],
+        "derived": {
+          "issueId": "params.issueIdOrKey"
+        },
         "semantic": []
       },
       "actions": {
@@ -1907,7 +2008,14 @@ export const definition: ConnectorDefinition = {
           "started",
           "timeSpentSeconds",
           "created",
-          "updated"
+          "updated",
+          "self",
+          "author",
+          "updateAuthor",
+          "comment",
+          "timeSpent",
+          "visibility",
+          "properties"
         ],
         "semantic": []
       },
@@ -2652,7 +2760,16 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "to.name",
-          "to.statusCategory.key"
+          "to.statusCategory.key",
+          "to",
+          "hasScreen",
+          "isGlobal",
+          "isInitial",
+          "isAvailable",
+          "isConditional",
+          "looped",
+          "fields",
+          "expand"
         ],
         "semantic": []
       },

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "klaviyo",
   "displayName": "Klaviyo",
-  "definitionId": "37dfc2b0-bf1b-4984-8403-0e729a8d286d",
+  "definitionId": "95e8cffd-b8c4-4039-968e-d32fb4a69bde",
   "iconUrl": "https://www.klaviyo.com/favicon.ico",
   "supportLevel": "certified",
   "category": "email and sms marketing",
@@ -264,8 +264,18 @@ export const definition: ConnectorDefinition = {
           "attributes.organization",
           "attributes.location.country",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated",
+          "segments"
         ],
+        "derived": {
+          "updated": "record.attributes.updated",
+          "segments": "record.relationships.segments"
+        },
         "semantic": []
       },
       "actions": {
@@ -410,8 +420,16 @@ export const definition: ConnectorDefinition = {
           "attributes.name",
           "attributes.opt_in_process",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -604,8 +622,16 @@ export const definition: ConnectorDefinition = {
           "attributes.created_at",
           "attributes.scheduled_at",
           "attributes.send_time",
-          "attributes.updated_at"
+          "attributes.updated_at",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated_at"
         ],
+        "derived": {
+          "updated_at": "record.attributes.updated_at"
+        },
         "semantic": []
       },
       "actions": {
@@ -765,8 +791,16 @@ export const definition: ConnectorDefinition = {
           "attributes.timestamp",
           "attributes.uuid",
           "relationships.metric.data.id",
-          "relationships.profile.data.id"
+          "relationships.profile.data.id",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "datetime"
         ],
+        "derived": {
+          "datetime": "record.attributes.datetime"
+        },
         "semantic": []
       },
       "actions": {
@@ -904,8 +938,16 @@ export const definition: ConnectorDefinition = {
           "attributes.integration.name",
           "attributes.integration.category",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -1053,8 +1095,16 @@ export const definition: ConnectorDefinition = {
           "attributes.archived",
           "attributes.trigger_type",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -1221,8 +1271,16 @@ export const definition: ConnectorDefinition = {
           "attributes.name",
           "attributes.editor_type",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": [
           {
             "field": "attributes.html",

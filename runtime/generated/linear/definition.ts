@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "linear",
   "displayName": "Linear",
-  "definitionId": "3f1b7c9e-8a2d-4e6f-b5c3-9d0a1e2f4b68",
+  "definitionId": "1c5d8316-ed42-4473-8fbc-2626f03f070c",
   "iconUrl": "https://linear.app/favicon.ico",
   "supportLevel": "certified",
   "category": "issue tracker (cycle/team style)",
@@ -29,6 +29,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Key",
+      "titleAliases": [
+        "Linear API Key Authentication"
+      ],
       "description": "A Linear personal API key (Settings > Security & access > Personal API keys, starts with lin_api_). Linear expects the key alone in the Authorization header, without a Bearer prefix.",
       "fields": {
         "api_key": {
@@ -228,6 +231,120 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "addedToCycleAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "addedToProjectAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "addedToTeamAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "attachments": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customerTicketCount": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "descriptionState": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "integrationSourceType": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "labels": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "parent": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "previousIdentifiers": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "prioritySortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "projectMilestone": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "reactionData": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "relations": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "slaType": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "sortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "subIssueSortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "subscribers": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "sourceComment": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -252,8 +369,66 @@ export const definition: ConnectorDefinition = {
           "cycle.id",
           "createdAt",
           "updatedAt",
-          "completedAt"
+          "completedAt",
+          "number",
+          "estimate",
+          "url",
+          "branchName",
+          "state",
+          "assignee",
+          "creator",
+          "team",
+          "project",
+          "cycle",
+          "startedAt",
+          "canceledAt",
+          "archivedAt",
+          "addedToCycleAt",
+          "addedToProjectAt",
+          "addedToTeamAt",
+          "attachments",
+          "customerTicketCount",
+          "descriptionState",
+          "integrationSourceType",
+          "labels",
+          "parent",
+          "previousIdentifiers",
+          "prioritySortOrder",
+          "projectMilestone",
+          "reactionData",
+          "relations",
+          "slaType",
+          "sortOrder",
+          "subIssueSortOrder",
+          "subscribers",
+          "sourceComment",
+          "assigneeId",
+          "creatorId",
+          "cycleId",
+          "projectId",
+          "stateId",
+          "teamId",
+          "attachmentIds",
+          "milestoneId",
+          "parentId",
+          "relationIds",
+          "sourceCommentId",
+          "subscriberIds"
         ],
+        "derived": {
+          "assigneeId": "record.assignee.id",
+          "creatorId": "record.creator.id",
+          "cycleId": "record.cycle.id",
+          "projectId": "record.project.id",
+          "stateId": "record.state.id",
+          "teamId": "record.team.id",
+          "attachmentIds": "record.attachments.nodes[].id",
+          "milestoneId": "record.projectMilestone.id",
+          "parentId": "record.parent.id",
+          "relationIds": "record.relations.nodes[].id",
+          "sourceCommentId": "record.sourceComment.id",
+          "subscriberIds": "record.subscribers.nodes[].id"
+        },
         "metadata": {
           "assignee_name": "assignee.name",
           "state_name": "state.name",
@@ -305,7 +480,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -659,6 +834,96 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "completedIssueCountHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "completedScopeHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "contentState": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "convertedFromIssue": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "health": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "healthUpdatedAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "inProgressScopeHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "issueCountHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "prioritySortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "scope": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "scopeHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "sortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "teams": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "updateRemindersDay": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "updateRemindersHour": {
+            "type": [
+              "number",
+              "null"
+            ]
           }
         }
       },
@@ -676,8 +941,48 @@ export const definition: ConnectorDefinition = {
           "startDate",
           "targetDate",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "slugId",
+          "url",
+          "color",
+          "icon",
+          "priorityLabel",
+          "progress",
+          "status",
+          "lead",
+          "creator",
+          "startedAt",
+          "completedAt",
+          "canceledAt",
+          "archivedAt",
+          "completedIssueCountHistory",
+          "completedScopeHistory",
+          "contentState",
+          "convertedFromIssue",
+          "health",
+          "healthUpdatedAt",
+          "inProgressScopeHistory",
+          "issueCountHistory",
+          "prioritySortOrder",
+          "scope",
+          "scopeHistory",
+          "sortOrder",
+          "teams",
+          "updateRemindersDay",
+          "updateRemindersHour",
+          "creatorId",
+          "leadId",
+          "statusId",
+          "convertedFromIssueId",
+          "teamIds"
         ],
+        "derived": {
+          "creatorId": "record.creator.id",
+          "leadId": "record.lead.id",
+          "statusId": "record.status.id",
+          "convertedFromIssueId": "record.convertedFromIssue.id",
+          "teamIds": "record.teams.nodes[].id"
+        },
         "semantic": []
       },
       "actions": {
@@ -715,7 +1020,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n      completedIssueCountHistory\n      completedScopeHistory\n      contentState\n      convertedFromIssue { id }\n      health\n      healthUpdatedAt\n      inProgressScopeHistory\n      issueCountHistory\n      prioritySortOrder\n      scope\n      scopeHistory\n      sortOrder\n      teams { nodes { id } }\n      updateRemindersDay\n      updateRemindersHour\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1124,6 +1429,162 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "activeCycle": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "autoArchivePeriod": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "autoClosePeriod": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "autoCloseStateId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "cycleCalenderUrl": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "cycleCooldownTime": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "cycleDuration": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "cycleIssueAutoAssignCompleted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "cycleIssueAutoAssignStarted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "cycleLockToActive": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "cycleStartDay": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "defaultIssueEstimate": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "defaultIssueState": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "groupIssueHistory": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "inviteHash": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "issueCount": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "issueEstimationAllowZero": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "issueEstimationExtended": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "issueEstimationType": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "markedAsDuplicateWorkflowState": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "private": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "requirePriorityToLeaveTriage": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "scimManaged": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "setIssueSortOrderOnStateChange": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "upcomingCycleCount": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "triageIssueState": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1133,8 +1594,56 @@ export const definition: ConnectorDefinition = {
           "name",
           "key",
           "displayName",
-          "description"
+          "description",
+          "color",
+          "icon",
+          "timezone",
+          "visibility",
+          "cyclesEnabled",
+          "triageEnabled",
+          "parent",
+          "createdAt",
+          "updatedAt",
+          "archivedAt",
+          "activeCycle",
+          "autoArchivePeriod",
+          "autoClosePeriod",
+          "autoCloseStateId",
+          "cycleCalenderUrl",
+          "cycleCooldownTime",
+          "cycleDuration",
+          "cycleIssueAutoAssignCompleted",
+          "cycleIssueAutoAssignStarted",
+          "cycleLockToActive",
+          "cycleStartDay",
+          "defaultIssueEstimate",
+          "defaultIssueState",
+          "groupIssueHistory",
+          "inviteHash",
+          "issueCount",
+          "issueEstimationAllowZero",
+          "issueEstimationExtended",
+          "issueEstimationType",
+          "markedAsDuplicateWorkflowState",
+          "private",
+          "requirePriorityToLeaveTriage",
+          "scimManaged",
+          "setIssueSortOrderOnStateChange",
+          "upcomingCycleCount",
+          "triageIssueState",
+          "activeCycleId",
+          "defaultIssueStateId",
+          "markedAsDuplicateWorkflowStateId",
+          "parentTeamId",
+          "triageIssueStateId"
         ],
+        "derived": {
+          "activeCycleId": "record.activeCycle.id",
+          "defaultIssueStateId": "record.defaultIssueState.id",
+          "markedAsDuplicateWorkflowStateId": "record.markedAsDuplicateWorkflowState.id",
+          "parentTeamId": "record.parent.id",
+          "triageIssueStateId": "record.triageIssueState.id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1172,7 +1681,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Teams($first: Int, $after: String) {\n  teams(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Teams($first: Int, $after: String) {\n  teams(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      activeCycle { id }\n      autoArchivePeriod\n      autoClosePeriod\n      autoCloseStateId\n      cycleCalenderUrl\n      cycleCooldownTime\n      cycleDuration\n      cycleIssueAutoAssignCompleted\n      cycleIssueAutoAssignStarted\n      cycleLockToActive\n      cycleStartDay\n      defaultIssueEstimate\n      defaultIssueState { id }\n      groupIssueHistory\n      inviteHash\n      issueCount\n      issueEstimationAllowZero\n      issueEstimationExtended\n      issueEstimationType\n      markedAsDuplicateWorkflowState { id }\n      private\n      requirePriorityToLeaveTriage\n      scimManaged\n      setIssueSortOrderOnStateChange\n      upcomingCycleCount\n      triageIssueState { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1275,6 +1784,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "inheritedFrom": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1285,8 +1800,21 @@ export const definition: ConnectorDefinition = {
           "type",
           "description",
           "team.id",
-          "team.name"
+          "team.name",
+          "color",
+          "position",
+          "team",
+          "createdAt",
+          "updatedAt",
+          "archivedAt",
+          "inheritedFrom",
+          "teamId",
+          "inheritedFromId"
         ],
+        "derived": {
+          "teamId": "record.team.id",
+          "inheritedFromId": "record.inheritedFrom.id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1324,7 +1852,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query WorkflowStates($first: Int, $after: String) {\n  workflowStates(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query WorkflowStates($first: Int, $after: String) {\n  workflowStates(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      inheritedFrom { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1451,6 +1979,42 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "avatarBackgroundColor": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "createdIssueCount": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "initials": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "inviteHash": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "isMe": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "teams": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1462,8 +2026,25 @@ export const definition: ConnectorDefinition = {
           "email",
           "active",
           "admin",
-          "guest"
+          "guest",
+          "avatarUrl",
+          "timezone",
+          "url",
+          "lastSeen",
+          "createdAt",
+          "updatedAt",
+          "archivedAt",
+          "avatarBackgroundColor",
+          "createdIssueCount",
+          "initials",
+          "inviteHash",
+          "isMe",
+          "teams",
+          "teamIds"
         ],
+        "derived": {
+          "teamIds": "record.teams.nodes[].id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1501,7 +2082,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Users($first: Int, $after: String) {\n  users(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Users($first: Int, $after: String) {\n  users(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n      avatarBackgroundColor\n      createdIssueCount\n      initials\n      inviteHash\n      isMe\n      teams { nodes { id } }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1610,6 +2191,30 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "bodyData": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "parent": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "resolvingCommentId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "resolvingUser": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1623,8 +2228,28 @@ export const definition: ConnectorDefinition = {
           "user.name",
           "parentId",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "url",
+          "issue",
+          "user",
+          "editedAt",
+          "resolvedAt",
+          "archivedAt",
+          "bodyData",
+          "parent",
+          "resolvingCommentId",
+          "resolvingUser",
+          "issueId",
+          "userId",
+          "parentCommentId",
+          "resolvingUserId"
         ],
+        "derived": {
+          "issueId": "record.issue.id",
+          "userId": "record.user.id",
+          "parentCommentId": "record.parent.id",
+          "resolvingUserId": "record.resolvingUser.id"
+        },
         "metadata": {
           "author_name": "user.name",
           "issue_identifier": "issue.identifier"
@@ -1671,7 +2296,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n      bodyData\n      parent { id }\n      resolvingCommentId\n      resolvingUser { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "notion",
   "displayName": "Notion",
-  "definitionId": "addee1d5-7c5d-4b72-8e1a-99c2d4d26cf4",
+  "definitionId": "6e00b415-b02e-4160-bf02-58176a0ae687",
   "iconUrl": "https://www.notion.so/images/favicon.ico",
   "supportLevel": "certified",
   "category": "collaborative workspace docs",
@@ -119,12 +119,28 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth2.0"
+      ],
       "description": "An internal integration token (\"Internal Integration Secret\", starts with ntn_ or secret_) from https://www.notion.so/profile/integrations, or any OAuth access token. Sent as \"Authorization: Bearer <token>\". Share the pages and databases with the integration first.",
       "fields": {
+        "client_id": {
+          "description": "OAuth client ID of the public integration that obtained the token. Accepted from OAuth clients that hold no refresh token (Airbyte's OAuth2.0 option); not needed, the access token is sent as is. To have it refreshed, use OAuth2.0 with refresh_token.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "OAuth client secret of that integration. Accepted from OAuth clients; not needed, the access token is sent as is.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Notion integration token (internal integration secret) or OAuth access token.",
           "required": true,
           "secret": true,
+          "aliases": [
+            "token"
+          ],
           "example": "ntn_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
         }
       },
@@ -225,7 +241,11 @@ export const definition: ConnectorDefinition = {
           "name",
           "type",
           "person.email",
-          "bot.workspace_name"
+          "bot.workspace_name",
+          "object",
+          "avatar_url",
+          "person",
+          "bot"
         ],
         "semantic": []
       },
@@ -421,7 +441,18 @@ export const definition: ConnectorDefinition = {
           "created_by.id",
           "last_edited_by.id",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "created_by",
+          "last_edited_by",
+          "cover",
+          "icon",
+          "parent",
+          "is_archived",
+          "is_locked",
+          "properties",
+          "public_url",
+          "request_id"
         ],
         "semantic": []
       },
@@ -915,6 +946,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "cover": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -928,7 +965,18 @@ export const definition: ConnectorDefinition = {
           "in_trash",
           "created_time",
           "last_edited_time",
-          "url"
+          "url",
+          "object",
+          "description",
+          "icon",
+          "parent",
+          "database_parent",
+          "properties",
+          "archived",
+          "created_by",
+          "last_edited_by",
+          "public_url",
+          "cover"
         ],
         "semantic": []
       },
@@ -1153,6 +1201,198 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "bookmark": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "breadcrumb": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "bulleted_list_item": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "callout": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "child_database": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "child_page": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "code": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "column": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "column_list": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "divider": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "embed": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "equation": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "file": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_1": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_2": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_3": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "image": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "link_preview": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "link_to_page": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "numbered_list_item": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "paragraph": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "pdf": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "quote": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "synced_block": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table_of_contents": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table_row": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "template": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "to_do": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "toggle": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "unsupported": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "video": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1166,7 +1406,44 @@ export const definition: ConnectorDefinition = {
           "has_children",
           "in_trash",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "parent",
+          "archived",
+          "created_by",
+          "last_edited_by",
+          "bookmark",
+          "breadcrumb",
+          "bulleted_list_item",
+          "callout",
+          "child_database",
+          "child_page",
+          "code",
+          "column",
+          "column_list",
+          "divider",
+          "embed",
+          "equation",
+          "file",
+          "heading_1",
+          "heading_2",
+          "heading_3",
+          "image",
+          "link_preview",
+          "link_to_page",
+          "numbered_list_item",
+          "paragraph",
+          "pdf",
+          "quote",
+          "synced_block",
+          "table",
+          "table_of_contents",
+          "table_row",
+          "template",
+          "to_do",
+          "toggle",
+          "unsupported",
+          "video"
         ],
         "fanOut": {
           "entity": "pages",
@@ -1423,7 +1700,13 @@ export const definition: ConnectorDefinition = {
           "parent.block_id",
           "created_by.id",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "parent",
+          "created_by",
+          "rich_text",
+          "attachments",
+          "display_name"
         ],
         "fanOut": {
           "entity": "pages",

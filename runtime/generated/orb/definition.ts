@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "orb",
   "displayName": "Orb",
-  "definitionId": "e9b4b2e1-9d1a-4b65-87a8-81e08754808b",
+  "definitionId": "7f0455fb-4518-4ec0-b7a3-d808bf8081cc",
   "iconUrl": "https://www.withorb.com/favicon.ico",
   "supportLevel": "certified",
   "category": "usage billing",
@@ -57,6 +57,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Key",
+      "titleAliases": [
+        "API Key Authentication"
+      ],
       "description": "An Orb API key issued in the Orb web application (Developers > API keys), sent as \"Authorization: Bearer <api_key>\".",
       "fields": {
         "api_key": {
@@ -236,7 +239,19 @@ export const definition: ConnectorDefinition = {
           "balance",
           "currency",
           "auto_collection",
-          "metadata"
+          "metadata",
+          "additional_emails",
+          "shipping_address",
+          "billing_address",
+          "tax_id",
+          "auto_issuance",
+          "email_delivery",
+          "exempt_from_automated_tax",
+          "automatic_tax_enabled",
+          "portal_url",
+          "hierarchy",
+          "accounting_sync_configuration",
+          "reporting_configuration"
         ],
         "semantic": []
       },
@@ -486,7 +501,24 @@ export const definition: ConnectorDefinition = {
           "current_billing_period_start_date",
           "current_billing_period_end_date",
           "created_at",
-          "metadata"
+          "metadata",
+          "customer",
+          "plan",
+          "active_plan_phase_order",
+          "billing_cycle_day",
+          "billing_cycle_anchor_configuration",
+          "fixed_fee_quantity_schedule",
+          "price_intervals",
+          "adjustment_intervals",
+          "discount_intervals",
+          "minimum_intervals",
+          "maximum_intervals",
+          "redeemed_coupon",
+          "trial_info",
+          "default_invoice_memo",
+          "auto_collection",
+          "net_terms",
+          "invoicing_threshold"
         ],
         "semantic": []
       },
@@ -758,7 +790,23 @@ export const definition: ConnectorDefinition = {
           "external_plan_id",
           "product.name",
           "created_at",
-          "metadata"
+          "metadata",
+          "version",
+          "invoicing_currency",
+          "base_plan_id",
+          "base_plan",
+          "prices",
+          "adjustments",
+          "plan_phases",
+          "product",
+          "trial_config",
+          "minimum",
+          "maximum",
+          "minimum_amount",
+          "maximum_amount",
+          "discount",
+          "net_terms",
+          "default_invoice_memo"
         ],
         "semantic": []
       },
@@ -1094,7 +1142,36 @@ export const definition: ConnectorDefinition = {
           "due_date",
           "issued_at",
           "paid_at",
-          "created_at"
+          "created_at",
+          "subtotal",
+          "customer",
+          "subscription",
+          "plan",
+          "voided_at",
+          "scheduled_issue_at",
+          "eligible_to_issue_at",
+          "issue_failed_at",
+          "sync_failed_at",
+          "payment_failed_at",
+          "payment_started_at",
+          "will_auto_issue",
+          "auto_collection",
+          "hosted_invoice_url",
+          "invoice_pdf",
+          "line_items",
+          "credit_notes",
+          "customer_balance_transactions",
+          "customer_tax_id",
+          "billing_address",
+          "shipping_address",
+          "discount",
+          "discounts",
+          "minimum",
+          "maximum",
+          "minimum_amount",
+          "maximum_amount",
+          "memo",
+          "metadata"
         ],
         "semantic": []
       },

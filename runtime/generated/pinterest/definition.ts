@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "pinterest",
   "displayName": "Pinterest",
-  "definitionId": "46bfcf63-1411-4363-8138-d241e232dace",
+  "definitionId": "5cb7e5fe-38c2-11ec-8d3d-0242ac130003",
   "iconUrl": "https://www.pinterest.com/favicon.ico",
   "supportLevel": "certified",
   "category": "social advertising (bookmark pagination)",
@@ -33,6 +33,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "OAuth 2.0 Authentication"
+      ],
       "description": "A Pinterest app (developers.pinterest.com/apps) authorized by the user with the scopes needed (ads:read, boards:read, pins:read, catalogs:read; boards:read_secret and pins:read_secret for secret boards). The access token is renewed at https://api.pinterest.com/v5/oauth/token with the refresh token (form body, app ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Pinterest rotates the refresh token (continuous refresh): persist the new one from onTokenRefresh.",
       "fields": {
         "client_id": {
@@ -132,7 +135,8 @@ export const definition: ConnectorDefinition = {
           "currency",
           "permissions",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "owner"
         ],
         "semantic": []
       },
@@ -314,7 +318,9 @@ export const definition: ConnectorDefinition = {
           "follower_count",
           "collaborator_count",
           "created_at",
-          "board_pins_modified_at"
+          "board_pins_modified_at",
+          "owner",
+          "media"
         ],
         "semantic": []
       },
@@ -540,7 +546,17 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "daily_spend_cap",
+          "lifetime_spend_cap",
+          "order_line_id",
+          "tracking_urls",
+          "is_automated_campaign",
+          "is_flexible_daily_budgets",
+          "is_campaign_budget_optimization",
+          "is_performance_plus",
+          "bid_options"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -846,7 +862,27 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "budget_in_micro_currency",
+          "bid_in_micro_currency",
+          "budget_type",
+          "bid_strategy_type",
+          "optimization_goal_metadata",
+          "pacing_delivery_type",
+          "placement_group",
+          "auto_targeting_enabled",
+          "targeting_spec",
+          "targeting_template_ids",
+          "tracking_urls",
+          "lifetime_frequency_cap",
+          "is_creative_optimization",
+          "promotion_id",
+          "promotion_application_level",
+          "feed_profile_id",
+          "bid_multiplier",
+          "conversion_learning_mode_type",
+          "dca_assets"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1132,7 +1168,27 @@ export const definition: ConnectorDefinition = {
           "creative_type",
           "destination_url",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "click_tracking_url",
+          "view_tracking_url",
+          "android_deep_link",
+          "ios_deep_link",
+          "carousel_android_deep_links",
+          "carousel_destination_urls",
+          "carousel_ios_deep_links",
+          "collection_items_destination_url_template",
+          "customizable_cta_type",
+          "disclosure_type",
+          "disclosure_url",
+          "grid_click_type",
+          "is_pin_deleted",
+          "is_removable",
+          "lead_form_id",
+          "quiz_pin_data",
+          "tracking_urls",
+          "rejected_reasons",
+          "rejection_labels"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1406,7 +1462,15 @@ export const definition: ConnectorDefinition = {
           "board_section_id",
           "creative_type",
           "is_owner",
-          "created_at"
+          "created_at",
+          "alt_text",
+          "dominant_color",
+          "board_owner",
+          "parent_pin_id",
+          "media",
+          "pin_metrics",
+          "has_been_promoted",
+          "is_standard"
         ],
         "fanOut": {
           "entity": "boards",
@@ -1674,7 +1738,11 @@ export const definition: ConnectorDefinition = {
           "default_country",
           "default_locale",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "default_availability",
+          "default_currency",
+          "credentials",
+          "preferred_processing_schedule"
         ],
         "semantic": []
       },
@@ -1827,7 +1895,10 @@ export const definition: ConnectorDefinition = {
           "status",
           "is_featured",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "filters",
+          "country",
+          "locale"
         ],
         "semantic": []
       },
@@ -1966,7 +2037,10 @@ export const definition: ConnectorDefinition = {
           "status",
           "size",
           "created_timestamp",
-          "updated_timestamp"
+          "updated_timestamp",
+          "type",
+          "rule",
+          "created_by_company_name"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2102,7 +2176,9 @@ export const definition: ConnectorDefinition = {
           "status",
           "version",
           "enhanced_match_status",
-          "last_fired_time_ms"
+          "last_fired_time_ms",
+          "code_snippet",
+          "configs"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2219,7 +2295,11 @@ export const definition: ConnectorDefinition = {
           "status",
           "num_uploaded_user_records",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "num_batches",
+          "num_removed_user_records",
+          "exceptions"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2348,7 +2428,9 @@ export const definition: ConnectorDefinition = {
           "match_type",
           "archived",
           "parent_id",
-          "parent_type"
+          "parent_type",
+          "bid",
+          "type"
         ],
         "fanOut": {
           "entity": "ad_accounts",

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "pylon",
   "displayName": "Pylon",
-  "definitionId": "c3510d9d-1991-4e48-8c6a-d7d4a05b4a9f",
+  "definitionId": "f2e53e88-3c6b-4e5a-b7c2-a1d9c5e8f4b6",
   "iconUrl": "https://www.usepylon.com/favicon.ico",
   "supportLevel": "certified",
   "category": "helpdesk",
@@ -49,6 +49,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "API Token",
+      "titleAliases": [
+        "API Token Authentication"
+      ],
       "description": "A Pylon API token, created by an Admin user in Pylon under Settings > API Tokens, sent as \"Authorization: Bearer <token>\". Actions taken with the token appear under the token's name.",
       "fields": {
         "api_token": {
@@ -300,7 +303,32 @@ export const definition: ConnectorDefinition = {
           "team.id",
           "created_at",
           "updated_at",
-          "latest_message_time"
+          "latest_message_time",
+          "body_html",
+          "link",
+          "account",
+          "assignee",
+          "requester",
+          "team",
+          "attachment_urls",
+          "custom_fields",
+          "external_issues",
+          "csat_responses",
+          "chat_widget_info",
+          "slack",
+          "author_unverified",
+          "customer_portal_visible",
+          "first_response_seconds",
+          "first_response_time",
+          "business_hours_first_response_seconds",
+          "resolution_seconds",
+          "resolution_time",
+          "resolution_breach_time",
+          "business_hours_resolution_seconds",
+          "time_in_status_seconds",
+          "business_hours_time_in_status_seconds",
+          "number_of_touches",
+          "snoozed_until_time"
         ],
         "semantic": []
       },
@@ -966,7 +994,11 @@ export const definition: ConnectorDefinition = {
           "author.name",
           "author.user.id",
           "author.contact.id",
-          "timestamp"
+          "timestamp",
+          "message_html",
+          "author",
+          "email_info",
+          "file_urls"
         ],
         "fanOut": {
           "entity": "issues",
@@ -1183,7 +1215,8 @@ export const definition: ConnectorDefinition = {
           "issue_id",
           "name",
           "source",
-          "channel_id"
+          "channel_id",
+          "thread_id"
         ],
         "fanOut": {
           "entity": "issues",
@@ -1367,7 +1400,12 @@ export const definition: ConnectorDefinition = {
           "is_disabled",
           "created_at",
           "updated_at",
-          "latest_customer_activity_time"
+          "latest_customer_activity_time",
+          "owner",
+          "channels",
+          "custom_fields",
+          "external_ids",
+          "crm_settings"
         ],
         "semantic": []
       },
@@ -1849,7 +1887,14 @@ export const definition: ConnectorDefinition = {
           "emails",
           "account.id",
           "phone_numbers",
-          "portal_role"
+          "portal_role",
+          "account",
+          "avatar_url",
+          "primary_phone_number",
+          "portal_role_id",
+          "custom_fields",
+          "external_ids",
+          "integration_user_ids"
         ],
         "semantic": []
       },
@@ -2645,7 +2690,8 @@ export const definition: ConnectorDefinition = {
           "email",
           "emails",
           "role_id",
-          "status"
+          "status",
+          "avatar_url"
         ],
         "semantic": []
       },
@@ -2810,7 +2856,12 @@ export const definition: ConnectorDefinition = {
           "source",
           "is_read_only",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "description",
+          "default_value",
+          "default_values",
+          "select_metadata",
+          "number_metadata"
         ],
         "semantic": []
       },
@@ -2947,7 +2998,9 @@ export const definition: ConnectorDefinition = {
           "name",
           "slug",
           "url",
-          "is_public"
+          "is_public",
+          "description_html",
+          "fields"
         ],
         "semantic": []
       },
@@ -3188,7 +3241,16 @@ export const definition: ConnectorDefinition = {
           "milestone.id",
           "due_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "body_html",
+          "account",
+          "assignee",
+          "project",
+          "milestone",
+          "parent_task_id",
+          "subtask_ids",
+          "customer_portal_visible",
+          "custom_fields"
         ],
         "semantic": []
       },
@@ -3359,7 +3421,12 @@ export const definition: ConnectorDefinition = {
           "start_date",
           "end_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "description_html",
+          "account",
+          "project_template",
+          "archived_at",
+          "customer_portal_visible"
         ],
         "semantic": []
       },
@@ -3660,7 +3727,10 @@ export const definition: ConnectorDefinition = {
           "collection_id",
           "is_published",
           "is_unlisted",
-          "last_published_at"
+          "last_published_at",
+          "current_published_content_html",
+          "current_draft_content_html",
+          "visibility_config"
         ],
         "semantic": []
       },
@@ -3840,7 +3910,9 @@ export const definition: ConnectorDefinition = {
           "slug",
           "description",
           "parent_collection_id",
-          "created_at"
+          "created_at",
+          "icon",
+          "visibility_config"
         ],
         "semantic": []
       },

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "salesforce",
   "displayName": "Salesforce",
-  "definitionId": "3ab5d40b-18b5-4c2c-934c-023be7eecdd3",
+  "definitionId": "b117307c-14b6-41aa-9422-947e34922962",
   "iconUrl": "https://www.salesforce.com/favicon.ico",
   "supportLevel": "certified",
   "category": "customer relationship management",
@@ -157,6 +157,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "Salesforce OAuth 2.0"
+      ],
       "description": "OAuth 2.0 refresh token flow of a connected app (or external client app) with the api and refresh_token scopes. The refresh request goes to https://login.salesforce.com (or test.salesforce.com for sandboxes, config login_environment) and its answer names the org's instance_url, which becomes the API host. The access token is sent as \"Authorization: Bearer\". Give instance_url together with access_token; without access_token the first call refreshes.",
       "fields": {
         "client_id": {
@@ -384,7 +387,28 @@ export const definition: ConnectorDefinition = {
           "keyPrefix",
           "custom",
           "queryable",
-          "createable"
+          "createable",
+          "customSetting",
+          "updateable",
+          "deletable",
+          "undeletable",
+          "retrieveable",
+          "searchable",
+          "layoutable",
+          "triggerable",
+          "mergeable",
+          "replicateable",
+          "feedEnabled",
+          "mruEnabled",
+          "activateable",
+          "deprecatedAndHidden",
+          "dataTranslationEnabled",
+          "hasSubtypes",
+          "isSubtype",
+          "isInterface",
+          "associateEntityType",
+          "associateParentEntity",
+          "urls"
         ],
         "semantic": []
       },
@@ -797,7 +821,33 @@ export const definition: ConnectorDefinition = {
           "OwnerId",
           "ParentId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Fax",
+          "BillingStreet",
+          "BillingState",
+          "BillingPostalCode",
+          "BillingAddress",
+          "ShippingStreet",
+          "ShippingCity",
+          "ShippingState",
+          "ShippingPostalCode",
+          "ShippingCountry",
+          "ShippingAddress",
+          "AnnualRevenue",
+          "NumberOfEmployees",
+          "Description",
+          "Rating",
+          "Site",
+          "AccountSource",
+          "Ownership",
+          "TickerSymbol",
+          "Sic",
+          "IsDeleted",
+          "LastActivityDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -1527,7 +1577,25 @@ export const definition: ConnectorDefinition = {
           "MailingCity",
           "MailingCountry",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Salutation",
+          "MobilePhone",
+          "Department",
+          "LeadSource",
+          "Birthdate",
+          "MailingStreet",
+          "MailingState",
+          "MailingPostalCode",
+          "MailingAddress",
+          "ReportsToId",
+          "Description",
+          "HasOptedOutOfEmail",
+          "IsDeleted",
+          "LastActivityDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -1853,6 +1921,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "LastActivityDate": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1869,7 +1943,33 @@ export const definition: ConnectorDefinition = {
           "IsConverted",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "FirstName",
+          "LastName",
+          "Salutation",
+          "Title",
+          "MobilePhone",
+          "Website",
+          "Rating",
+          "AnnualRevenue",
+          "NumberOfEmployees",
+          "Street",
+          "City",
+          "State",
+          "PostalCode",
+          "Country",
+          "Address",
+          "ConvertedDate",
+          "ConvertedAccountId",
+          "ConvertedContactId",
+          "ConvertedOpportunityId",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "LastActivityDate"
         ],
         "semantic": []
       },
@@ -1885,7 +1985,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, CreatedDate, LastModifiedDate FROM Lead"
+                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead"
               },
               "required": false,
               "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -2153,6 +2253,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "ContactId": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2168,7 +2274,27 @@ export const definition: ConnectorDefinition = {
           "IsWon",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Probability",
+          "ExpectedRevenue",
+          "Type",
+          "LeadSource",
+          "NextStep",
+          "ForecastCategory",
+          "ForecastCategoryName",
+          "CampaignId",
+          "Pricebook2Id",
+          "HasOpportunityLineItem",
+          "FiscalYear",
+          "FiscalQuarter",
+          "Description",
+          "IsDeleted",
+          "LastActivityDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "ContactId"
         ],
         "semantic": []
       },
@@ -2184,7 +2310,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, CreatedDate, LastModifiedDate FROM Opportunity"
+                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity"
               },
               "required": false,
               "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -2434,6 +2560,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "CallDisposition": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2449,7 +2581,24 @@ export const definition: ConnectorDefinition = {
           "OwnerId",
           "IsClosed",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "AccountId",
+          "Type",
+          "TaskSubtype",
+          "IsHighPriority",
+          "CallType",
+          "CallDurationInSeconds",
+          "CompletedDateTime",
+          "ReminderDateTime",
+          "IsReminderSet",
+          "Description",
+          "IsDeleted",
+          "IsArchived",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "CallDisposition"
         ],
         "semantic": []
       },
@@ -2465,7 +2614,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CreatedDate, LastModifiedDate FROM Task"
+                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task"
               },
               "required": false,
               "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -2723,7 +2872,23 @@ export const definition: ConnectorDefinition = {
           "WhatId",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "ActivityDate",
+          "ActivityDateTime",
+          "IsAllDayEvent",
+          "DurationInMinutes",
+          "ShowAs",
+          "AccountId",
+          "Type",
+          "EventSubtype",
+          "IsPrivate",
+          "Description",
+          "IsDeleted",
+          "IsArchived",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3021,7 +3186,27 @@ export const definition: ConnectorDefinition = {
           "EndDate",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "ParentId",
+          "BudgetedCost",
+          "ActualCost",
+          "ExpectedRevenue",
+          "ExpectedResponse",
+          "NumberSent",
+          "NumberOfLeads",
+          "NumberOfConvertedLeads",
+          "NumberOfContacts",
+          "NumberOfResponses",
+          "NumberOfOpportunities",
+          "NumberOfWonOpportunities",
+          "AmountAllOpportunities",
+          "AmountWonOpportunities",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3303,7 +3488,22 @@ export const definition: ConnectorDefinition = {
           "OwnerId",
           "IsClosed",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Type",
+          "Reason",
+          "ClosedDate",
+          "IsEscalated",
+          "ParentId",
+          "SuppliedEmail",
+          "SuppliedName",
+          "SuppliedPhone",
+          "SuppliedCompany",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3496,7 +3696,13 @@ export const definition: ConnectorDefinition = {
           "ParentId",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "IsPrivate",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3757,7 +3963,22 @@ export const definition: ConnectorDefinition = {
           "IsLatest",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Description",
+          "PathOnClient",
+          "ContentSize",
+          "VersionNumber",
+          "ContentUrl",
+          "ReasonForChange",
+          "Origin",
+          "ContentLocation",
+          "FirstPublishLocationId",
+          "VersionData",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3968,7 +4189,16 @@ export const definition: ConnectorDefinition = {
           "ContentType",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "BodyLength",
+          "Body",
+          "IsPrivate",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -4240,6 +4470,60 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "AccountId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "City": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "ContactId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Country": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Division": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "EmployeeNumber": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "PostalCode": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "State": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Street": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -4255,7 +4539,33 @@ export const definition: ConnectorDefinition = {
           "UserType",
           "ProfileId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "FirstName",
+          "LastName",
+          "Alias",
+          "CommunityNickname",
+          "CompanyName",
+          "Phone",
+          "MobilePhone",
+          "UserRoleId",
+          "ManagerId",
+          "TimeZoneSidKey",
+          "LocaleSidKey",
+          "LanguageLocaleKey",
+          "LastLoginDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "AccountId",
+          "City",
+          "ContactId",
+          "Country",
+          "Division",
+          "EmployeeNumber",
+          "PostalCode",
+          "State",
+          "Street"
         ],
         "semantic": []
       },
@@ -4271,7 +4581,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, CreatedDate, LastModifiedDate FROM User"
+                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User"
               },
               "required": false,
               "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -4473,7 +4783,16 @@ export const definition: ConnectorDefinition = {
           "IsClosed",
           "IsWon",
           "ForecastCategoryName",
-          "DefaultProbability"
+          "DefaultProbability",
+          "attributes",
+          "ApiName",
+          "ForecastCategory",
+          "Description",
+          "CreatedById",
+          "CreatedDate",
+          "LastModifiedById",
+          "LastModifiedDate",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -4782,7 +5101,37 @@ export const definition: ConnectorDefinition = {
         "fields": [
           "id",
           "name",
-          "url"
+          "url",
+          "describeUrl",
+          "instancesUrl",
+          "developerName",
+          "reportFormat",
+          "reportType",
+          "description",
+          "folderId",
+          "currency",
+          "detailColumns",
+          "aggregates",
+          "groupingsDown",
+          "groupingsAcross",
+          "reportFilters",
+          "reportBooleanFilter",
+          "standardDateFilter",
+          "standardFilters",
+          "scope",
+          "hasDetailRows",
+          "hasRecordCount",
+          "showGrandTotal",
+          "showSubtotals",
+          "sortBy",
+          "division",
+          "chart",
+          "buckets",
+          "crossFilters",
+          "customSummaryFormula",
+          "historicalSnapshotDates",
+          "topRows",
+          "userOrHierarchyFilterId"
         ],
         "semantic": []
       },
@@ -4845,7 +5194,8 @@ export const definition: ConnectorDefinition = {
       "search": {
         "fields": [
           "Id",
-          "attributes.type"
+          "attributes.type",
+          "attributes"
         ],
         "semantic": []
       },

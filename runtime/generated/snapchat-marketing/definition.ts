@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "snapchat-marketing",
   "displayName": "Snapchat Marketing",
-  "definitionId": "30f0e653-458f-4b2c-9d36-093392a33a6c",
+  "definitionId": "200330b2-ea62-4d11-ac6d-cfe3e3f8ab2b",
   "iconUrl": "https://businesshelp.snapchat.com/favicon.ico",
   "supportLevel": "certified",
   "category": "social advertising (organization hierarchy)",
@@ -244,6 +244,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "createdByCaller": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -257,7 +263,23 @@ export const definition: ConnectorDefinition = {
           "locality",
           "my_display_name",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "address_line_1",
+          "administrative_district_level_1",
+          "postal_code",
+          "contact_name",
+          "contact_email",
+          "contact_phone",
+          "contact_phone_optin",
+          "accepted_term_version",
+          "configuration_settings",
+          "my_invited_email",
+          "my_member_id",
+          "roles",
+          "is_agency",
+          "demand_source",
+          "verification_request_id",
+          "createdByCaller"
         ],
         "semantic": []
       },
@@ -437,7 +459,17 @@ export const definition: ConnectorDefinition = {
           "currency",
           "timezone",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "advertiser_organization_id",
+          "funding_source_ids",
+          "billing_type",
+          "billing_center_id",
+          "agency_representing_client",
+          "client_paying_invoices",
+          "lifetime_spend_cap_micro",
+          "regulations",
+          "test",
+          "delivery_status"
         ],
         "fanOut": {
           "entity": "organizations",
@@ -647,7 +679,13 @@ export const definition: ConnectorDefinition = {
           "daily_budget_micro",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "objective_v2_properties",
+          "lifetime_spend_cap_micro",
+          "buy_model",
+          "measurement_spec",
+          "regulations",
+          "creation_state"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -908,6 +946,24 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "delivery_properties_version": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "event_sources": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "skadnetwork_properties": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -925,7 +981,25 @@ export const definition: ConnectorDefinition = {
           "end_time",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "targeting",
+          "targeting_reach_status",
+          "placement",
+          "placement_v2",
+          "billing_event",
+          "bid_micro",
+          "auto_bid",
+          "target_bid",
+          "lifetime_budget_micro",
+          "conversion_window",
+          "delivery_constraint",
+          "pacing_type",
+          "child_ad_type",
+          "forced_view_setting",
+          "creation_state",
+          "delivery_properties_version",
+          "event_sources",
+          "skadnetwork_properties"
         ],
         "fanOut": {
           "entity": "campaigns",
@@ -1110,7 +1184,10 @@ export const definition: ConnectorDefinition = {
           "review_status",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "render_type",
+          "review_status_reasons",
+          "paying_advertiser_name"
         ],
         "fanOut": {
           "entity": "adsquads",
@@ -1341,6 +1418,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "ad_to_place_properties": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1356,7 +1439,20 @@ export const definition: ConnectorDefinition = {
           "review_status",
           "top_snap_media_id",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "packaging_status",
+          "review_status_details",
+          "shareable",
+          "forced_view_eligibility",
+          "render_type",
+          "top_snap_crop_position",
+          "ad_product",
+          "web_view_properties",
+          "app_install_properties",
+          "deep_link_properties",
+          "preview_properties",
+          "profile_properties",
+          "ad_to_place_properties"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -1570,7 +1666,16 @@ export const definition: ConnectorDefinition = {
           "file_name",
           "media_usages",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "download_link",
+          "duration_in_seconds",
+          "file_size_in_bytes",
+          "image_metadata",
+          "video_metadata",
+          "lens_package_metadata",
+          "is_demo_media",
+          "hash",
+          "visibility"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -1761,7 +1866,11 @@ export const definition: ConnectorDefinition = {
           "targetable_status",
           "approximate_number_users",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "organization_id",
+          "retention_in_days",
+          "upload_status",
+          "visible_to"
         ],
         "fanOut": {
           "entity": "adaccounts",

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "typeform",
   "displayName": "Typeform",
-  "definitionId": "18792fc5-34c8-4fb9-893c-9c3762cb5edb",
+  "definitionId": "e7eff203-90bf-43e5-a240-19ea3056c474",
   "iconUrl": "https://www.typeform.com/favicon.ico",
   "supportLevel": "community",
   "category": "forms and surveys",
@@ -55,6 +55,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "Personal Access Token",
+      "titleAliases": [
+        "Access Token Authentication"
+      ],
       "description": "A personal access token created in Typeform under Account > Your settings > Personal tokens (it looks like tfp_...), with the forms:read and responses:read scopes. Sent as \"Authorization: Bearer <token>\".",
       "fields": {
         "access_token": {
@@ -225,7 +228,20 @@ export const definition: ConnectorDefinition = {
           "last_updated_at",
           "settings.is_public",
           "workspace.href",
-          "_links.display"
+          "_links.display",
+          "language",
+          "published_at",
+          "workspace",
+          "theme",
+          "self",
+          "settings",
+          "fields",
+          "hidden",
+          "welcome_screens",
+          "thankyou_screens",
+          "logic",
+          "variables",
+          "_links"
         ],
         "semantic": [
           {
@@ -408,8 +424,17 @@ export const definition: ConnectorDefinition = {
           "metadata.referer",
           "metadata.browser",
           "hidden",
-          "calculated.score"
+          "calculated.score",
+          "landing_id",
+          "metadata",
+          "calculated",
+          "variables",
+          "answers",
+          "form_id"
         ],
+        "derived": {
+          "form_id": "params.form_id"
+        },
         "fanOut": {
           "entity": "forms",
           "field": "id",

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "zendesk-chat",
   "displayName": "Zendesk Chat",
-  "definitionId": "b19e6b20-d9bd-4762-9a4d-f7850ed97fc3",
+  "definitionId": "40d24d0f-b8f9-4fe0-9e6c-b06c0f3f45e4",
   "iconUrl": "https://www.zendesk.com/favicon.ico",
   "supportLevel": "community",
   "category": "chat support",
@@ -88,6 +88,9 @@ export const definition: ConnectorDefinition = {
   "auth": [
     {
       "optionTitle": "OAuth Access Token",
+      "titleAliases": [
+        "OAuth 2.0 Access Token"
+      ],
       "description": "A Zendesk Chat OAuth access token, sent as \"Authorization: Bearer <token>\". Chat API requests must be authenticated with a token issued by a Chat OAuth API client (Zendesk Chat > Settings > Account > API & SDKs > Add API Client, then the authorization code or implicit grant at https://{subdomain}.zendesk.com/oauth2/chat/authorizations/new); Zendesk Support API tokens and Support OAuth tokens are not accepted. Use the read scope (or \"read write\").",
       "fields": {
         "access_token": {
@@ -246,7 +249,10 @@ export const definition: ConnectorDefinition = {
           "enabled",
           "role_id",
           "departments",
-          "create_date"
+          "create_date",
+          "roles",
+          "enabled_departments",
+          "skills"
         ],
         "semantic": []
       },
@@ -689,7 +695,23 @@ export const definition: ConnectorDefinition = {
           "tags",
           "rating",
           "missed",
-          "zendesk_ticket_id"
+          "zendesk_ticket_id",
+          "started_by",
+          "visitor",
+          "session",
+          "duration",
+          "count",
+          "response_time",
+          "triggered",
+          "triggered_response",
+          "unread",
+          "deleted",
+          "history",
+          "engagements",
+          "conversions",
+          "webpath",
+          "comment",
+          "message"
         ],
         "semantic": []
       },
@@ -832,7 +854,8 @@ export const definition: ConnectorDefinition = {
           "name",
           "description",
           "enabled",
-          "members"
+          "members",
+          "settings"
         ],
         "semantic": []
       },
@@ -927,7 +950,8 @@ export const definition: ConnectorDefinition = {
           "description",
           "enabled",
           "attribution_model",
-          "attribution_period"
+          "attribution_period",
+          "settings"
         ],
         "semantic": []
       },
@@ -1015,7 +1039,8 @@ export const definition: ConnectorDefinition = {
           "name",
           "description",
           "enabled",
-          "members_count"
+          "members_count",
+          "permissions"
         ],
         "semantic": []
       },
@@ -1177,7 +1202,9 @@ export const definition: ConnectorDefinition = {
           "message",
           "options",
           "tags",
-          "scope"
+          "scope",
+          "departments",
+          "agents"
         ],
         "semantic": []
       },
@@ -1342,7 +1369,8 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "description",
-          "enabled"
+          "enabled",
+          "definition"
         ],
         "semantic": []
       },

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "zendesk-talk",
   "displayName": "Zendesk Talk",
-  "definitionId": "7efcc316-9c9c-4893-be96-4ced177b51eb",
+  "definitionId": "c8630570-086d-4a40-99ae-ea5b18673071",
   "iconUrl": "https://www.zendesk.com/favicon.ico",
   "supportLevel": "community",
   "category": "phone support",
@@ -81,8 +81,26 @@ export const definition: ConnectorDefinition = {
     },
     {
       "optionTitle": "OAuth Access Token",
+      "titleAliases": [
+        "OAuth 2.0"
+      ],
       "description": "A Zendesk OAuth access token (from an OAuth client created in Admin Center > Apps and integrations > APIs > OAuth clients), sent as \"Authorization: Bearer <token>\". Use a token with the read scope.",
       "fields": {
+        "client_id": {
+          "description": "Identifier of the Zendesk OAuth client that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Secret of that OAuth client. Accepted from OAuth clients; not needed.",
+          "required": false,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token of an expiring Zendesk token. Accepted from OAuth clients; not used: the access token is sent as is, so give a token that does not expire or update the credentials when it does.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Zendesk OAuth access token.",
           "required": true,
@@ -304,7 +322,24 @@ export const definition: ConnectorDefinition = {
           "voice_enabled",
           "group_ids",
           "ivr_id",
-          "created_at"
+          "created_at",
+          "external",
+          "capabilities",
+          "outbound_enabled",
+          "recorded",
+          "transcription",
+          "call_recording_consent",
+          "brand_id",
+          "default_group_id",
+          "sms_group_id",
+          "greeting_ids",
+          "default_greeting_ids",
+          "categorised_greetings",
+          "categorised_greetings_with_sub_settings",
+          "schedule_id",
+          "failover_number",
+          "priority",
+          "token"
         ],
         "semantic": []
       },
@@ -618,7 +653,12 @@ export const definition: ConnectorDefinition = {
           "default",
           "audio_name",
           "ivr_ids",
-          "phone_number_ids"
+          "phone_number_ids",
+          "default_lang",
+          "has_sub_settings",
+          "pending",
+          "audio_url",
+          "upload_id"
         ],
         "semantic": []
       },
@@ -831,7 +871,8 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "phone_number_ids",
-          "phone_number_names"
+          "phone_number_names",
+          "menus"
         ],
         "semantic": []
       },
@@ -1076,7 +1117,25 @@ export const definition: ConnectorDefinition = {
           "via",
           "calls_accepted",
           "calls_missed",
-          "calls_denied"
+          "calls_denied",
+          "avatar_url",
+          "forwarding_number",
+          "available_time",
+          "away_time",
+          "online_time",
+          "transfers_only_time",
+          "calls_put_on_hold",
+          "accepted_transfers",
+          "started_transfers",
+          "accepted_third_party_conferences",
+          "started_third_party_conferences",
+          "total_call_duration",
+          "total_talk_time",
+          "total_hold_time",
+          "total_wrap_up_time",
+          "average_talk_time",
+          "average_hold_time",
+          "average_wrap_up_time"
         ],
         "semantic": []
       },
@@ -1815,7 +1874,42 @@ export const definition: ConnectorDefinition = {
           "phone_number",
           "duration",
           "voicemail",
-          "callback"
+          "callback",
+          "call_channel",
+          "line",
+          "line_id",
+          "line_type",
+          "call_group_id",
+          "default_group",
+          "talk_time",
+          "hold_time",
+          "wait_time",
+          "wrap_up_time",
+          "time_to_answer",
+          "consultation_time",
+          "recording_time",
+          "not_recording_time",
+          "recording_control_interactions",
+          "call_recording_consent",
+          "call_recording_consent_action",
+          "call_recording_consent_keypress",
+          "minutes_billed",
+          "call_charge",
+          "callback_source",
+          "customer_requested_voicemail",
+          "outside_business_hours",
+          "exceeded_queue_time",
+          "exceeded_queue_wait_time",
+          "overflowed",
+          "overflowed_to",
+          "ivr_action",
+          "ivr_destination_group_name",
+          "ivr_hops",
+          "ivr_routed_to",
+          "ivr_time_spent",
+          "quality_issues",
+          "post_call_transcription_created",
+          "post_call_summary_created"
         ],
         "semantic": []
       },
@@ -2019,7 +2113,23 @@ export const definition: ConnectorDefinition = {
           "agent_id",
           "user_id",
           "completion_status",
-          "duration"
+          "duration",
+          "available_via",
+          "talk_time",
+          "hold_time",
+          "wrap_up_time",
+          "consultation_from",
+          "consultation_to",
+          "consultation_time",
+          "conference_from",
+          "conference_to",
+          "conference_time",
+          "transferred_from",
+          "transferred_to",
+          "forwarded_to",
+          "minutes_billed",
+          "call_charge",
+          "quality_issues"
         ],
         "semantic": []
       },
