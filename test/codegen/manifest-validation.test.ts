@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,8 +8,12 @@ import { VALID } from '../support/manifest-fixture.js';
 
 function diagnose(yaml: string): Diagnostic[] {
   const dir = mkdtempSync(path.join(tmpdir(), 'manifests-'));
-  writeFileSync(path.join(dir, 'acme.yaml'), yaml);
-  return loadDefinitions(dir).diagnostics;
+  try {
+    writeFileSync(path.join(dir, 'acme.yaml'), yaml);
+    return loadDefinitions(dir).diagnostics;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function lineOf(yaml: string, needle: string): number {
