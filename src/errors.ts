@@ -82,3 +82,23 @@ export function toEnvelope(error: SwitchyardError): ErrorEnvelope {
       : [{ field: null, message: error.message, error_code: error.code }];
   return { message: error.message, errors };
 }
+
+/** The store (PGlite or PostgreSQL) cannot be reached right now; the client may retry after Retry-After seconds. */
+export class StoreUnavailableError extends SwitchyardError {
+  readonly code = 'store_unavailable';
+  readonly status = 503;
+  readonly retryAfterSeconds = 5;
+}
+
+/** GET /ready: the service is up but cannot serve yet (store, migrations or master key). */
+export class NotReadyError extends SwitchyardError {
+  readonly code = 'not_ready';
+  readonly status = 503;
+  readonly retryAfterSeconds = 5;
+}
+
+/** Missing or wrong operator credential on an admin route (application tokens are not accepted there). */
+export class OperatorUnauthorizedError extends SwitchyardError {
+  readonly code = 'operator_unauthorized';
+  readonly status = 401;
+}

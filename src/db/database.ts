@@ -34,7 +34,11 @@ export function redactDatabaseUrl(url: string): string {
 export async function openStore(options: { databaseUrl?: string; dataDir?: string }): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // A bounded connect time, so requests during a PostgreSQL outage fail fast (503) instead of queueing.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    // An idle connection that PostgreSQL drops (a restart, an outage) must not crash the process: the pool
+    // discards it and the next query opens a new one (or fails, and the request answers 503).
+    pool.on('error', () => undefined);
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     store = { db, kind: 'postgres', location: redactDatabaseUrl(options.databaseUrl), close: () => db.destroy() };
   } else {

@@ -15,7 +15,8 @@ function bearer(request: FastifyRequest): string {
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('principal', undefined as never);
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.public) return;
+    // Unknown paths reach the not-found handler (404 in the envelope), not a 401.
+    if (request.routeOptions.url === undefined || request.routeOptions.config.public) return;
     let claims;
     try {
       claims = await verifyToken(bearer(request), app.ctx.keyring.derive('token-signing'));

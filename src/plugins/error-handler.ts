@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { RateLimitedError } from '../../runtime/errors.js';
+import { isStoreUnavailable } from '../db/store-errors.js';
 import { issuesFromValidator, type ValidatorError } from '../../runtime/validation.js';
 import {
   BadRequestError,
@@ -7,6 +8,7 @@ import {
   PayloadTooLargeError,
   RequestValidationError,
   ResourceNotFoundError,
+  StoreUnavailableError,
   SwitchyardError,
   toEnvelope,
   UnsupportedMediaTypeError,
@@ -36,6 +38,7 @@ function fromFastifyError(error: FastifyError): SwitchyardError {
     default:
       break;
   }
+  if (isStoreUnavailable(error)) return new StoreUnavailableError('The store is unreachable right now; retry shortly.');
   if (error instanceof SyntaxError || error.statusCode === 400) return new BadRequestError('The request body is not valid JSON.', 'malformed_json');
   return new InternalError('The service failed to handle the request.');
 }
@@ -45,7 +48,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw, request, reply) => {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
     if (error instanceof InternalError) request.log.error({ err: raw }, 'unhandled error');
-    if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    if (error instanceof StoreUnavailableError) request.log.warn({ err: raw }, 'store unavailable');
+    const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+    if (retryAfter !== undefined && (error instanceof RateLimitedError || error.status === 503)) reply.header('retry-after', String(retryAfter));
     void reply.status(error.status).send(toEnvelope(error));
   });
   app.setNotFoundHandler((request, reply) => {
