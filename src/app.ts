@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { ServiceContext } from './context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
+import { registerMetrics } from './plugins/metrics.js';
 import { registerRoutes } from './routes/index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -42,6 +43,7 @@ export function buildApp(ctx: ServiceContext, options: { logger?: FastifyServerO
       security: [{ HTTPBearer: [] }],
     },
   });
+  registerMetrics(app);
   registerRoutes(app);
   return app;
 }

@@ -17,6 +17,8 @@ export interface Store {
   kind: StoreKind;
   /** Where the data lives, for the start-up log (a path, or the URL without its password). */
   location: string;
+  /** Connections of the pool right now (metrics). */
+  poolState(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -40,7 +42,13 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     // discards it and the next query opens a new one (or fails, and the request answers 503).
     pool.on('error', () => undefined);
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-    store = { db, kind: 'postgres', location: redactDatabaseUrl(options.databaseUrl), close: () => db.destroy() };
+    store = {
+      db,
+      kind: 'postgres',
+      location: redactDatabaseUrl(options.databaseUrl),
+      poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => db.destroy(),
+    };
   } else {
     const dataDir = options.dataDir ?? 'memory://';
     let location = dataDir;
@@ -56,8 +64,9 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
       lock?.release();
       throw error;
     }
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-    store = { db, kind: 'pglite', location, close: () => db.destroy().finally(() => lock?.release()) };
+    const pool = new PGlitePool(pglite);
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    store = { db, kind: 'pglite', location, poolState: () => pool.state(), close: () => db.destroy().finally(() => lock?.release()) };
   }
   try {
     await migrate(store.db);

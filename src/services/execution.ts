@@ -20,6 +20,7 @@ import { contextStoreSearch } from '../context/search.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 import { assertWorkspaceActive, findWorkspace } from './workspaces.js';
+import { observerOf, observeUpstream } from '../observability/observer.js';
 
 /** The execute request body (the reference's ConnectorExecuteRequest). */
 export interface ExecuteRequest {
@@ -110,6 +111,7 @@ class ConnectorInstances {
       ...(baseUrl !== undefined && { baseUrl }),
       http,
       onTokenRefresh: async (refresh) => {
+        observerOf(ctx).tokenRefreshed(row.connector_type, refresh.rotated);
         if (!refresh.rotated || refreshToken === undefined) return;
         const previous = refreshToken;
         refreshToken = refresh.refresh_token;
@@ -220,7 +222,7 @@ export async function executeOperation(
   }
   let outcome;
   try {
-    outcome = await connector.execute(request.entity, request.action, request.params ?? {});
+    outcome = await observeUpstream(ctx, row.connector_type, () => connector.execute(request.entity, request.action, request.params ?? {}));
   } catch (error) {
     if (error instanceof AuthenticationError) {
       throw new AuthenticationError(
