@@ -43,7 +43,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       config: { public: true },
       schema: {
         summary: 'Liveness: the process is up',
-        operationId: 'getHealth',
+        operationId: 'get_health',
         tags: ['Meta'],
         security: [],
         response: { 200: healthSchema },
@@ -58,7 +58,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       config: { public: true },
       schema: {
         summary: 'Readiness: the store answers, its migrations are applied and the master key is loaded',
-        operationId: 'getReady',
+        operationId: 'get_ready',
         tags: ['Meta'],
         security: [],
         response: { 200: readySchema, ...errorResponses(503) },

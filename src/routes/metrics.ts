@@ -15,9 +15,10 @@ export function metricsRoutes(metrics: ServiceMetrics) {
         schema: {
           summary: 'Prometheus metrics: requests, vendor calls, OAuth refreshes, syncs, store pool, event-loop lag',
           description: 'Prometheus text exposition format 0.0.4. Open, unless the service runs with METRICS_TOKEN: then send it as a bearer token.',
-          operationId: 'getMetrics',
+          operationId: 'get_metrics',
           tags: ['Meta'],
-          security: token === undefined ? [] : [{ MetricsToken: [] }],
+          // Open, or METRICS_TOKEN when the service sets one.
+          security: [{}, { MetricsToken: [] }],
           produces: ['text/plain'],
           response: { 200: { description: 'Prometheus text format', type: 'string' }, ...errorResponses(401) },
         },
