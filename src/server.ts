@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import { openStore, type Store } from './db/database.js';
 import { loadKeyring } from './security/keyring.js';
+import { loadOperatorToken } from './security/operator-token.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -11,8 +12,10 @@ export interface RunningService {
 }
 
 /** Loads the keyring, opens the store, builds the app and listens: what `npm start` runs. */
-export async function startService(config: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
-  const { keyring, source } = loadKeyring({ ...(config.masterKey !== undefined && { masterKey: config.masterKey }), dataDir: config.dataDir });
+export async function startService(settings: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
+  const { keyring, source } = loadKeyring({ ...(settings.masterKey !== undefined && { masterKey: settings.masterKey }), dataDir: settings.dataDir });
+  const operator = loadOperatorToken({ ...(settings.operatorToken !== undefined && { operatorToken: settings.operatorToken }), dataDir: settings.dataDir });
+  const config: ServiceConfig = { ...settings, operatorToken: operator.token };
   // The HTTP app (Fastify, the routes, the connector catalog) loads while the store opens: each takes about a second.
   const appModule = import('./app.js');
   appModule.catch(() => undefined); // a store that fails to open is the error to report
@@ -33,6 +36,10 @@ export async function startService(config: ServiceConfig, options: { quiet?: boo
     { store: store.kind, location: store.location, masterKey: source, startupMs: Math.round(performance.now()) },
     `Switchyard listening on ${url} with ${storeText}`,
   );
+  if (operator.created) {
+    // Printed once, outside the JSON log (credentials never reach a log line); the file keeps it.
+    process.stderr.write(`Created the operator credential of the admin API (/api/v1/admin) in ${operator.source} (mode 0600): ${operator.token}\n`);
+  }
   const running = app;
   // Context store syncs: at creation of a connector, then every sync interval (SYNC_INTERVAL_MINUTES).
   // Imported here: the app has already loaded what it needs (the runtime), so start-up does not wait for it.

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, OperatorUnauthorizedError, UnauthorizedError } from '../errors.js';
+import { bearerToken, sameSecret } from '../security/bearer.js';
 import { TokenError, verifyToken } from '../security/tokens.js';
 
 export const ORGANIZATION_HEADER = 'x-organization-id';
@@ -17,6 +18,14 @@ export function registerAuthentication(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     // Unknown paths reach the not-found handler (404 in the envelope), not a 401.
     if (request.routeOptions.url === undefined || request.routeOptions.config.public) return;
+    if (request.routeOptions.config.operator) {
+      const expected = app.ctx.config.operatorToken;
+      if (expected === undefined) throw new OperatorUnauthorizedError('The admin API is off: this service has no operator credential.');
+      if (!sameSecret(bearerToken(request), expected)) {
+        throw new OperatorUnauthorizedError('Send the operator credential as "Authorization: Bearer <token>" (SWITCHYARD_OPERATOR_TOKEN, or DATA_DIR/operator.token).');
+      }
+      return;
+    }
     let claims;
     try {
       claims = await verifyToken(bearer(request), app.ctx.keyring.derive('token-signing'));

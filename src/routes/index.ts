@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import adminRoutes from './admin.js';
 import connectorsRoutes from './connectors.js';
 import definitionsRoutes from './definitions.js';
 import executeRoutes from './execute.js';
@@ -12,7 +13,7 @@ import workspacesRoutes from './workspaces.js';
 
 /** Every route module of the API, registered in one place. */
 export function registerRoutes(app: FastifyInstance): void {
-  for (const routes of [healthRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, openapiRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, openapiRoutes]) {
     void app.register(routes);
   }
 }
