@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import { openStore, type Store } from './db/database.js';
+import { verifyKeyCheck } from './security/key-check.js';
 import { loadKeyring } from './security/keyring.js';
 import { loadOperatorToken } from './security/operator-token.js';
 
@@ -23,6 +24,7 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
   let app: FastifyInstance | undefined;
   let url: string;
   try {
+    await verifyKeyCheck(store.db, keyring);
     const { buildApp, loggerOptions } = await appModule;
     app = buildApp({ store, keyring, config }, { logger: options.quiet ? false : loggerOptions(config.logLevel) });
     url = await app.listen({ host: config.host, port: config.port });

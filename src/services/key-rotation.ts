@@ -16,6 +16,7 @@ import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.js';
 import { decodeKey, generateKey, keyFilePath, keyIdOf, loadKeyring, pendingKeyFilePath, writeKeyFile, type Keyring } from '../security/keyring.js';
+import { resealKeyCheck } from '../security/key-check.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 
 /** A rotation that cannot be done as asked; nothing was changed. */
@@ -55,6 +56,7 @@ export async function reencryptCredentials(db: Kysely<DatabaseSchema>, from: Key
       }
       await trx.updateTable('connectors').set(sealCredentials(to, row.id, credentials)).where('id', '=', row.id).execute();
     }
+    await resealKeyCheck(trx, to);
     return rows.length;
   });
 }
