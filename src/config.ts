@@ -29,6 +29,8 @@ export interface ServiceConfig {
   embeddings?: { url: string; model: string; apiKey?: string };
   /** Minutes between automatic context store syncs of a connector that sets none (SYNC_INTERVAL_MINUTES, default 60; 0 = no automatic syncs). */
   syncIntervalMinutes?: number;
+  /** Seconds a start waits for an unreachable PostgreSQL before giving up (STORE_WAIT_SECONDS, default 30). */
+  storeWaitSeconds?: number;
   /** When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, it is open like /health. */
   metricsToken?: string;
   /** The operator credential of /api/v1/admin (SWITCHYARD_OPERATOR_TOKEN); absent: DATA_DIR/operator.token, created on first start. */
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
     ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),
     syncIntervalMinutes: integer(env, 'SYNC_INTERVAL_MINUTES', 60, 0, 525_600),
+    storeWaitSeconds: integer(env, 'STORE_WAIT_SECONDS', 30, 0, 3600),
     ...(env.METRICS_TOKEN?.trim() ? { metricsToken: secretSetting(env, 'METRICS_TOKEN') } : {}),
     ...(env.SWITCHYARD_OPERATOR_TOKEN?.trim() ? { operatorToken: secretSetting(env, 'SWITCHYARD_OPERATOR_TOKEN') } : {}),
   };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceConfig } from './config.js';
-import { openStore, type Store } from './db/database.js';
+import { openStore, redactDatabaseUrl, type Store } from './db/database.js';
+import { isStoreUnavailable } from './db/store-errors.js';
 import { verifyKeyCheck } from './security/key-check.js';
 import { loadKeyring } from './security/keyring.js';
 import { loadOperatorToken } from './security/operator-token.js';
@@ -12,6 +13,35 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** The store could not be reached within STORE_WAIT_SECONDS: main.ts prints the message as one line. */
+export class StoreUnreachableError extends Error {}
+
+/**
+ * Opens the store; a PostgreSQL that is still coming up (refusing connections, starting, recovering)
+ * is retried every 2 s for up to STORE_WAIT_SECONDS, with one line saying so on stderr.
+ */
+async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
+  const deadline = Date.now() + (config.storeWaitSeconds ?? 30) * 1000;
+  let told = false;
+  for (;;) {
+    try {
+      return await openStore({ ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }), dataDir: config.dataDir });
+    } catch (error) {
+      if (config.databaseUrl === undefined || !isStoreUnavailable(error)) throw error;
+      const where = redactDatabaseUrl(config.databaseUrl);
+      const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+      if (Date.now() >= deadline) {
+        throw new StoreUnreachableError(`Cannot reach the PostgreSQL store at ${where} (${reason}) within ${config.storeWaitSeconds ?? 30} s (STORE_WAIT_SECONDS).`);
+      }
+      if (!told) {
+        process.stderr.write(`Waiting for the PostgreSQL store at ${where} (${reason}); retrying every 2 s for up to ${config.storeWaitSeconds ?? 30} s.\n`);
+        told = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
+}
+
 /** Loads the keyring, opens the store, builds the app and listens: what `npm start` runs. */
 export async function startService(settings: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
   const { keyring, source } = loadKeyring({ ...(settings.masterKey !== undefined && { masterKey: settings.masterKey }), dataDir: settings.dataDir });
@@ -20,7 +50,7 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
   // The HTTP app (Fastify, the routes, the connector catalog) loads while the store opens: each takes about a second.
   const appModule = import('./app.js');
   appModule.catch(() => undefined); // a store that fails to open is the error to report
-  const store = await openStore({ ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }), dataDir: config.dataDir });
+  const store = await openStoreWhenReachable(config);
   let app: FastifyInstance | undefined;
   let url: string;
   try {
