@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { composeService } from './composition.js';
 import type { ServiceConfig } from './config.js';
 import { openStore, redactDatabaseUrl, type Store } from './db/database.js';
 import { isStoreUnavailable } from './db/store-errors.js';
@@ -42,7 +44,10 @@ async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
   }
 }
 
-/** Loads the keyring, opens the store, builds the app and listens: what `npm start` runs. */
+/**
+ * What `npm start` runs, in order: keyring, store, the service's parts (src/composition.ts), the HTTP app,
+ * then the background work (periodic syncs, semantic indexing). close() undoes them in reverse.
+ */
 export async function startService(settings: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
   const { keyring, source } = loadKeyring({ ...(settings.masterKey !== undefined && { masterKey: settings.masterKey }), dataDir: settings.dataDir });
   const operator = loadOperatorToken({ ...(settings.operatorToken !== undefined && { operatorToken: settings.operatorToken }), dataDir: settings.dataDir });
@@ -51,16 +56,26 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
   const appModule = import('./app.js');
   appModule.catch(() => undefined); // a store that fails to open is the error to report
   const store = await openStoreWhenReachable(config);
-  let app: FastifyInstance | undefined;
-  let url: string;
   try {
     await verifyKeyCheck(store.db, keyring);
-    const { buildApp, loggerOptions } = await appModule;
-    app = buildApp({ store, keyring, config }, { logger: options.quiet ? false : loggerOptions(config.logLevel) });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const { buildApp, loggerOptions } = await appModule.catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const service = composeService({ store, keyring, config }, { ownStore: true, log: pino(options.quiet ? { level: 'silent' } : loggerOptions(config.logLevel)) });
+  let app: FastifyInstance;
+  let url: string;
+  try {
+    app = buildApp(service.ctx);
+    const built = app;
+    service.adopt(() => built.close());
     url = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
-    await app?.close();
-    await store.close();
+    await service.close();
     throw error;
   }
   const storeText = store.kind === 'pglite' ? `the embedded PGlite store in ${store.location}` : `the PostgreSQL store at ${store.location}`;
@@ -72,26 +87,7 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
     // Printed once, outside the JSON log (credentials never reach a log line); the file keeps it.
     process.stderr.write(`Created the operator credential of the admin API (/api/v1/admin) in ${operator.source} (mode 0600): ${operator.token}\n`);
   }
-  const running = app;
   // Context store syncs: at creation of a connector, then every sync interval (SYNC_INTERVAL_MINUTES).
-  // Imported here: the app has already loaded what it needs (the runtime), so start-up does not wait for it.
-  const { startSyncScheduler } = await import('./context/sync/scheduler.js');
-  const scheduler = startSyncScheduler(running.ctx, running.log);
-  // Semantic index: embeds what the syncs write, and catches up at start-up (new records, another provider).
-  const { startSemanticIndexing } = await import('./context/semantic/indexer.js');
-  const semantic = startSemanticIndexing(running.ctx, running.log);
-  return {
-    app: running,
-    store,
-    url,
-    async close() {
-      try {
-        await scheduler.stop();
-        await semantic.stop();
-        await running.close();
-      } finally {
-        await store.close();
-      }
-    },
-  };
+  await service.startBackground();
+  return { app, store, url, close: () => service.close() };
 }

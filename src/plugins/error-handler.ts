@@ -47,7 +47,7 @@ function fromFastifyError(error: FastifyError): SwitchyardError {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw, request, reply) => {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
-    if (error instanceof InternalError) request.log.error({ err: raw }, 'unhandled error');
+    if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
     if (error instanceof StoreUnavailableError) request.log.warn({ err: raw }, 'store unavailable');
     const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
     if (retryAfter !== undefined && (error instanceof RateLimitedError || error.status === 503)) reply.header('retry-after', String(retryAfter));

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { ServiceConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
+import { composeService, type ComposeOptions } from '../../src/composition.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
 import { createClient, createOrganization } from '../../src/services/organizations.js';
@@ -47,7 +48,7 @@ export interface TestService {
 export async function startTestService(
   kind: StoreKind,
   overrides: Partial<ServiceConfig> = {},
-  options: { /** How the service reaches a PostgreSQL database (e.g. through a TCP proxy that plays an outage). */ storeUrl?: (databaseUrl: string) => string } = {},
+  options: ComposeOptions & { /** How the service reaches a PostgreSQL database (e.g. through a TCP proxy that plays an outage). */ storeUrl?: (databaseUrl: string) => string } = {},
 ): Promise<TestService> {
   const databaseUrl = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const store = await openStore(databaseUrl ? { databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl } : { dataDir: 'memory://' });
@@ -63,7 +64,10 @@ export async function startTestService(
     ...(databaseUrl !== undefined && { databaseUrl }),
     ...overrides,
   };
-  const app = buildApp({ store, keyring, config });
+  // Composed like the real service, without its background work (suites start what they test).
+  const service = composeService({ store, keyring, config }, { ...options, ownStore: true });
+  const app = buildApp(service.ctx);
+  service.adopt(() => app.close());
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   nock.enableNetConnect('127.0.0.1');
   return {
@@ -73,10 +77,7 @@ export async function startTestService(
     keyring,
     config,
     ...(databaseUrl !== undefined && { databaseUrl }),
-    async close() {
-      await app.close();
-      await store.close();
-    },
+    close: () => service.close(),
   };
 }
 

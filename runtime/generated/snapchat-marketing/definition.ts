@@ -55,9 +55,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.snap.com/api/marketing-api/Ads-API/customer-lists"
     }
   ],
-  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
-  "baseUrl": "https://adsapi.snapchat.com/v1",
   "config": {},
+  "baseUrl": "https://adsapi.snapchat.com/v1",
   "headers": {},
   "auth": [
     {
@@ -96,6 +95,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
   "entities": {
     "organizations": {
       "name": "organizations",
@@ -268,9 +268,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/me/organizations",
           "params": {},
-          "result": "many",
           "recordsPath": "organizations",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -282,19 +282,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "organizations.0.organization",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -455,49 +455,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_id": {
               "in": "path",
-              "wire": "organization_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Organization ID (from organizations list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "adaccounts",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -509,19 +509,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adaccounts.0.adaccount",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -665,49 +665,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "campaigns",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -719,19 +719,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "campaigns.0.campaign",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -943,49 +943,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Campaign ID (from campaigns list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "adsquads",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -997,19 +997,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adsquads.0.adsquad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1128,49 +1128,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_squad_id": {
               "in": "path",
-              "wire": "ad_squad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad squad ID (from adsquads list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_squad_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "ads",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1182,19 +1182,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "ads.0.ad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1374,49 +1374,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "creatives",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1428,19 +1428,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "creatives.0.creative",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1588,49 +1588,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "media",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1642,19 +1642,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "media.0.media",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1779,49 +1779,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "segments",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1833,19 +1833,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "segments.0.segment",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
