@@ -7,7 +7,9 @@ import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { frameworkErrorOptions, registerErrorHandling } from './plugins/error-handler.js';
 import { registerInputCharacterRules } from './plugins/input-characters.js';
+import { registerMetrics } from './plugins/metrics.js';
 import { registerRoutes } from './routes/index.js';
+import { swaggerOptions } from './routes/openapi-document.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -35,18 +37,8 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   registerErrorHandling(app);
   registerAuthentication(app);
   registerInputCharacterRules(app);
-  void app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Switchyard API',
-        version: '1.0.0',
-        description: 'Connectors to third-party APIs with stored credentials, and one execute call for every operation.',
-      },
-      components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ HTTPBearer: [] }],
-    },
-  });
+  void app.register(swagger, swaggerOptions());
+  registerMetrics(app);
   registerRoutes(app);
   return app;
 }

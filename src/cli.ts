@@ -7,6 +7,7 @@
  */
 import { Command } from 'commander';
 import { addLibraryCommands, runProgram } from '../runtime/cli.js';
+import { AdminApiError, adminRequest, serviceUrl } from './admin-client.js';
 import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
 import type { Store } from './db/database.js';
 import { StoreLockedError } from './db/store-lock.js';
@@ -37,6 +38,22 @@ async function withStore<T>(work: (store: Store, config: ServiceConfig) => Promi
   }
 }
 
+/**
+ * Like withStore; when the embedded store is locked by the running service, does the same through
+ * that service's admin API instead (provisioning without downtime).
+ */
+async function withStoreOrService<T>(local: (store: Store, config: ServiceConfig) => Promise<T>, remote: (config: ServiceConfig) => Promise<T>): Promise<T> {
+  try {
+    return await withStore(local);
+  } catch (error) {
+    if (!(error instanceof StoreLockedError)) throw error;
+    const config = loadConfig();
+    const result = await remote(config);
+    console.error(`The embedded store is in use by the running service: done through its admin API at ${serviceUrl(config)}.`);
+    return result;
+  }
+}
+
 function print(json: boolean | undefined, value: Record<string, unknown>, lines: string[]): void {
   console.log(json ? JSON.stringify(value, null, 2) : lines.join('\n'));
 }
@@ -62,7 +79,10 @@ admin
   .action(async (options: { name: string; json?: boolean }) => {
     const name = options.name.trim();
     if (name === '') throw new AdminError('--name must not be empty.');
-    const organization = await withStore((store) => createOrganization(store.db, name));
+    const organization = await withStoreOrService(
+      (store) => createOrganization(store.db, name),
+      (config) => adminRequest<{ organization_id: string; name: string }>(config, 'POST', '/organizations', { name }),
+    );
     print(options.json, organization, [`Created organization "${organization.name}": ${organization.organization_id}`]);
   });
 
@@ -77,13 +97,16 @@ admin
     if (organizationIds.length === 0) throw new AdminError('Give the organization with --org ORG_ID (repeat --org for a client in several organizations).');
     const name = options.name.trim();
     if (name === '') throw new AdminError('--name must not be empty.');
-    const client = await withStore(async (store) => {
-      const missing = await findMissingOrganizations(store.db, organizationIds);
-      if (missing.length > 0) {
-        throw new AdminError(`No organization ${missing.join(', ')} in this store. Create one with \`switchyard admin create-org --name NAME\`.`);
-      }
-      return createClient(store.db, organizationIds, name);
-    });
+    const client = await withStoreOrService(
+      async (store) => {
+        const missing = await findMissingOrganizations(store.db, organizationIds);
+        if (missing.length > 0) {
+          throw new AdminError(`No organization ${missing.join(', ')} in this store. Create one with \`switchyard admin create-org --name NAME\`.`);
+        }
+        return createClient(store.db, organizationIds, name);
+      },
+      (config) => adminRequest<{ client_id: string; client_secret: string; organization_ids: string[] }>(config, 'POST', '/clients', { organization_ids: organizationIds, name }),
+    );
     const result = {
       organization_id: client.organization_ids[0],
       organization_ids: client.organization_ids,
@@ -193,7 +216,7 @@ program
 await runProgram(program, {
   expected(error) {
     if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
-    if (error instanceof AdminError || error instanceof StoreLockedError || error instanceof KeyRotationError || error instanceof KeyringError) return error.message;
+    if (error instanceof AdminError || error instanceof AdminApiError || error instanceof StoreLockedError || error instanceof KeyRotationError || error instanceof KeyringError) return error.message;
     return undefined;
   },
 });

@@ -2,6 +2,7 @@
  * The composition root: the one place that builds the service's parts in order, starts their background
  * work and stops everything in reverse. Everything else receives the parts through the ServiceContext.
  */
+import { observerOf } from './observability/observer.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { providerFromConfig, type EmbeddingProvider } from './context/semantic/providers.js';
@@ -36,7 +37,13 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
   const closers: Array<() => Promise<void>> = [];
   if (options.ownStore) closers.push(() => base.store.close());
   const ctx = { ...base, log, observers: [], embeddings: { provider: options.embeddings ?? providerFromConfig(base.config) } } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
-  ctx.connectors = new ConnectorCache({ store: base.store, keyring: base.keyring, config: base.config, log });
+  ctx.connectors = new ConnectorCache({
+    store: base.store,
+    keyring: base.keyring,
+    config: base.config,
+    log,
+    tokenRefreshed: (connectorType, rotated) => observerOf(ctx).tokenRefreshed(connectorType, rotated),
+  });
   closers.push(async () => ctx.connectors.close());
   ctx.syncs = new SyncService(ctx, log, options.sync);
   // Running syncs stop (and record "interrupted") before the store closes.

@@ -36,6 +36,12 @@ export interface ServiceConfig {
   embeddings?: { url: string; model: string; apiKey?: string };
   /** Minutes between automatic context store syncs of a connector that sets none (SYNC_INTERVAL_MINUTES, default 60; 0 = no automatic syncs). */
   syncIntervalMinutes?: number;
+  /** Seconds a start waits for an unreachable PostgreSQL before giving up (STORE_WAIT_SECONDS, default 30). */
+  storeWaitSeconds?: number;
+  /** When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, it is open like /health. */
+  metricsToken?: string;
+  /** The operator credential of /api/v1/admin (SWITCHYARD_OPERATOR_TOKEN); absent: DATA_DIR/operator.token, created on first start. */
+  operatorToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -80,6 +86,13 @@ export function parseEmbeddings(env: NodeJS.ProcessEnv): ServiceConfig['embeddin
   return { url: url.replace(/\/+$/, ''), model, ...(apiKey ? { apiKey } : {}) };
 }
 
+/** A bearer secret given in the environment: long enough not to be guessed. */
+function secretSetting(env: NodeJS.ProcessEnv, name: string): string {
+  const value = (env[name] ?? '').trim();
+  if (value.length < 24 || /\s/.test(value)) throw new ConfigError(`${name} must be at least 24 characters without spaces (e.g. \`openssl rand -hex 24\`).`);
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const level = env.LOG_LEVEL ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
@@ -105,5 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
     ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),
     syncIntervalMinutes: integer(env, 'SYNC_INTERVAL_MINUTES', 60, 0, 525_600),
+    storeWaitSeconds: integer(env, 'STORE_WAIT_SECONDS', 30, 0, 3600),
+    ...(env.METRICS_TOKEN?.trim() ? { metricsToken: secretSetting(env, 'METRICS_TOKEN') } : {}),
+    ...(env.SWITCHYARD_OPERATOR_TOKEN?.trim() ? { operatorToken: secretSetting(env, 'SWITCHYARD_OPERATOR_TOKEN') } : {}),
   };
 }

@@ -39,6 +39,9 @@ export const SERVICE_ERRORS = {
   method_not_allowed: { status: 405, meaning: 'A path this service serves, asked with a method it does not answer there (Allow lists them); CONNECT.' },
   request_timeout: { status: 408, meaning: 'The request was not received in time.' },
   headers_too_large: { status: 431, meaning: 'The request headers are larger than the server accepts.' },
+  store_unavailable: { status: 503, meaning: 'The store (PostgreSQL) cannot be reached right now; retry after Retry-After seconds.' },
+  not_ready: { status: 503, meaning: 'GET /ready: the store does not answer or its migrations are not applied yet.' },
+  operator_unauthorized: { status: 401, meaning: 'An admin route without the operator credential (application tokens are not accepted there).' },
 } as const satisfies Record<string, ErrorSpec>;
 
 type Catalogue = typeof RUNTIME_ERRORS & typeof SERVICE_ERRORS;
@@ -114,3 +117,16 @@ export function toEnvelope(error: SwitchyardError): ErrorEnvelope {
       : [{ field: null, message: error.message, error_code: error.code }];
   return { message: error.message, errors };
 }
+
+/** The store (PGlite or PostgreSQL) cannot be reached right now; the client may retry after Retry-After seconds. */
+export class StoreUnavailableError extends codedError(SERVICE_ERRORS, 'store_unavailable') {
+  readonly retryAfterSeconds = 5;
+}
+
+/** GET /ready: the service is up but cannot serve yet (store, migrations or master key). */
+export class NotReadyError extends codedError(SERVICE_ERRORS, 'not_ready') {
+  readonly retryAfterSeconds = 5;
+}
+
+/** Missing or wrong operator credential on an admin route (application tokens are not accepted there). */
+export class OperatorUnauthorizedError extends codedError(SERVICE_ERRORS, 'operator_unauthorized') {}

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
 import { StoreLockedError } from './db/store-lock.js';
 import { KeyringError } from './security/keyring.js';
-import { startService } from './server.js';
+import { startService, StoreUnreachableError } from './server.js';
 
 let config: ServiceConfig | undefined;
 // Signals are handled from the first moment: one that arrives while the service is still starting
@@ -35,7 +35,7 @@ try {
     console.error(`Configuration error: ${error.message}`);
     process.exit(1);
   }
-  if (error instanceof StoreLockedError || error instanceof KeyringError) {
+  if (error instanceof StoreLockedError || error instanceof KeyringError || error instanceof StoreUnreachableError) {
     console.error(error.message);
     process.exit(1);
   }
@@ -44,5 +44,9 @@ try {
     console.error(`Cannot listen on ${config.host}:${config.port} (${code}): set HOST and PORT to a free address.`);
     process.exit(1);
   }
-  throw error;
+  // Anything else still ends in one line (the stack only with LOG_LEVEL=debug or trace).
+  const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  console.error(`Switchyard could not start: ${message}`);
+  if (config !== undefined && (config.logLevel === 'debug' || config.logLevel === 'trace')) console.error(error);
+  process.exit(1);
 }

@@ -20,6 +20,8 @@ export interface Store {
   location: string;
   /** Change announcements, so in-memory copies of rows are dropped when the rows change (src/db/changes.ts). */
   changes: StoreChanges;
+  /** Connections of the pool right now (metrics). */
+  poolState(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -37,7 +39,11 @@ export function redactDatabaseUrl(url: string): string {
 export async function openStore(options: { databaseUrl?: string; dataDir?: string }): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // A bounded connect time, so requests during a PostgreSQL outage fail fast (503) instead of queueing.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    // An idle connection that PostgreSQL drops (a restart, an outage) must not crash the process: the pool
+    // discards it and the next query opens a new one (or fails, and the request answers 503).
+    pool.on('error', () => undefined);
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     let changes: StoreChanges;
     try {
@@ -46,7 +52,14 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
       await db.destroy();
       throw error;
     }
-    store = { db, kind: 'postgres', location: redactDatabaseUrl(options.databaseUrl), changes, close: () => changes.close().finally(() => db.destroy()) };
+    store = {
+      db,
+      kind: 'postgres',
+      location: redactDatabaseUrl(options.databaseUrl),
+      changes,
+      poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => changes.close().finally(() => db.destroy()),
+    };
   } else {
     const dataDir = options.dataDir ?? 'memory://';
     let location = dataDir;
@@ -62,8 +75,9 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
       lock?.release();
       throw error;
     }
-    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-    store = { db, kind: 'pglite', location, changes: StoreChanges.local(), close: () => db.destroy().finally(() => lock?.release()) };
+    const pool = new PGlitePool(pglite);
+    const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+    store = { db, kind: 'pglite', location, changes: StoreChanges.local(), poolState: () => pool.state(), close: () => db.destroy().finally(() => lock?.release()) };
   }
   try {
     await migrate(store.db);

@@ -227,4 +227,19 @@ ${DATE_INDEXES}
     name: "catalog: Airbyte's definition ids for stored connectors",
     sql: DEFINITION_ID_UPDATE,
   },
+  {
+    version: 6,
+    name: 'master key check',
+    // One value sealed with the master key at the first start: a process with another key is refused at start.
+    sql: `
+      CREATE TABLE key_check (
+        id integer PRIMARY KEY CHECK (id = 1),
+        key_id text NOT NULL,
+        iv text NOT NULL,
+        ciphertext text NOT NULL,
+        tag text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

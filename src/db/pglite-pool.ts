@@ -7,6 +7,9 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
  */
 export class PGlitePool implements PostgresPool {
   private queue: Promise<void> = Promise.resolve();
+  /** Callers waiting for the connection, and whether it is lent (for the store pool metrics). */
+  private waiting = 0;
+  private lent = false;
 
   constructor(private readonly pglite: PGlite) {}
 
@@ -17,7 +20,15 @@ export class PGlitePool implements PostgresPool {
     });
     const previous = this.queue;
     this.queue = previous.then(() => turn);
+    this.waiting += 1;
     await previous;
+    this.waiting -= 1;
+    this.lent = true;
+    const returned = release;
+    release = () => {
+      this.lent = false;
+      returned();
+    };
     const pglite = this.pglite;
     return {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
@@ -29,6 +40,10 @@ export class PGlitePool implements PostgresPool {
       },
       release,
     } as unknown as PostgresPoolClient;
+  }
+
+  state(): { total: number; idle: number; waiting: number } {
+    return { total: 1, idle: this.lent ? 0 : 1, waiting: this.waiting };
   }
 
   async end(): Promise<void> {

@@ -122,7 +122,18 @@ export interface SchemaMigrationsTable {
   applied_at: Generated<Date>;
 }
 
+/** The master key check (src/security/key-check.ts): one row. */
+export interface KeyCheckTable {
+  id: number;
+  key_id: string;
+  iv: string;
+  ciphertext: string;
+  tag: string;
+  created_at: Timestamp;
+}
+
 export interface DatabaseSchema {
+  key_check: KeyCheckTable;
   organizations: OrganizationsTable;
   api_clients: ApiClientsTable;
   api_client_organizations: ApiClientOrganizationsTable;

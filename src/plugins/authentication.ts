@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, OperatorUnauthorizedError, UnauthorizedError } from '../errors.js';
+import { bearerToken, sameSecret } from '../security/bearer.js';
 import { TokenError, VerifiedTokenCache } from '../security/tokens.js';
 
 export const ORGANIZATION_HEADER = 'x-organization-id';
@@ -16,7 +17,16 @@ export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('principal', undefined as never);
   const tokens = new VerifiedTokenCache(app.ctx.keyring.derive('token-signing'));
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.public) return;
+    // Unknown paths reach the not-found handler (404 in the envelope), not a 401.
+    if (request.routeOptions.url === undefined || request.routeOptions.config.public) return;
+    if (request.routeOptions.config.operator) {
+      const expected = app.ctx.config.operatorToken;
+      if (expected === undefined) throw new OperatorUnauthorizedError('The admin API is off: this service has no operator credential.');
+      if (!sameSecret(bearerToken(request), expected)) {
+        throw new OperatorUnauthorizedError('Send the operator credential as "Authorization: Bearer <token>" (SWITCHYARD_OPERATOR_TOKEN, or DATA_DIR/operator.token).');
+      }
+      return;
+    }
     let claims;
     try {
       claims = await tokens.verify(bearer(request));

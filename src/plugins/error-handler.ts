@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import findMyWay, { type HTTPMethod } from 'find-my-way';
 import { RateLimitedError } from '../../runtime/errors.js';
+import { isStoreUnavailable } from '../db/store-errors.js';
 import { issuesFromValidator, type ValidatorError } from '../../runtime/validation.js';
 import {
   BadRequestError,
@@ -13,6 +14,7 @@ import {
   PayloadTooLargeError,
   RequestValidationError,
   ResourceNotFoundError,
+  StoreUnavailableError,
   SwitchyardError,
   toEnvelope,
   UnsupportedMediaTypeError,
@@ -42,6 +44,7 @@ function fromFastifyError(error: FastifyError): SwitchyardError {
     default:
       break;
   }
+  if (isStoreUnavailable(error)) return new StoreUnavailableError('The store is unreachable right now; retry shortly.');
   if (error instanceof SyntaxError || error.statusCode === 400) return new BadRequestError('The request body is not valid JSON.', 'malformed_json');
   return new InternalError('The service failed to handle the request.');
 }
@@ -113,7 +116,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw, request, reply) => {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
     if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
-    if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    if (error instanceof StoreUnavailableError) request.log.warn({ err: raw }, 'store unavailable');
+    const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+    if (retryAfter !== undefined && (error instanceof RateLimitedError || error.status === 503)) reply.header('retry-after', String(retryAfter));
     void reply.status(error.status).send(toEnvelope(error));
   });
   app.setNotFoundHandler((request, reply) => {

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import adminRoutes from './admin.js';
 import connectorsRoutes from './connectors.js';
 import definitionsRoutes from './definitions.js';
 import executeRoutes from './execute.js';
+import healthRoutes from './health.js';
 import inspectRoutes from './inspect.js';
 import openapiRoutes from './openapi.js';
 import skillsRoutes from './skills.js';
@@ -11,7 +13,7 @@ import workspacesRoutes from './workspaces.js';
 
 /** Every route module of the API, registered in one place. */
 export function registerRoutes(app: FastifyInstance): void {
-  for (const routes of [tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, openapiRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, openapiRoutes]) {
     void app.register(routes);
   }
 }

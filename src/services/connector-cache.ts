@@ -44,6 +44,8 @@ export interface ConnectorCacheDependencies {
   config: ServiceConfig;
   log: FastifyBaseLogger;
   maxEntries?: number;
+  /** Told of each OAuth refresh this process made (metrics). */
+  tokenRefreshed?: (connectorType: string, rotated: boolean) => void;
 }
 
 /**
@@ -172,9 +174,15 @@ export class ConnectorCache {
       ...(baseUrl !== undefined && { baseUrl }),
       http,
       ...(coordinator !== undefined
-        ? { tokenRefreshLock: coordinator.forConnector(row.id, (iv) => this.resealed(row, instance, iv)) }
+        ? {
+            tokenRefreshLock: coordinator.forConnector(row.id, (iv) => {
+              this.deps.tokenRefreshed?.(row.connector_type, true);
+              this.resealed(row, instance, iv);
+            }),
+          }
         : {
             onTokenRefresh: async (refresh) => {
+              this.deps.tokenRefreshed?.(row.connector_type, refresh.rotated);
               if (!refresh.rotated) return;
               const previous = refreshToken;
               refreshToken = refresh.refresh_token;

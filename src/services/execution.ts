@@ -18,6 +18,7 @@ import { excludePaths, selectPaths } from '../field-paths.js';
 import { contextStoreSearch } from '../context/search.js';
 import type { ConnectorRow } from './connector-lookup.js';
 import { assertWorkspaceActive } from './workspaces.js';
+import { observerOf, observeUpstream } from '../observability/observer.js';
 
 /** The execute request body (the reference's ConnectorExecuteRequest). */
 export interface ExecuteRequest {
@@ -104,7 +105,7 @@ export async function executeOperation(
   }
   let outcome;
   try {
-    outcome = await connector.execute(request.entity, request.action, request.params ?? {});
+    outcome = await observeUpstream(ctx, row.connector_type, () => connector.execute(request.entity, request.action, request.params ?? {}));
   } catch (error) {
     if (error instanceof AuthenticationError) {
       throw new AuthenticationError(

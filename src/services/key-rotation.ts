@@ -17,6 +17,7 @@ import { sql, type Kysely } from 'kysely';
 import { announceChange } from '../db/changes.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { decodeKey, generateKey, keyFilePath, keyIdOf, loadKeyring, pendingKeyFilePath, writeKeyFile, type Keyring } from '../security/keyring.js';
+import { resealKeyCheck } from '../security/key-check.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 
 /** A rotation that cannot be done as asked; nothing was changed. */
@@ -57,6 +58,7 @@ export async function reencryptCredentials(db: Kysely<DatabaseSchema>, from: Key
       await trx.updateTable('connectors').set(sealCredentials(to, row.id, credentials)).where('id', '=', row.id).execute();
     }
     await announceChange(trx, { kind: 'all' });
+    await resealKeyCheck(trx, to);
     return rows.length;
   });
 }
@@ -129,4 +131,29 @@ export async function rotateMasterKey(options: { db: Kysely<DatabaseSchema>; dat
   renameSync(pendingFile, keyFile);
   flushFolder(path.dirname(keyFile));
   return { rotated, key_id: keyIdOf(next), previous_key_id: previousKeyId, mode: 'file', resumed };
+}
+
+export interface KeyRotationState {
+  /** Id of the key new credentials are sealed with. */
+  key_id: string;
+  /** Id of master.key.next when an interrupted rotation left it (key file mode), else null. */
+  pending_key_id: string | null;
+  /** Stored credentials per key id; after a completed rotation every connector is under key_id. */
+  connectors_by_key: Array<{ key_id: string; connectors: number }>;
+  /** True when no stored credential needs another key than key_id. */
+  rotated: boolean;
+}
+
+/** What the admin API reports about master key rotation (ids only, never key material). */
+export async function keyRotationState(db: Kysely<DatabaseSchema>, keyring: Keyring, dataDir: string): Promise<KeyRotationState> {
+  const rows = await db
+    .selectFrom('connectors')
+    .select(['credentials_key_id', (eb) => eb.fn.countAll<string>().as('connectors')])
+    .groupBy('credentials_key_id')
+    .orderBy('credentials_key_id')
+    .execute();
+  const pendingFile = pendingKeyFilePath(dataDir);
+  const pending = existsSync(pendingFile) ? keyIdOf(decodeKey(readFileSync(pendingFile, 'utf8'), pendingFile)) : null;
+  const byKey = rows.map((row) => ({ key_id: row.credentials_key_id, connectors: Number(row.connectors) }));
+  return { key_id: keyring.currentKeyId, pending_key_id: pending, connectors_by_key: byKey, rotated: byKey.every((entry) => entry.key_id === keyring.currentKeyId) };
 }

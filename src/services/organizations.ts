@@ -76,3 +76,46 @@ export async function findMissingOrganizations(db: Kysely<DatabaseSchema>, organ
   const existing = new Set(found.map((row) => row.id.toLowerCase()));
   return organizationIds.filter((id) => !existing.has(id.toLowerCase()));
 }
+
+export interface OrganizationView {
+  organization_id: string;
+  name: string;
+  created_at: string;
+}
+
+export async function listOrganizations(db: Kysely<DatabaseSchema>): Promise<OrganizationView[]> {
+  const rows = await db.selectFrom('organizations').select(['id', 'name', 'created_at']).orderBy('created_at').orderBy('id').execute();
+  return rows.map((row) => ({ organization_id: row.id, name: row.name, created_at: new Date(row.created_at).toISOString() }));
+}
+
+export interface ClientView {
+  client_id: string;
+  name: string;
+  organization_ids: string[];
+  created_at: string;
+}
+
+/** API clients (never their secret or its hash), optionally only those of one organization. */
+export async function listClients(db: Kysely<DatabaseSchema>, organizationId?: string): Promise<ClientView[]> {
+  let query = db
+    .selectFrom('api_clients')
+    .innerJoin('api_client_organizations', 'api_client_organizations.client_id', 'api_clients.id')
+    .select(['api_clients.id', 'api_clients.name', 'api_clients.created_at', 'api_client_organizations.organization_id']);
+  if (organizationId !== undefined) {
+    query = query.where('api_clients.id', 'in', db.selectFrom('api_client_organizations').select('client_id').where('organization_id', '=', organizationId));
+  }
+  const rows = await query.orderBy('api_clients.created_at').orderBy('api_clients.id').orderBy('api_client_organizations.organization_id').execute();
+  const clients = new Map<string, ClientView>();
+  for (const row of rows) {
+    const found = clients.get(row.id) ?? { client_id: row.id, name: row.name, organization_ids: [], created_at: new Date(row.created_at).toISOString() };
+    found.organization_ids.push(row.organization_id);
+    clients.set(row.id, found);
+  }
+  return [...clients.values()];
+}
+
+/** Deletes an API client: its secret stops working at once (tokens already issued expire within TOKEN_TTL_SECONDS). */
+export async function revokeClient(db: Kysely<DatabaseSchema>, clientId: string): Promise<void> {
+  const deleted = UUID.test(clientId) ? await db.deleteFrom('api_clients').where('id', '=', clientId).executeTakeFirst() : undefined;
+  if (deleted === undefined || Number(deleted.numDeletedRows) === 0) throw new ResourceNotFoundError(`No API client ${clientId}.`);
+}

@@ -82,9 +82,9 @@ describe('docs/manifest-guide.md', () => {
 
   it('documents every pagination style and auth type of the closed sets', () => {
     const definitions = schema.$defs as Record<string, Node>;
-    const styles = ((definitions.pagination?.properties as Node).style as Node).enum as string[];
+    const styles = (((definitions.pagination as Node).properties as Node).style as Node).enum as string[];
     for (const style of styles) expect(guide, `pagination style ${style}`).toMatch(new RegExp(`^### ${style}$`, 'm'));
-    const types = ((definitions.auth_option?.properties as Node).type as Node).enum as string[];
+    const types = (((definitions.auth_option as Node).properties as Node).type as Node).enum as string[];
     for (const type of types) expect(guide, `auth type ${type}`).toMatch(new RegExp(`^### ${type}$`, 'm'));
   });
 });

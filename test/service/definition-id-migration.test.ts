@@ -47,7 +47,7 @@ describe('stored connectors across the change to Airbyte definition ids', { time
   beforeAll(async () => {
     const pglite = await PGlite.create('memory://', { extensions: { vector, pg_trgm } });
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-    store = { db, kind: 'pglite', location: 'memory://', changes: StoreChanges.local(), close: () => db.destroy() };
+    store = { db, kind: 'pglite', location: 'memory://', changes: StoreChanges.local(), poolState: () => ({ total: 1, idle: 1, waiting: 0 }), close: () => db.destroy() };
     const keyring = new Keyring(randomBytes(32));
 
     // The store as the previous release left it: migrations 1 to 4, connectors under the old ids.

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 
 interface Operation {
   summary?: string;
+  operationId?: string;
   responses?: Record<string, unknown>;
   security?: unknown[];
 }
@@ -22,7 +23,7 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
   let store: Store;
   let app: FastifyInstance;
   const routes: Array<{ method: string; url: string; public: boolean }> = [];
-  let document: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+  let document: { openapi: string; servers: unknown[]; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
 
   beforeAll(async () => {
     store = await openStore({ dataDir: 'memory://' });
@@ -49,7 +50,8 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
 
   it('is OpenAPI 3.1 with the bearer scheme', () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.components.securitySchemes).toEqual({ HTTPBearer: { type: 'http', scheme: 'bearer' } });
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['HTTPBearer', 'MetricsToken', 'OperatorToken']);
+    expect(document.components.securitySchemes.HTTPBearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
   it('has every registered route, each with a summary and its responses', () => {
@@ -71,9 +73,37 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
     }
   });
 
-  it('marks only the token endpoint as reachable without a bearer token', () => {
+  it('marks only the token endpoint, the probes, the metrics and the description itself as reachable without a token', () => {
     const open = routes.filter((r) => r.public).map((r) => `${r.method} ${r.url}`);
-    expect(open).toEqual(['post /api/v1/account/applications/token']);
+    expect(open.sort()).toEqual(['get /api/v1/openapi.json', 'get /health', 'get /metrics', 'get /ready', 'post /api/v1/account/applications/token']);
+    for (const route of routes) {
+      const operation = document.paths[openapiPath(route.url)]?.[route.method];
+      if (route.url === '/metrics') expect(operation?.security).toEqual([{}, { MetricsToken: [] }]);
+      else if (route.public) expect(operation?.security, route.url).toEqual([]);
+      else if (route.url.startsWith('/api/v1/admin')) expect(operation?.security, route.url).toEqual([{ OperatorToken: [] }]);
+      else expect(operation?.security, route.url).toEqual([{ HTTPBearer: [] }]);
+      if (!route.public) expect(Object.keys(operation?.responses ?? {}), `${route.method} ${route.url} declares no 401`).toContain('401');
+    }
+  });
+
+  it('names every operation with a unique operationId, the reference service way', () => {
+    const ids = Object.values(document.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][a-z0-9_]*$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(document.paths['/api/v1/integrations/connectors/{id}/execute']?.post?.operationId).toBe('create_integrations_connectors_id_execute');
+    expect(document.paths['/api/v1/integrations/connectors']?.get?.operationId).toBe('list_integrations_connectors');
+    expect(document.paths['/api/v1/workspaces/{workspace_id}']?.delete?.operationId).toBe('delete_workspaces_workspace_id');
+    expect(document.paths['/api/v1/skills/docs']?.get?.operationId).toBe('get_skills_docs');
+  });
+
+  it('names a server and carries examples of the first calls', () => {
+    expect(document.servers).toEqual([{ url: 'http://127.0.0.1:8080', description: 'A local Switchyard (npm start)' }]);
+    const token = document.paths['/api/v1/account/applications/token']?.post as unknown as {
+      requestBody: { content: { 'application/json': { example: unknown } } };
+      responses: { 200: { content: { 'application/json': { example: unknown } } } };
+    };
+    expect(token.requestBody.content['application/json'].example).toMatchObject({ client_id: expect.any(String) });
+    expect(token.responses[200].content['application/json'].example).toMatchObject({ token_type: 'bearer' });
   });
 
   it('covers the endpoints of the contract and the reference service', () => {

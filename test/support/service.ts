@@ -24,7 +24,7 @@ export function storeKinds(): StoreKind[] {
   return inject('postgresUrl') ? ['pglite', 'postgres'] : ['pglite'];
 }
 
-async function freshPostgresDatabase(): Promise<string> {
+export async function freshPostgresDatabase(): Promise<string> {
   const admin = new pg.Client({ connectionString: inject('postgresUrl') });
   const name = `switchyard_${randomUUID().replace(/-/g, '')}`;
   await admin.connect();
@@ -45,9 +45,13 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(kind: StoreKind, overrides: Partial<ServiceConfig> = {}, options: ComposeOptions = {}): Promise<TestService> {
+export async function startTestService(
+  kind: StoreKind,
+  overrides: Partial<ServiceConfig> = {},
+  options: ComposeOptions & { /** How the service reaches a PostgreSQL database (e.g. through a TCP proxy that plays an outage). */ storeUrl?: (databaseUrl: string) => string } = {},
+): Promise<TestService> {
   const databaseUrl = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
-  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: 'memory://' });
+  const store = await openStore(databaseUrl ? { databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl } : { dataDir: 'memory://' });
   const keyring = new Keyring(randomBytes(32));
   const config: ServiceConfig = {
     host: '127.0.0.1',

@@ -26,6 +26,7 @@ import { noteRowsWritten } from '../../db/statistics.js';
 import { canonicalJson, forgetHashes, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync } from './state.js';
+import { observeUpstream } from '../../observability/observer.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
 export interface RetryPolicy {
@@ -180,7 +181,7 @@ export class ConnectorSync {
     for (let attempt = 0; ; attempt += 1) {
       if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
       try {
-        return await connector.execute(entity, 'list', params);
+        return await observeUpstream(this.input.ctx, this.input.row.connector_type, () => connector.execute(entity, 'list', params));
       } catch (error) {
         if (!transient(error) || attempt >= retry.retries) {
           const attempts = attempt + 1;

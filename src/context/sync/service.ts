@@ -15,6 +15,7 @@ import { ConnectorSync, DEFAULT_RETRY_POLICY, type EntityOutcome, type RetryPoli
 import { SyncLocks, type SyncLock } from './lock.js';
 import { syncableEntities, syncProblem } from './plan.js';
 import { beginEntitySync } from './state.js';
+import { observerOf } from '../../observability/observer.js';
 
 export type SyncTrigger = 'api' | 'cli' | 'schedule' | 'created';
 
@@ -182,12 +183,19 @@ export class SyncService {
       signal: this.abort.signal,
       ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
     });
-    const run = sync.run().finally(() => {
-      this.runs.delete(run);
-      const count = (this.runningConnectors.get(row.id) ?? 1) - 1;
-      if (count <= 0) this.runningConnectors.delete(row.id);
-      else this.runningConnectors.set(row.id, count);
-    });
+    const run = sync
+      .run()
+      .then((outcomes) => {
+        const observer = observerOf(this.ctx);
+        for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records);
+        return outcomes;
+      })
+      .finally(() => {
+        this.runs.delete(run);
+        const count = (this.runningConnectors.get(row.id) ?? 1) - 1;
+        if (count <= 0) this.runningConnectors.delete(row.id);
+        else this.runningConnectors.set(row.id, count);
+      });
     this.runs.add(run);
     return run;
   }

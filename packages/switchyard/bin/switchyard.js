@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// `switchyard connectors` and `switchyard execute ...`: the library commands (credentials you supply).
+import { libraryProgram, runProgram } from '../dist/cli.js';
+
+await runProgram(libraryProgram());

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { ServiceMetrics } from '../observability/metrics.js';
+import { setObserver } from '../observability/observer.js';
+import { metricsRoutes } from '../routes/metrics.js';
+
+/**
+ * Wires metrics into an app: the request hook (one per answered request), the observer the execute
+ * path and the sync report to, and GET /metrics. The route label is the route template, so ids in
+ * paths do not multiply the series; paths that match no route share one label.
+ */
+export function registerMetrics(app: FastifyInstance): ServiceMetrics {
+  const metrics = new ServiceMetrics(app.ctx.store);
+  setObserver(app.ctx, metrics);
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  void app.register(metricsRoutes(metrics));
+  return metrics;
+}

@@ -1,0 +1,89 @@
+/**
+ * The published library: `npm pack` of packages/switchyard, installed into a fresh project, runs the
+ * README's library example with plain `node` (after `tsc --strict` compiles it, which must report 0
+ * errors) against a Jira stand-in on 127.0.0.1.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/spawn-service.js';
+
+const run = promisify(execFile);
+const PACKAGE_DIR = path.join(REPO_ROOT, 'packages', 'switchyard');
+
+/** The first ```ts block under "## Library mode" in README.md. */
+function readmeLibraryExample(): string {
+  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Library mode'));
+  const found = /```ts\n([\s\S]*?)```/.exec(section);
+  if (!found?.[1]) throw new Error('no ts block in the Library mode section of README.md');
+  return found[1];
+}
+
+describe('the library package', { timeout: 900_000 }, () => {
+  let dir: string;
+  let jira: Server;
+  let jiraUrl: string;
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'switchyard-package-'));
+    jira = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      const body = req.url?.startsWith('/rest/api/3/search/jql')
+        ? { issues: [{ id: '10001', key: 'ABC-1', fields: { summary: 'First' } }], isLast: true }
+        : { id: '10001', key: 'ABC-1', fields: { summary: 'First' } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => jira.listen(0, '127.0.0.1', resolve));
+    jiraUrl = `http://127.0.0.1:${(jira.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => jira.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('packs compiled JavaScript with declarations and nothing else, installs without the service dependencies, and runs the README example in node and strict TypeScript', async () => {
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: PACKAGE_DIR, maxBuffer: 64 * 1024 * 1024 });
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const files = info?.files.map((f) => f.path) ?? [];
+    expect(files).toContain('dist/index.js');
+    expect(files).toContain('dist/index.d.ts');
+    expect(files).toContain('dist/generated/jira/validators.js');
+    expect(files.filter((f) => !/^(dist\/|bin\/switchyard\.js$|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
+    expect(files.some((f) => /(^|\/)(test|bench|codegen)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+
+    const project = path.join(dir, 'consumer');
+    await run('mkdir', ['-p', project]);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, info?.filename ?? '')], { cwd: project });
+    const installed = JSON.parse((await run('npm', ['ls', '--all', '--json'], { cwd: project })).stdout) as { dependencies: Record<string, { dependencies?: Record<string, unknown> }> };
+    const names = Object.keys(installed.dependencies.switchyard?.dependencies ?? {}).sort();
+    expect(names).toEqual(['ajv', 'ajv-formats', 'commander', 'ky']);
+
+    writeFileSync(path.join(project, 'example.ts'), readmeLibraryExample());
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: [], lib: ['ES2022', 'DOM'] }, files: ['example.ts', 'env.d.ts'] }),
+    );
+    // The consumer has no @types/node: declare the one Node global the example reads.
+    writeFileSync(path.join(project, 'env.d.ts'), 'declare const process: { env: Record<string, string | undefined> };\n');
+    const tsc = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project }).catch((error: { stdout: string }) => error);
+    expect(tsc.stdout).toBe('');
+
+    const output = await run(process.execPath, [path.join(project, 'out', 'example.js')], { cwd: project, env: { PATH: process.env.PATH ?? '', JIRA_TOKEN: 'jira-token-0001', JIRA_BASE_URL: jiraUrl } });
+    expect(output.stderr).toBe('');
+    expect(output.stdout).toContain('ABC-1');
+    const basic = `Basic ${Buffer.from('me@acme.com:jira-token-0001').toString('base64')}`;
+    expect(seen).toContainEqual(expect.stringMatching(new RegExp(`^(GET|POST) /rest/api/3/search/jql.* ${basic}$`)));
+    expect(seen).toContainEqual(`GET /rest/api/3/issue/ABC-1 ${basic}`);
+
+    const cli = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['connectors'], { cwd: project });
+    expect(cli.stdout).toContain('jira');
+  });
+});
