@@ -301,7 +301,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name email }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "result": "many",
           "recordsPath": "data.issues.nodes",
@@ -336,7 +336,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "query Issue($id: String!) {\n  issue(id: $id) {\n    id\n    identifier\n    number\n    title\n    description\n    priority\n    priorityLabel\n    estimate\n    dueDate\n    url\n    branchName\n    labelIds\n    state { id name }\n    assignee { id name }\n    creator { id name }\n    team { id name }\n    project { id name }\n    cycle { id name }\n    createdAt\n    updatedAt\n    startedAt\n    completedAt\n    canceledAt\n    archivedAt\n  }\n}"
+            "document": "query Issue($id: String!) {\n  issue(id: $id) {\n    id\n    identifier\n    number\n    title\n    description\n    priority\n    priorityLabel\n    estimate\n    dueDate\n    url\n    branchName\n    labelIds\n    state { id name }\n    assignee { id name email }\n    creator { id name }\n    team { id name }\n    project { id name }\n    cycle { id name }\n    createdAt\n    updatedAt\n    startedAt\n    completedAt\n    canceledAt\n    archivedAt\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.issue",
@@ -414,7 +414,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "mutation IssueCreate($input: IssueCreateInput!) {\n  issueCreate(input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation IssueCreate($input: IssueCreateInput!) {\n  issueCreate(input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name email }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.issueCreate",
@@ -514,7 +514,7 @@ export const definition: ConnectorDefinition = {
             "projectId"
           ],
           "graphql": {
-            "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name email }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.issueUpdate",
@@ -711,7 +711,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name email }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "result": "many",
           "recordsPath": "data.projects.nodes",
@@ -746,7 +746,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "query Project($id: String!) {\n  project(id: $id) {\n    id\n    name\n    description\n    content\n    slugId\n    url\n    color\n    icon\n    priority\n    priorityLabel\n    progress\n    status { id name }\n    lead { id name }\n    creator { id name }\n    startDate\n    targetDate\n    startedAt\n    completedAt\n    canceledAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
+            "document": "query Project($id: String!) {\n  project(id: $id) {\n    id\n    name\n    description\n    content\n    slugId\n    url\n    color\n    icon\n    priority\n    priorityLabel\n    progress\n    status { id name }\n    lead { id name email }\n    creator { id name }\n    startDate\n    targetDate\n    startedAt\n    completedAt\n    canceledAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.project",
@@ -870,7 +870,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "mutation ProjectCreate($input: ProjectCreateInput!) {\n  projectCreate(input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation ProjectCreate($input: ProjectCreateInput!) {\n  projectCreate(input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name email }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.projectCreate",
@@ -1021,7 +1021,7 @@ export const definition: ConnectorDefinition = {
             "targetDate"
           ],
           "graphql": {
-            "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name email }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.projectUpdate",
@@ -1667,7 +1667,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "result": "many",
           "recordsPath": "data.comments.nodes",
@@ -1701,7 +1701,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "query Comment($id: String!) {\n  comment(id: $id) {\n    id\n    body\n    url\n    issue { id identifier title }\n    user { id name }\n    parentId\n    editedAt\n    resolvedAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
+            "document": "query Comment($id: String!) {\n  comment(id: $id) {\n    id\n    body\n    url\n    issue { id identifier title }\n    user { id name email }\n    parentId\n    editedAt\n    resolvedAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.comment",
@@ -1747,7 +1747,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "mutation CommentCreate($input: CommentCreateInput!) {\n  commentCreate(input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation CommentCreate($input: CommentCreateInput!) {\n  commentCreate(input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.commentCreate",
@@ -1782,7 +1782,7 @@ export const definition: ConnectorDefinition = {
             }
           },
           "graphql": {
-            "document": "mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {\n  commentUpdate(id: $id, input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {\n  commentUpdate(id: $id, input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      editedAt\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "result": "one",
           "recordPath": "data.commentUpdate",

@@ -2383,9 +2383,10 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "integer",
                 "minimum": 1,
+                "maximum": 250,
                 "default": 25
               },
-              "description": "Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum).",
+              "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
               "sendDefault": false
             },
             "bookmark": {

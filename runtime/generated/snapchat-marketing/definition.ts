@@ -55,7 +55,7 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.snap.com/api/marketing-api/Ads-API/customer-lists"
     }
   ],
-  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
+  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record in its responses ({sub_request_status, campaign: {...}}); list and get both unwrap it and return the records themselves. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
   "baseUrl": "https://adsapi.snapchat.com/v1",
   "config": {},
   "headers": {},
@@ -264,12 +264,13 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.",
+          "description": "List the organizations of the authenticated user (GET /v1/me/organizations). Returns the organization records, unwrapped from Snapchat's {sub_request_status, organization: {...}} items.",
           "method": "GET",
           "path": "/me/organizations",
           "params": {},
           "result": "many",
           "recordsPath": "organizations",
+          "recordItemPath": "organization",
           "guards": [],
           "idempotent": true,
           "destructive": false
@@ -449,7 +450,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ad accounts of an organization (GET /v1/organizations/{organization_id}/adaccounts). Each item is {sub_request_status, adaccount: {...}}.",
+          "description": "List the ad accounts of an organization (GET /v1/organizations/{organization_id}/adaccounts). Returns the adaccount records, unwrapped from Snapchat's {sub_request_status, adaccount: {...}} items.",
           "method": "GET",
           "path": "/organizations/{organization_id}/adaccounts",
           "params": {
@@ -490,6 +491,7 @@ export const definition: ConnectorDefinition = {
           },
           "result": "many",
           "recordsPath": "adaccounts",
+          "recordItemPath": "adaccount",
           "pagination": {
             "style": "next_url",
             "next_url": "body.paging.next_link",
@@ -659,7 +661,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the campaigns of an ad account (GET /v1/adaccounts/{ad_account_id}/campaigns). Each item is {sub_request_status, campaign: {...}}.",
+          "description": "List the campaigns of an ad account (GET /v1/adaccounts/{ad_account_id}/campaigns). Returns the campaign records, unwrapped from Snapchat's {sub_request_status, campaign: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/campaigns",
           "params": {
@@ -700,6 +702,7 @@ export const definition: ConnectorDefinition = {
           },
           "result": "many",
           "recordsPath": "campaigns",
+          "recordItemPath": "campaign",
           "pagination": {
             "style": "next_url",
             "next_url": "body.paging.next_link",
@@ -937,7 +940,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.",
+          "description": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Returns the adsquad records, unwrapped from Snapchat's {sub_request_status, adsquad: {...}} items.",
           "method": "GET",
           "path": "/campaigns/{campaign_id}/adsquads",
           "params": {
@@ -978,6 +981,7 @@ export const definition: ConnectorDefinition = {
           },
           "result": "many",
           "recordsPath": "adsquads",
+          "recordItemPath": "adsquad",
           "pagination": {
             "style": "next_url",
             "next_url": "body.paging.next_link",
@@ -1122,7 +1126,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Each item is {sub_request_status, ad: {...}}.",
+          "description": "List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Returns the ad records, unwrapped from Snapchat's {sub_request_status, ad: {...}} items.",
           "method": "GET",
           "path": "/adsquads/{ad_squad_id}/ads",
           "params": {
@@ -1163,6 +1167,7 @@ export const definition: ConnectorDefinition = {
           },
           "result": "many",
           "recordsPath": "ads",
+          "recordItemPath": "ad",
           "pagination": {
             "style": "next_url",
             "next_url": "body.paging.next_link",
@@ -1368,7 +1373,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.",
+          "description": "List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Returns the creative records, unwrapped from Snapchat's {sub_request_status, creative: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/creatives",
           "params": {
@@ -1409,6 +1414,7 @@ export const definition: ConnectorDefinition = {
           },
           "result": "many",
           "recordsPath": "creatives",
+          "recordItemPath": "creative",
           "pagination": {
             "style": "next_url",
             "next_url": "body.paging.next_link",
@@ -1582,7 +1588,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the media of an ad account (GET /v1/adaccounts/{ad_account_id}/media). Each item is {sub_request_status, media: {...}}.",
+          "description": "List the media of an ad account (GET /v1/adaccounts/{ad_account_id}/media). Returns the media records, unwrapped from Snapchat's {sub_request_status, media: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/media",
           "params": {
@@ -1623,6 +1629,7 @@ export const definition: ConnectorDefinition = {
           },
           "result": "many",
           "recordsPath": "media",
+          "recordItemPath": "media",
           "pagination": {
             "style": "next_url",
             "next_url": "body.paging.next_link",
@@ -1773,7 +1780,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the audience segments of an ad account (GET /v1/adaccounts/{ad_account_id}/segments). Each item is {sub_request_status, segment: {...}}.",
+          "description": "List the audience segments of an ad account (GET /v1/adaccounts/{ad_account_id}/segments). Returns the segment records, unwrapped from Snapchat's {sub_request_status, segment: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/segments",
           "params": {
@@ -1814,6 +1821,7 @@ export const definition: ConnectorDefinition = {
           },
           "result": "many",
           "recordsPath": "segments",
+          "recordItemPath": "segment",
           "pagination": {
             "style": "next_url",
             "next_url": "body.paging.next_link",
