@@ -217,7 +217,10 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "schema": {
                 "type": "string",
-                "description": "A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\"."
+                "description": "A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\".",
+                "examples": [
+                  "project = ABC AND status = Open ORDER BY created DESC"
+                ]
               },
               "sendDefault": false
             },

@@ -1,0 +1,154 @@
+/**
+ * A loopback proxy between the runtime and Prism. It records every exchange (with Prism's
+ * `sl-violations`) and works around Prism's own limits, never the vendor's rules:
+ * - strict Accept negotiation: a 406 NOT_ACCEPTABLE is asked again with `Accept: *\/*`;
+ * - invalid examples in the vendor file: an answer Prism could not produce from its static example
+ *   (a 5xx caused by a response violation) is asked again with `Prefer: dynamic=true`, which builds
+ *   a body from the response schema; when that fails too (a schema whose formats Prism cannot
+ *   satisfy), the harness's own body built from the operation's response schema is answered;
+ * - next links to example.com or the vendor's real host: absolute URLs in answers are rewritten to
+ *   this proxy's origin, so the runtime (which follows links on its own origin only) can read page 2.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+export interface Violation {
+  readonly location: readonly string[];
+  readonly severity: string;
+  readonly code?: string | number;
+  readonly message: string;
+}
+
+export interface Exchange {
+  readonly method: string;
+  /** Path and query as received from the runtime. */
+  readonly url: string;
+  readonly requestBody: string;
+  readonly status: number;
+  readonly violations: readonly Violation[];
+  readonly responseBody: unknown;
+  readonly responseText: string;
+  /** Which Prism limits were worked around for this exchange. */
+  readonly workarounds: readonly string[];
+}
+
+export interface RecordingProxy {
+  readonly url: string;
+  readonly exchanges: Exchange[];
+  /** Builds a body from the current operation's response schema, for answers Prism cannot mock. */
+  fallbackBody: (() => unknown) | undefined;
+  close(): Promise<void>;
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+function parseViolations(header: string | null): Violation[] {
+  if (header === null || header === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(header);
+    return Array.isArray(parsed) ? (parsed as Violation[]) : [];
+  } catch {
+    return [{ location: [], severity: 'Error', message: header }];
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? null : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every absolute http(s) URL in a JSON value, re-rooted at `origin` (path and query kept). */
+export function rerootUrls(value: unknown, origin: string): unknown {
+  if (typeof value === 'string') {
+    return /^https?:\/\/[^/\s?#]+/i.test(value) ? value.replace(/^https?:\/\/[^/\s?#]+/i, origin) : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => rerootUrls(v, origin));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rerootUrls(v, origin)]));
+  }
+  return value;
+}
+
+function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || ['host', 'connection', 'content-length', 'accept-encoding'].includes(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export async function startRecordingProxy(prismUrl: string): Promise<RecordingProxy> {
+  const exchanges: Exchange[] = [];
+  let origin = '';
+  // Assigned once listening; the handler only runs after that.
+  let proxy: RecordingProxy | undefined;
+
+  const ask = async (method: string, url: string, headers: Record<string, string>, body: string): Promise<Answer> => {
+    const res = await fetch(`${prismUrl}${url}`, { method, headers, ...(body !== '' && { body }) });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const method = req.method ?? 'GET';
+        const url = req.url ?? '/';
+        const body = Buffer.concat(chunks).toString('utf8');
+        const headers = forwardHeaders(req.headers);
+        const workarounds: string[] = [];
+        let answer = await ask(method, url, headers, body);
+        if (answer.status === 406 && answer.text.includes('NOT_ACCEPTABLE')) {
+          workarounds.push(`Accept "${headers['accept'] ?? ''}" relaxed to */* (Prism's strict negotiation)`);
+          answer = await ask(method, url, { ...headers, accept: '*/*' }, body);
+        }
+        const outputViolation = parseViolations(answer.headers.get('sl-violations')).some((v) => v.location[0] === 'response');
+        if (answer.status >= 500 && outputViolation) {
+          workarounds.push("the vendor's example violates its own response schema; answered from the schema (Prefer: dynamic=true)");
+          answer = await ask(method, url, { ...headers, prefer: 'dynamic=true' }, body);
+          const stillOutput = parseViolations(answer.headers.get('sl-violations')).some((v) => v.location[0] === 'response');
+          const requestOk = !parseViolations(answer.headers.get('sl-violations')).some((v) => v.location[0] === 'request');
+          if (answer.status >= 500 && stillOutput && requestOk && proxy?.fallbackBody !== undefined) {
+            workarounds.push("Prism cannot build a body its own validation accepts; answered from the response schema by the harness");
+            answer = { status: 200, headers: new Headers({ 'content-type': 'application/json' }), text: JSON.stringify(proxy.fallbackBody()) };
+          }
+        }
+        const parsed = parseJson(answer.text);
+        const rewritten = parsed === undefined ? answer.text : JSON.stringify(rerootUrls(parsed, origin));
+        const violations = parseViolations(answer.headers.get('sl-violations')).filter((v) => v.location[0] === 'request');
+        exchanges.push({ method, url, requestBody: body, status: answer.status, violations, responseBody: parsed, responseText: answer.text, workarounds });
+        const outHeaders: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/json' };
+        const link = answer.headers.get('link');
+        if (link !== null) outHeaders['link'] = link.replace(/<https?:\/\/[^/\s>?#]+/gi, `<${origin}`);
+        res.writeHead(answer.status, outHeaders).end(rewritten);
+      })().catch((e: unknown) => {
+        res.writeHead(502, { 'content-type': 'text/plain' }).end(`proxy: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  origin = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  proxy = {
+    url: origin,
+    exchanges,
+    fallbackBody: undefined,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return proxy;
+}

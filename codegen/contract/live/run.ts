@@ -1,0 +1,305 @@
+/**
+ * Live conformance (`npm run contract -- --live`): replays the runtime's real requests against a
+ * Prism mock of each vendor OpenAPI description. For every OpenAPI file under the vendor-specs folder
+ * that a manifest names, Prism is started with --errors; every entity x action of those manifests runs
+ * through createConnector (base URL pointed at Prism through a recording proxy) with sample params
+ * built from the manifest. A finding is a request Prism rejects (422/400/401 with its violations), a
+ * path or method Prism does not know, an unexpected status, or a list whose records or pagination
+ * block cannot be read from the vendor's example. Prism's own limits are handled in proxy.ts and here
+ * (at most two pages are read, as some examples never end pagination).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createConnector } from '../../../runtime/index.js';
+import type { ActionDefinition, ConnectorDefinition } from '../../../runtime/definition.js';
+import { connectorModules } from '../../../runtime/generated/index.js';
+import { getPath } from '../../../runtime/paths.js';
+import { ARCHIVE_PATTERN, withExtractedArchive } from '../archive.js';
+import { loadManifests } from '../manifests.js';
+import { findSpecPath, normalizePath, parseOpenApi, resolveRef, type OpenApiSpec } from '../openapi.js';
+import { isRecord } from '../types.js';
+import { startPrism } from './prism.js';
+import { startRecordingProxy, type Exchange, type RecordingProxy } from './proxy.js';
+import { responseSample, sampleParams, vendorLookup } from './samples.js';
+
+export type LiveFindingKind =
+  | 'rejected'
+  | 'unknown_path'
+  | 'unexpected_status'
+  | 'records_unreadable'
+  | 'pagination_unreadable'
+  | 'no_sample'
+  | 'runtime_error'
+  | 'prism_failed';
+
+export interface LiveFinding {
+  readonly connector: string;
+  /** entity.action, absent for a spec-level problem. */
+  readonly action?: string | undefined;
+  readonly kind: LiveFindingKind;
+  readonly message: string;
+  /** METHOD path?query of the request concerned. */
+  readonly request?: string | undefined;
+}
+
+export interface LiveSpecResult {
+  readonly spec: string;
+  readonly connectors: readonly string[];
+  readonly actions: number;
+  readonly requests: number;
+  readonly findings: readonly LiveFinding[];
+  /** Prism limits worked around, with how often. */
+  readonly workarounds: ReadonlyMap<string, number>;
+  readonly ms: number;
+}
+
+export interface LiveOptions {
+  readonly manifestsDir: string;
+  readonly specsDir: string;
+  readonly only?: readonly string[] | undefined;
+  /** Prism instances at once (default 2, the machine's shared cores). */
+  readonly concurrency?: number | undefined;
+  readonly onSpecDone?: ((result: LiveSpecResult) => void) | undefined;
+}
+
+/** OpenAPI 3 files under `dir` (relative paths); archives are looked into as well. */
+export async function findOpenApiFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    for (const entry of await readdir(abs, { withFileTypes: true })) {
+      const childAbs = path.join(abs, entry.name);
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(childAbs, childRel);
+      else if (/\.(json|ya?ml)$/i.test(entry.name) && (await isOpenApi(childAbs))) out.push(childRel);
+    }
+  };
+  await walk(dir, '');
+  return out.sort();
+}
+
+async function isOpenApi(file: string): Promise<boolean> {
+  // The version key may come after the paths (Atlassian's file ends with it).
+  return /(^|[{,\s])["']?openapi["']?\s*:\s*["']?3\./m.test(await readFile(file, 'utf8'));
+}
+
+/** Archives holding OpenAPI files (reported, since Prism needs them unpacked). */
+async function archivedOpenApi(dir: string): Promise<string[]> {
+  const archives: string[] = [];
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    for (const entry of await readdir(abs, { withFileTypes: true })) {
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path.join(abs, entry.name), childRel);
+      else if (ARCHIVE_PATTERN.test(entry.name)) archives.push(childRel);
+    }
+  };
+  await walk(dir, '');
+  const found: string[] = [];
+  for (const archive of archives) {
+    const inner = await withExtractedArchive(path.join(dir, archive), (extracted) => findOpenApiFiles(extracted));
+    found.push(...inner.map((f) => `${archive}!${f}`));
+  }
+  return found;
+}
+
+function sampleCredentials(definition: ConnectorDefinition): Record<string, unknown> {
+  const option = definition.auth[0];
+  if (!option) return {};
+  const credentials: Record<string, unknown> = { option_title: option.optionTitle };
+  for (const [name, field] of Object.entries(option.fields)) {
+    const candidates = [field.example, `live-${name.replace(/_/g, '-')}-0123456789abcdef`, '0123456789abcdef0123456789abcdef'];
+    credentials[name] = candidates.find((c) => c !== undefined && (field.pattern === undefined || new RegExp(field.pattern).test(c)));
+  }
+  return credentials;
+}
+
+function sampleConfig(definition: ConnectorDefinition): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(definition.config)) {
+    const value = field.default ?? field.example ?? field.enum?.[0];
+    if (value !== undefined) config[name] = value;
+  }
+  return config;
+}
+
+/** The part of the request path before the action path, so that it lands on the spec path (Prism ignores server base paths). */
+function prismPrefix(specPath: string, actionPath: string): string {
+  const spec = normalizePath(specPath);
+  const ours = normalizePath(actionPath);
+  return spec.endsWith(ours) ? spec.slice(0, spec.length - ours.length) : '';
+}
+
+function describeRequest(e: Exchange): string {
+  return `${e.method} ${decodeURIComponent(e.url)}`;
+}
+
+function bodySources(action: ActionDefinition): Array<[string, string]> {
+  const block = action.pagination?.block ?? {};
+  return Object.entries(block).filter(([, source]) => source.startsWith('body.')) as Array<[string, string]>;
+}
+
+interface ActionRun {
+  readonly connector: string;
+  readonly definition: ConnectorDefinition;
+  readonly entity: string;
+  readonly action: string;
+}
+
+async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProxy, findings: LiveFinding[]): Promise<number> {
+  const { definition, entity, action: actionName, connector } = run;
+  const action = definition.entities[entity]?.actions[actionName] as ActionDefinition;
+  const id = `${entity}.${actionName}`;
+  const add = (kind: LiveFindingKind, message: string, request?: string) => findings.push({ connector, action: id, kind, message, request });
+
+  const match = findSpecPath(spec, action.path, { baseUrl: definition.baseUrl });
+  if (!match) {
+    add('unknown_path', `${action.method} ${action.path} is not a path of the vendor description`);
+    return 0;
+  }
+  const operation = resolveRef(spec.doc, match.entry.item[action.method.toLowerCase()]);
+  const { params, missing } = sampleParams(action, vendorLookup(spec.doc, match.entry.item, isRecord(operation) ? operation : {}));
+  if (missing.length > 0) {
+    add('no_sample', `no value of the manifest schema could be built for ${missing.join(', ')}`);
+    return 0;
+  }
+  const client = createConnector(connector, {
+    credentials: sampleCredentials(definition),
+    config: sampleConfig(definition),
+    baseUrl: `${proxy.url}${prismPrefix(match.entry.raw, action.path)}`,
+    http: { retries: 0, timeoutMs: 20_000 },
+  });
+
+  proxy.fallbackBody = () => responseSample(spec.doc, isRecord(operation) ? operation : {});
+  let sent = 0;
+  const page = async (pageParams: Record<string, unknown>, label: string): Promise<Record<string, unknown> | undefined> => {
+    const before = proxy.exchanges.length;
+    let error: unknown;
+    let next: Record<string, unknown> | undefined;
+    try {
+      next = (await client.execute(entity, actionName, pageParams)).next_params;
+    } catch (e) {
+      error = e;
+    }
+    const exchanges = proxy.exchanges.slice(before);
+    sent += exchanges.length;
+    let answered = exchanges.length > 0;
+    for (const e of exchanges) {
+      const request = describeRequest(e);
+      if (e.violations.length > 0 || e.status === 422 || (e.status === 400 && e.responseText.includes('stoplight'))) {
+        const why = e.violations.map((v) => `${v.location.slice(1).join('.')}: ${v.message}`).join('; ') || e.responseText.slice(0, 300);
+        add('rejected', `${label}Prism rejected the request (${e.status}): ${why}`, request);
+        answered = false;
+      } else if (e.status === 404 && e.responseText.includes('NO_PATH_MATCHED')) {
+        add('unknown_path', `${label}Prism knows no such path`, request);
+        answered = false;
+      } else if (e.status === 405 || e.responseText.includes('NO_METHOD_MATCHED')) {
+        add('unknown_path', `${label}Prism knows the path but not the method`, request);
+        answered = false;
+      } else if (e.status === 401 || e.status === 403) {
+        add('rejected', `${label}Prism refused the credentials the manifest sends (${e.status}): ${e.responseText.slice(0, 200)}`, request);
+        answered = false;
+      } else if (e.status < 200 || e.status >= 300) {
+        add('unexpected_status', `${label}Prism answered ${e.status}: ${e.responseText.slice(0, 300)}`, request);
+        answered = false;
+      }
+    }
+    if (!answered) return undefined;
+    const last = exchanges.at(-1) as Exchange;
+    if (error !== undefined) {
+      add('runtime_error', `${label}${error instanceof Error ? error.message : String(error)}`, describeRequest(last));
+      return undefined;
+    }
+    if (action.result === 'many') {
+      const body = last.responseBody;
+      const paths = action.recordsPath === undefined ? [undefined] : [action.recordsPath].flat();
+      const unreadable = paths.filter((p) => !Array.isArray(getPath(body, p)));
+      if (unreadable.length === paths.length) {
+        add('records_unreadable', `${label}no list of records at ${unreadable.map((p) => `"${p ?? '(root)'}"`).join(', ')} in the vendor's example`, describeRequest(last));
+      }
+      const missingKeys = bodySources(action).filter(([, source]) => getPath(body, source.slice('body.'.length)) === undefined);
+      if (missingKeys.length > 0) {
+        add('pagination_unreadable', `${label}pagination ${missingKeys.map(([k, s]) => `${k} (${s})`).join(', ')} absent from the vendor's example`, describeRequest(last));
+      }
+    }
+    return next;
+  };
+
+  const next = await page(params, '');
+  // The second page proves the next-page request is valid too; examples often never end, so stop there.
+  if (next !== undefined) await page({ ...params, ...next }, 'page 2: ');
+  return sent;
+}
+
+interface SpecJob {
+  readonly spec: string;
+  readonly runs: ActionRun[];
+  readonly connectors: string[];
+}
+
+async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> {
+  const started = performance.now();
+  const findings: LiveFinding[] = [];
+  const workarounds = new Map<string, number>();
+  const file = path.join(specsDir, job.spec);
+  let requests = 0;
+  let spec: OpenApiSpec;
+  try {
+    spec = parseOpenApi(await readFile(file, 'utf8'), file);
+  } catch (e) {
+    findings.push({ connector: job.connectors.join(', '), kind: 'prism_failed', message: `unreadable OpenAPI file: ${e instanceof Error ? e.message : String(e)}` });
+    return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, workarounds, ms: performance.now() - started };
+  }
+  let prism: Awaited<ReturnType<typeof startPrism>> | undefined;
+  let proxy: RecordingProxy | undefined;
+  try {
+    prism = await startPrism(file);
+    proxy = await startRecordingProxy(prism.url);
+    for (const run of job.runs) requests += await runAction(run, spec, proxy, findings);
+    for (const e of proxy.exchanges) for (const w of e.workarounds) workarounds.set(w, (workarounds.get(w) ?? 0) + 1);
+  } catch (e) {
+    findings.push({ connector: job.connectors.join(', '), kind: 'prism_failed', message: e instanceof Error ? e.message : String(e) });
+  } finally {
+    await proxy?.close();
+    await prism?.stop();
+  }
+  return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, workarounds, ms: performance.now() - started };
+}
+
+/** Plans and runs the live check; specs run `concurrency` at a time. */
+export async function runLive(opts: LiveOptions): Promise<{ results: LiveSpecResult[]; unnamed: string[]; archived: string[] }> {
+  const files = await findOpenApiFiles(opts.specsDir);
+  const archived = await archivedOpenApi(opts.specsDir);
+  const loads = await loadManifests(opts.manifestsDir);
+  const only = opts.only ?? [];
+  const jobs = new Map<string, SpecJob>();
+  const named = new Set<string>();
+  for (const load of loads) {
+    if (!load.ok) continue;
+    const m = load.manifest;
+    if (m.vendor_spec?.format !== 'openapi') continue;
+    named.add(m.vendor_spec.file);
+    const base = path.basename(m.file).replace(/\.yaml$/, '');
+    if (only.length > 0 && !only.includes(base) && !only.includes(m.connector)) continue;
+    const definition = connectorModules[m.connector]?.definition;
+    if (!definition) throw new Error(`${m.connector} has no generated definition; run npm run generate`);
+    const spec = m.vendor_spec.file;
+    const job = jobs.get(spec) ?? { spec, runs: [], connectors: [] };
+    job.connectors.push(m.connector);
+    for (const a of m.actions) job.runs.push({ connector: m.connector, definition, entity: a.entity, action: a.action });
+    jobs.set(spec, job);
+  }
+  for (const spec of jobs.keys()) {
+    if (!files.includes(spec)) throw new Error(`vendor_spec file ${spec} is not an OpenAPI 3 file under ${opts.specsDir}`);
+  }
+  const queue = [...jobs.values()];
+  const results: LiveSpecResult[] = [];
+  const worker = async (): Promise<void> => {
+    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+      const result = await runSpec(job, opts.specsDir);
+      results.push(result);
+      opts.onSpecDone?.(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, worker));
+  results.sort((a, b) => a.spec.localeCompare(b.spec));
+  return { results, unnamed: files.filter((f) => !named.has(f)), archived };
+}
