@@ -55,6 +55,18 @@ function parseViolations(header: string | null): Violation[] {
   }
 }
 
+function isRecordValue(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Prism's violations: the sl-violations header and, on its own error answers, the body's validation list. */
+function violationsOf(answer: Answer): Violation[] {
+  const parsed = parseJson(answer.text);
+  const fromBody = isRecordValue(parsed) && Array.isArray(parsed['validation']) ? (parsed['validation'] as Violation[]) : [];
+  const all = [...parseViolations(answer.headers.get('sl-violations')), ...fromBody];
+  return all.filter((v, i) => Array.isArray(v.location) && all.findIndex((w) => w.message === v.message && w.location.join('.') === v.location.join('.')) === i);
+}
+
 function parseJson(text: string): unknown {
   try {
     return text === '' ? null : (JSON.parse(text) as unknown);
@@ -110,12 +122,12 @@ export async function startRecordingProxy(prismUrl: string): Promise<RecordingPr
           workarounds.push(`Accept "${headers['accept'] ?? ''}" relaxed to */* (Prism's strict negotiation)`);
           answer = await ask(method, url, { ...headers, accept: '*/*' }, body);
         }
-        const outputViolation = parseViolations(answer.headers.get('sl-violations')).some((v) => v.location[0] === 'response');
+        const outputViolation = violationsOf(answer).some((v) => v.location[0] === 'response');
         if (answer.status >= 500 && outputViolation) {
           workarounds.push("the vendor's example violates its own response schema; answered from the schema (Prefer: dynamic=true)");
           answer = await ask(method, url, { ...headers, prefer: 'dynamic=true' }, body);
-          const stillOutput = parseViolations(answer.headers.get('sl-violations')).some((v) => v.location[0] === 'response');
-          const requestOk = !parseViolations(answer.headers.get('sl-violations')).some((v) => v.location[0] === 'request');
+          const stillOutput = violationsOf(answer).some((v) => v.location[0] === 'response');
+          const requestOk = !violationsOf(answer).some((v) => v.location[0] === 'request');
           if (answer.status >= 500 && stillOutput && requestOk && proxy?.fallbackBody !== undefined) {
             workarounds.push("Prism cannot build a body its own validation accepts; answered from the response schema by the harness");
             answer = { status: 200, headers: new Headers({ 'content-type': 'application/json' }), text: JSON.stringify(proxy.fallbackBody()) };
@@ -123,7 +135,7 @@ export async function startRecordingProxy(prismUrl: string): Promise<RecordingPr
         }
         const parsed = parseJson(answer.text);
         const rewritten = parsed === undefined ? answer.text : JSON.stringify(rerootUrls(parsed, origin));
-        const violations = parseViolations(answer.headers.get('sl-violations')).filter((v) => v.location[0] === 'request');
+        const violations = violationsOf(answer).filter((v) => v.location[0] === 'request');
         exchanges.push({ method, url, requestBody: body, status: answer.status, violations, responseBody: parsed, responseText: answer.text, workarounds });
         const outHeaders: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/json' };
         const link = answer.headers.get('link');

@@ -20,6 +20,8 @@ export function formatLiveReport(out: { results: readonly LiveSpecResult[]; unna
     lines.push('', 'Prism limits worked around:');
     for (const [w, n] of workarounds) lines.push(`  ${n}x ${w}`);
   }
+  const notes = out.results.flatMap((r) => r.notes);
+  if (notes.length > 0) lines.push('', `Not checkable from the vendor description (${notes.length}, not failures):`, ...notes.map(findingLine));
   const findings = out.results.flatMap((r) => r.findings);
   if (findings.length > 0) lines.push('', `Findings (${findings.length}):`, ...findings.map(findingLine));
   const requests = out.results.reduce((n, r) => n + r.requests, 0);

@@ -8,7 +8,8 @@
  * block cannot be read from the vendor's example. Prism's own limits are handled in proxy.ts and here
  * (at most two pages are read, as some examples never end pagination).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createConnector } from '../../../runtime/index.js';
 import type { ActionDefinition, ConnectorDefinition } from '../../../runtime/definition.js';
@@ -48,6 +49,8 @@ export interface LiveSpecResult {
   readonly actions: number;
   readonly requests: number;
   readonly findings: readonly LiveFinding[];
+  /** What could not be checked because the vendor description itself lacks it (not failures). */
+  readonly notes: readonly LiveFinding[];
   /** Prism limits worked around, with how often. */
   readonly workarounds: ReadonlyMap<string, number>;
   readonly ms: number;
@@ -132,9 +135,53 @@ function describeRequest(e: Exchange): string {
   return `${e.method} ${decodeURIComponent(e.url)}`;
 }
 
-function bodySources(action: ActionDefinition): Array<[string, string]> {
-  const block = action.pagination?.block ?? {};
-  return Object.entries(block).filter(([, source]) => source.startsWith('body.')) as Array<[string, string]>;
+const WALK_KEYS = ['next_url', 'next_cursor', 'has_more', 'next_token', 'is_last', 'page_count', 'total', 'page_info', 'done'] as const;
+
+/** Body sources of the pagination: those the walk reads (must be readable) and the block's other keys. */
+function paginationSources(action: ActionDefinition): { walk: Array<[string, string]>; block: Array<[string, string]> } {
+  const pagination = action.pagination as (Record<string, unknown> & { block: Record<string, string> }) | undefined;
+  if (!pagination) return { walk: [], block: [] };
+  const walk: Array<[string, string]> = [];
+  for (const key of WALK_KEYS) {
+    const source = pagination[key];
+    if (typeof source === 'string' && source.startsWith('body.')) walk.push([key, source]);
+  }
+  const walkSources = new Set(walk.map(([, source]) => source));
+  const block = Object.entries(pagination.block).filter(([, source]) => source.startsWith('body.') && !walkSources.has(source));
+  return { walk, block };
+}
+
+/** The JSON schema of the operation's first 2xx response, if it declares one. */
+function responseSchema(doc: Record<string, unknown>, operation: Record<string, unknown>): unknown {
+  const responses = isRecord(operation['responses']) ? operation['responses'] : {};
+  const ok = Object.keys(responses).sort().find((code) => /^2/.test(code));
+  const response = ok === undefined ? undefined : resolveRef(doc, responses[ok]);
+  const content = isRecord(response) && isRecord(response['content']) ? response['content'] : {};
+  const media = Object.entries(content).find(([type]) => /json|\*\/\*/i.test(type))?.[1];
+  return isRecord(media) ? resolveRef(doc, media['schema']) : undefined;
+}
+
+/** Whether a response schema declares anything (properties or items) at all. */
+function declaresShape(doc: Record<string, unknown>, schema: unknown, depth = 0): boolean {
+  const s = resolveRef(doc, schema);
+  if (!isRecord(s) || depth > 10) return false;
+  if (isRecord(s['properties']) || s['items'] !== undefined || s['type'] === 'array') return true;
+  return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((p) => declaresShape(doc, p, depth + 1)));
+}
+
+/** Whether a dot path is declared by a response schema (through allOf/oneOf/anyOf and array items). */
+function declaresPath(doc: Record<string, unknown>, schema: unknown, segments: string[], depth = 0): boolean {
+  const s = resolveRef(doc, schema);
+  if (!isRecord(s) || depth > 20) return false;
+  const [head, ...rest] = segments;
+  if (head === undefined) return true;
+  for (const k of ['allOf', 'oneOf', 'anyOf']) {
+    const parts = s[k];
+    if (Array.isArray(parts) && parts.some((p) => declaresPath(doc, p, segments, depth + 1))) return true;
+  }
+  if (/^\d+$/.test(head) && s['items'] !== undefined) return declaresPath(doc, s['items'], rest, depth + 1);
+  const props = s['properties'];
+  return isRecord(props) && props[head] !== undefined && declaresPath(doc, props[head], rest, depth + 1);
 }
 
 interface ActionRun {
@@ -144,11 +191,12 @@ interface ActionRun {
   readonly action: string;
 }
 
-async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProxy, findings: LiveFinding[]): Promise<number> {
+async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProxy, findings: LiveFinding[], notes: LiveFinding[]): Promise<number> {
   const { definition, entity, action: actionName, connector } = run;
   const action = definition.entities[entity]?.actions[actionName] as ActionDefinition;
   const id = `${entity}.${actionName}`;
   const add = (kind: LiveFindingKind, message: string, request?: string) => findings.push({ connector, action: id, kind, message, request });
+  const note = (kind: LiveFindingKind, message: string, request?: string) => notes.push({ connector, action: id, kind, message, request });
 
   const match = findSpecPath(spec, action.path, { baseUrl: definition.baseUrl });
   if (!match) {
@@ -210,14 +258,28 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
     }
     if (action.result === 'many') {
       const body = last.responseBody;
+      const schema = responseSchema(spec.doc, isRecord(operation) ? operation : {});
       const paths = action.recordsPath === undefined ? [undefined] : [action.recordsPath].flat();
       const unreadable = paths.filter((p) => !Array.isArray(getPath(body, p)));
       if (unreadable.length === paths.length) {
-        add('records_unreadable', `${label}no list of records at ${unreadable.map((p) => `"${p ?? '(root)'}"`).join(', ')} in the vendor's example`, describeRequest(last));
+        const where = unreadable.map((p) => `"${p ?? '(root)'}"`).join(', ');
+        if (!declaresShape(spec.doc, schema)) note('records_unreadable', `${label}records at ${where} not checkable: the vendor description declares no response body for this operation`, describeRequest(last));
+        else add('records_unreadable', `${label}no list of records at ${where} in the vendor's example`, describeRequest(last));
       }
-      const missingKeys = bodySources(action).filter(([, source]) => getPath(body, source.slice('body.'.length)) === undefined);
-      if (missingKeys.length > 0) {
-        add('pagination_unreadable', `${label}pagination ${missingKeys.map(([k, s]) => `${k} (${s})`).join(', ')} absent from the vendor's example`, describeRequest(last));
+      const readable = (source: string) => {
+        const dotPath = source.slice('body.'.length);
+        return getPath(body, dotPath) !== undefined || declaresPath(spec.doc, schema, dotPath.split('.'));
+      };
+      const { walk, block } = paginationSources(action);
+      const missingWalk = walk.filter(([, source]) => !readable(source));
+      if (missingWalk.length > 0) {
+        const what = missingWalk.map(([k, src]) => `${k} (${src})`).join(', ');
+        if (!declaresShape(spec.doc, schema)) note('pagination_unreadable', `${label}pagination ${what} not checkable: the vendor description declares no response body`, describeRequest(last));
+        else add('pagination_unreadable', `${label}pagination ${what} is neither in the vendor's example nor in its response schema`, describeRequest(last));
+      }
+      const missingBlock = block.filter(([, source]) => !readable(source));
+      if (missingBlock.length > 0 && label === '') {
+        note('pagination_unreadable', `block ${missingBlock.map(([k, src]) => `${k} (${src})`).join(', ')} is not in this response; the contract key is returned as null`, describeRequest(last));
       }
     }
     return next;
@@ -229,6 +291,35 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
   return sent;
 }
 
+/**
+ * A copy of the document without security requirements that name schemes it never defines (Orb's
+ * `API Key - 1`): Prism refuses every request against such a requirement, whatever is sent.
+ */
+export function dropUndefinedSecurity(doc: Record<string, unknown>): { doc: Record<string, unknown>; dropped: string[] } {
+  const components = isRecord(doc['components']) ? doc['components'] : {};
+  const schemes = isRecord(components['securitySchemes']) ? components['securitySchemes'] : {};
+  const dropped = new Set<string>();
+  const clean = (requirements: unknown): unknown => {
+    if (!Array.isArray(requirements)) return requirements;
+    return requirements.filter((r) => {
+      const names = isRecord(r) ? Object.keys(r) : [];
+      const undefinedNames = names.filter((n) => schemes[n] === undefined);
+      for (const n of undefinedNames) dropped.add(n);
+      return undefinedNames.length === 0;
+    });
+  };
+  const paths: Record<string, unknown> = {};
+  for (const [p, item] of Object.entries(isRecord(doc['paths']) ? doc['paths'] : {})) {
+    if (!isRecord(item)) {
+      paths[p] = item;
+      continue;
+    }
+    paths[p] = Object.fromEntries(Object.entries(item).map(([k, op]) => [k, isRecord(op) && op['security'] !== undefined ? { ...op, security: clean(op['security']) } : op]));
+  }
+  const out = { ...doc, paths, ...(doc['security'] !== undefined && { security: clean(doc['security']) }) };
+  return { doc: out, dropped: [...dropped] };
+}
+
 interface SpecJob {
   readonly spec: string;
   readonly runs: ActionRun[];
@@ -238,30 +329,41 @@ interface SpecJob {
 async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> {
   const started = performance.now();
   const findings: LiveFinding[] = [];
+  const notes: LiveFinding[] = [];
   const workarounds = new Map<string, number>();
   const file = path.join(specsDir, job.spec);
+  let servedDir: string | undefined;
   let requests = 0;
   let spec: OpenApiSpec;
   try {
     spec = parseOpenApi(await readFile(file, 'utf8'), file);
   } catch (e) {
     findings.push({ connector: job.connectors.join(', '), kind: 'prism_failed', message: `unreadable OpenAPI file: ${e instanceof Error ? e.message : String(e)}` });
-    return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, workarounds, ms: performance.now() - started };
+    return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, notes, workarounds, ms: performance.now() - started };
   }
   let prism: Awaited<ReturnType<typeof startPrism>> | undefined;
   let proxy: RecordingProxy | undefined;
   try {
-    prism = await startPrism(file);
+    const repaired = dropUndefinedSecurity(spec.doc);
+    let served = file;
+    if (repaired.dropped.length > 0) {
+      servedDir = await mkdtemp(path.join(tmpdir(), 'live-spec-'));
+      served = path.join(servedDir, 'openapi.json');
+      await writeFile(served, JSON.stringify(repaired.doc));
+      workarounds.set(`security requirements name undefined schemes (${repaired.dropped.join(', ')}), a defect of the vendor description; they were dropped from the served copy`, 1);
+    }
+    prism = await startPrism(served);
     proxy = await startRecordingProxy(prism.url);
-    for (const run of job.runs) requests += await runAction(run, spec, proxy, findings);
+    for (const run of job.runs) requests += await runAction(run, spec, proxy, findings, notes);
     for (const e of proxy.exchanges) for (const w of e.workarounds) workarounds.set(w, (workarounds.get(w) ?? 0) + 1);
   } catch (e) {
     findings.push({ connector: job.connectors.join(', '), kind: 'prism_failed', message: e instanceof Error ? e.message : String(e) });
   } finally {
     await proxy?.close();
     await prism?.stop();
+    if (servedDir !== undefined) await rm(servedDir, { recursive: true, force: true });
   }
-  return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, workarounds, ms: performance.now() - started };
+  return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, notes, workarounds, ms: performance.now() - started };
 }
 
 /** Plans and runs the live check; specs run `concurrency` at a time. */
