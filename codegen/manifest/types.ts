@@ -82,7 +82,7 @@ export interface RawManifest {
   category: string;
   description: string;
   docs: Array<{ title: string; url: string }>;
-  vendor_spec?: { format: 'openapi' | 'graphql' | 'facebook_sdk_codegen' | 'postman_collection'; file: string; path_prefix?: string; waivers?: Array<{ action: string; param?: string; reason: string }> };
+  vendor_spec?: { format: 'openapi' | 'graphql' | 'facebook_sdk_codegen' | 'postman_collection'; file: string; path_prefix?: string; waivers?: Array<{ action: string; param?: string; reason: string }>; live_waivers?: Array<{ action: string; kind: string; reason: string }> };
   config?: Record<string, { description: string; pattern?: string; enum?: string[]; default?: string; required?: boolean; example?: string }>;
   base_url: string;
   base_url_host_pattern?: string;

@@ -2,10 +2,10 @@
  * A loopback proxy between the runtime and Prism. It records every exchange (with Prism's
  * `sl-violations`) and works around Prism's own limits, never the vendor's rules:
  * - strict Accept negotiation: a 406 NOT_ACCEPTABLE is asked again with `Accept: *\/*`;
- * - invalid examples in the vendor file: an answer Prism could not produce from its static example
- *   (a 5xx caused by a response violation) is asked again with `Prefer: dynamic=true`, which builds
- *   a body from the response schema; when that fails too (a schema whose formats Prism cannot
- *   satisfy), the harness's own body built from the operation's response schema is answered;
+ * - invalid examples in the vendor file: when Prism refuses to serve an answer because it breaks the
+ *   vendor's response schema (a 5xx with response violations only), the vendor's own example is
+ *   answered as written; without one, Prism is asked again with `Prefer: dynamic=true`, and when
+ *   that fails too (formats Prism cannot satisfy) a body the harness builds from the schema is used;
  * - next links to example.com or the vendor's real host: absolute URLs in answers are rewritten to
  *   this proxy's origin, so the runtime (which follows links on its own origin only) can read page 2.
  */
@@ -34,8 +34,8 @@ export interface Exchange {
 export interface RecordingProxy {
   readonly url: string;
   readonly exchanges: Exchange[];
-  /** Builds a body from the current operation's response schema, for answers Prism cannot mock. */
-  fallbackBody: (() => unknown) | undefined;
+  /** The current operation's own example and a body built from its response schema, for answers Prism cannot mock. */
+  fallback: { example: () => unknown; schema: () => unknown } | undefined;
   close(): Promise<void>;
 }
 
@@ -43,6 +43,10 @@ interface Answer {
   status: number;
   headers: Headers;
   text: string;
+}
+
+function jsonAnswer(body: unknown): Answer {
+  return { status: 200, headers: new Headers({ 'content-type': 'application/json' }), text: JSON.stringify(body) };
 }
 
 function parseViolations(header: string | null): Violation[] {
@@ -62,7 +66,10 @@ function isRecordValue(v: unknown): v is Record<string, unknown> {
 /** Prism's violations: the sl-violations header and, on its own error answers, the body's validation list. */
 function violationsOf(answer: Answer): Violation[] {
   const parsed = parseJson(answer.text);
-  const fromBody = isRecordValue(parsed) && Array.isArray(parsed['validation']) ? (parsed['validation'] as Violation[]) : [];
+  // Prism's own 422 bodies locate request violations without the leading "request".
+  const fromBody = (isRecordValue(parsed) && Array.isArray(parsed['validation']) ? (parsed['validation'] as Violation[]) : []).map((v) =>
+    Array.isArray(v.location) && v.location[0] !== 'request' && v.location[0] !== 'response' ? { ...v, location: ['request', ...v.location] } : v,
+  );
   const all = [...parseViolations(answer.headers.get('sl-violations')), ...fromBody];
   return all.filter((v, i) => Array.isArray(v.location) && all.findIndex((w) => w.message === v.message && w.location.join('.') === v.location.join('.')) === i);
 }
@@ -123,14 +130,20 @@ export async function startRecordingProxy(prismUrl: string): Promise<RecordingPr
           answer = await ask(method, url, { ...headers, accept: '*/*' }, body);
         }
         const outputViolation = violationsOf(answer).some((v) => v.location[0] === 'response');
-        if (answer.status >= 500 && outputViolation) {
-          workarounds.push("the vendor's example violates its own response schema; answered from the schema (Prefer: dynamic=true)");
-          answer = await ask(method, url, { ...headers, prefer: 'dynamic=true' }, body);
-          const stillOutput = violationsOf(answer).some((v) => v.location[0] === 'response');
-          const requestOk = !violationsOf(answer).some((v) => v.location[0] === 'request');
-          if (answer.status >= 500 && stillOutput && requestOk && proxy?.fallbackBody !== undefined) {
-            workarounds.push("Prism cannot build a body its own validation accepts; answered from the response schema by the harness");
-            answer = { status: 200, headers: new Headers({ 'content-type': 'application/json' }), text: JSON.stringify(proxy.fallbackBody()) };
+        const requestOk = !violationsOf(answer).some((v) => v.location[0] === 'request');
+        if (answer.status >= 500 && outputViolation && requestOk) {
+          // The request passed; only the answer Prism built breaks the vendor's response schema.
+          const example = proxy?.fallback?.example();
+          if (example !== undefined) {
+            workarounds.push("the vendor's example breaks its own response schema; answered with that example as written");
+            answer = jsonAnswer(example);
+          } else {
+            workarounds.push("Prism's static answer breaks the vendor's response schema; answered from the schema (Prefer: dynamic=true)");
+            answer = await ask(method, url, { ...headers, prefer: 'dynamic=true' }, body);
+            if (answer.status >= 500 && proxy?.fallback !== undefined) {
+              workarounds.push('Prism cannot build a body its own validation accepts; answered from the response schema by the harness');
+              answer = jsonAnswer(proxy.fallback.schema());
+            }
           }
         }
         const parsed = parseJson(answer.text);
@@ -155,7 +168,7 @@ export async function startRecordingProxy(prismUrl: string): Promise<RecordingPr
   proxy = {
     url: origin,
     exchanges,
-    fallbackBody: undefined,
+    fallback: undefined,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

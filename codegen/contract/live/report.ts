@@ -22,6 +22,8 @@ export function formatLiveReport(out: { results: readonly LiveSpecResult[]; unna
   }
   const notes = out.results.flatMap((r) => r.notes);
   if (notes.length > 0) lines.push('', `Not checkable from the vendor description (${notes.length}, not failures):`, ...notes.map(findingLine));
+  const waived = out.results.flatMap((r) => r.waived);
+  if (waived.length > 0) lines.push('', `Waived (${waived.length}):`, ...waived.map((w) => `${findingLine(w.finding)} — waived: ${w.reason}`));
   const findings = out.results.flatMap((r) => r.findings);
   if (findings.length > 0) lines.push('', `Findings (${findings.length}):`, ...findings.map(findingLine));
   const requests = out.results.reduce((n, r) => n + r.requests, 0);

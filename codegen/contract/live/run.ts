@@ -18,10 +18,10 @@ import { getPath } from '../../../runtime/paths.js';
 import { ARCHIVE_PATTERN, withExtractedArchive } from '../archive.js';
 import { loadManifests } from '../manifests.js';
 import { findSpecPath, normalizePath, parseOpenApi, resolveRef, type OpenApiSpec } from '../openapi.js';
-import { isRecord } from '../types.js';
+import { isRecord, type LiveWaiver } from '../types.js';
 import { startPrism } from './prism.js';
 import { startRecordingProxy, type Exchange, type RecordingProxy } from './proxy.js';
-import { responseSample, sampleParams, vendorLookup } from './samples.js';
+import { responseExample, responseSample, sampleParams, vendorLookup } from './samples.js';
 
 export type LiveFindingKind =
   | 'rejected'
@@ -31,7 +31,8 @@ export type LiveFindingKind =
   | 'pagination_unreadable'
   | 'no_sample'
   | 'runtime_error'
-  | 'prism_failed';
+  | 'prism_failed'
+  | 'stale_waiver';
 
 export interface LiveFinding {
   readonly connector: string;
@@ -49,6 +50,8 @@ export interface LiveSpecResult {
   readonly actions: number;
   readonly requests: number;
   readonly findings: readonly LiveFinding[];
+  /** Findings accepted by a live waiver of the manifest, with its reason. */
+  readonly waived: ReadonlyArray<{ readonly finding: LiveFinding; readonly reason: string }>;
   /** What could not be checked because the vendor description itself lacks it (not failures). */
   readonly notes: readonly LiveFinding[];
   /** Prism limits worked around, with how often. */
@@ -135,19 +138,29 @@ function describeRequest(e: Exchange): string {
   return `${e.method} ${decodeURIComponent(e.url)}`;
 }
 
-const WALK_KEYS = ['next_url', 'next_cursor', 'has_more', 'next_token', 'is_last', 'page_count', 'total', 'page_info', 'done'] as const;
+/**
+ * Sources without which the walk cannot go on (a cursor's has_more: when absent, the walk stops after
+ * page one). The optional ones (total, page_count, is_last, done) only sharpen the walk and are
+ * checked like block keys.
+ */
+function walkKeys(style: string): string[] {
+  return style === 'cursor' || style === 'bookmark' ? ['next_cursor', 'has_more'] : ['next_url', 'next_token', 'page_info'];
+}
 
 /** Body sources of the pagination: those the walk reads (must be readable) and the block's other keys. */
 function paginationSources(action: ActionDefinition): { walk: Array<[string, string]>; block: Array<[string, string]> } {
   const pagination = action.pagination as (Record<string, unknown> & { block: Record<string, string> }) | undefined;
   if (!pagination) return { walk: [], block: [] };
   const walk: Array<[string, string]> = [];
-  for (const key of WALK_KEYS) {
+  for (const key of walkKeys(String(pagination['style']))) {
     const source = pagination[key];
     if (typeof source === 'string' && source.startsWith('body.')) walk.push([key, source]);
   }
   const walkSources = new Set(walk.map(([, source]) => source));
-  const block = Object.entries(pagination.block).filter(([, source]) => source.startsWith('body.') && !walkSources.has(source));
+  const optional = ['total', 'page_count', 'is_last', 'done', 'has_more'].map((k) => pagination[k]).filter((v): v is string => typeof v === 'string');
+  const block = [...Object.entries(pagination.block), ...optional.map((source) => ['(walk)', source] as [string, string])].filter(
+    ([, source], i, all) => source.startsWith('body.') && !walkSources.has(source) && all.findIndex(([, s]) => s === source) === i,
+  );
   return { walk, block };
 }
 
@@ -169,19 +182,33 @@ function declaresShape(doc: Record<string, unknown>, schema: unknown, depth = 0)
   return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((p) => declaresShape(doc, p, depth + 1)));
 }
 
-/** Whether a dot path is declared by a response schema (through allOf/oneOf/anyOf and array items). */
-function declaresPath(doc: Record<string, unknown>, schema: unknown, segments: string[], depth = 0): boolean {
+/**
+ * Whether a response schema declares a dot path (through allOf/oneOf/anyOf and array items):
+ * 'opaque' when the path runs into an object the vendor left without properties (Orb's
+ * pagination_metadata, "x-sl-internally-excluded"), which nothing can be checked against.
+ */
+function pathStatus(doc: Record<string, unknown>, schema: unknown, segments: string[], depth = 0): 'declared' | 'opaque' | 'absent' {
   const s = resolveRef(doc, schema);
-  if (!isRecord(s) || depth > 20) return false;
+  if (!isRecord(s) || depth > 20) return 'absent';
   const [head, ...rest] = segments;
-  if (head === undefined) return true;
+  if (head === undefined) return 'declared';
+  let best: 'declared' | 'opaque' | 'absent' = 'absent';
   for (const k of ['allOf', 'oneOf', 'anyOf']) {
     const parts = s[k];
-    if (Array.isArray(parts) && parts.some((p) => declaresPath(doc, p, segments, depth + 1))) return true;
+    if (!Array.isArray(parts)) continue;
+    for (const p of parts) {
+      const status = pathStatus(doc, p, segments, depth + 1);
+      if (status === 'declared') return status;
+      if (status === 'opaque') best = status;
+    }
   }
-  if (/^\d+$/.test(head) && s['items'] !== undefined) return declaresPath(doc, s['items'], rest, depth + 1);
+  if (/^\d+$/.test(head) && s['items'] !== undefined) return pathStatus(doc, s['items'], rest, depth + 1);
   const props = s['properties'];
-  return isRecord(props) && props[head] !== undefined && declaresPath(doc, props[head], rest, depth + 1);
+  if (isRecord(props) && props[head] !== undefined) return pathStatus(doc, props[head], rest, depth + 1);
+  if (best === 'absent' && !isRecord(props) && s['items'] === undefined && (s['type'] === 'object' || s['type'] === undefined) && !['allOf', 'oneOf', 'anyOf'].some((k) => s[k] !== undefined)) {
+    return 'opaque';
+  }
+  return best;
 }
 
 interface ActionRun {
@@ -216,7 +243,8 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
     http: { retries: 0, timeoutMs: 20_000 },
   });
 
-  proxy.fallbackBody = () => responseSample(spec.doc, isRecord(operation) ? operation : {});
+  const op = isRecord(operation) ? operation : {};
+  proxy.fallback = { example: () => responseExample(spec.doc, op), schema: () => responseSample(spec.doc, op) };
   let sent = 0;
   const page = async (pageParams: Record<string, unknown>, label: string): Promise<Record<string, unknown> | undefined> => {
     const before = proxy.exchanges.length;
@@ -253,7 +281,7 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
     if (!answered) return undefined;
     const last = exchanges.at(-1) as Exchange;
     if (error !== undefined) {
-      add('runtime_error', `${label}${error instanceof Error ? error.message : String(error)}`, describeRequest(last));
+      add('runtime_error', `${label}${error instanceof Error ? error.message : String(error)}; the answer was ${last.responseText.slice(0, 200)}`, describeRequest(last));
       return undefined;
     }
     if (action.result === 'many') {
@@ -266,15 +294,17 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
         if (!declaresShape(spec.doc, schema)) note('records_unreadable', `${label}records at ${where} not checkable: the vendor description declares no response body for this operation`, describeRequest(last));
         else add('records_unreadable', `${label}no list of records at ${where} in the vendor's example`, describeRequest(last));
       }
-      const readable = (source: string) => {
+      const status = (source: string): 'declared' | 'opaque' | 'absent' => {
         const dotPath = source.slice('body.'.length);
-        return getPath(body, dotPath) !== undefined || declaresPath(spec.doc, schema, dotPath.split('.'));
+        return getPath(body, dotPath) !== undefined ? 'declared' : pathStatus(spec.doc, schema, dotPath.split('.'));
       };
+      const readable = (source: string) => status(source) === 'declared';
       const { walk, block } = paginationSources(action);
       const missingWalk = walk.filter(([, source]) => !readable(source));
       if (missingWalk.length > 0) {
         const what = missingWalk.map(([k, src]) => `${k} (${src})`).join(', ');
         if (!declaresShape(spec.doc, schema)) note('pagination_unreadable', `${label}pagination ${what} not checkable: the vendor description declares no response body`, describeRequest(last));
+        else if (missingWalk.every(([, src]) => status(src) === 'opaque')) note('pagination_unreadable', `${label}pagination ${what} not checkable: the vendor's response schema leaves that object without properties`, describeRequest(last));
         else add('pagination_unreadable', `${label}pagination ${what} is neither in the vendor's example nor in its response schema`, describeRequest(last));
       }
       const missingBlock = block.filter(([, source]) => !readable(source));
@@ -324,6 +354,29 @@ interface SpecJob {
   readonly spec: string;
   readonly runs: ActionRun[];
   readonly connectors: string[];
+  readonly waivers: Array<LiveWaiver & { readonly connector: string }>;
+}
+
+/** Splits findings by the manifests' live waivers; a waiver that accepts nothing becomes a finding. */
+export function applyLiveWaivers(
+  findings: readonly LiveFinding[],
+  waivers: ReadonlyArray<LiveWaiver & { readonly connector: string }>,
+): { findings: LiveFinding[]; waived: Array<{ finding: LiveFinding; reason: string }> } {
+  const used = new Set<number>();
+  const open: LiveFinding[] = [];
+  const waived: Array<{ finding: LiveFinding; reason: string }> = [];
+  for (const f of findings) {
+    const i = waivers.findIndex((w) => w.connector === f.connector && w.action === f.action && w.kind === f.kind);
+    if (i < 0) open.push(f);
+    else {
+      used.add(i);
+      waived.push({ finding: f, reason: (waivers[i] as LiveWaiver).reason });
+    }
+  }
+  waivers.forEach((w, i) => {
+    if (!used.has(i)) open.push({ connector: w.connector, action: w.action, kind: 'stale_waiver', message: `live waiver for ${w.kind} accepts nothing; remove it` });
+  });
+  return { findings: open, waived };
 }
 
 async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> {
@@ -339,7 +392,7 @@ async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> 
     spec = parseOpenApi(await readFile(file, 'utf8'), file);
   } catch (e) {
     findings.push({ connector: job.connectors.join(', '), kind: 'prism_failed', message: `unreadable OpenAPI file: ${e instanceof Error ? e.message : String(e)}` });
-    return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, notes, workarounds, ms: performance.now() - started };
+    return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, waived: [], notes, workarounds, ms: performance.now() - started };
   }
   let prism: Awaited<ReturnType<typeof startPrism>> | undefined;
   let proxy: RecordingProxy | undefined;
@@ -363,7 +416,8 @@ async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> 
     await prism?.stop();
     if (servedDir !== undefined) await rm(servedDir, { recursive: true, force: true });
   }
-  return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, notes, workarounds, ms: performance.now() - started };
+  const outcome = applyLiveWaivers(findings, job.waivers);
+  return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings: outcome.findings, waived: outcome.waived, notes, workarounds, ms: performance.now() - started };
 }
 
 /** Plans and runs the live check; specs run `concurrency` at a time. */
@@ -384,8 +438,9 @@ export async function runLive(opts: LiveOptions): Promise<{ results: LiveSpecRes
     const definition = connectorModules[m.connector]?.definition;
     if (!definition) throw new Error(`${m.connector} has no generated definition; run npm run generate`);
     const spec = m.vendor_spec.file;
-    const job = jobs.get(spec) ?? { spec, runs: [], connectors: [] };
+    const job = jobs.get(spec) ?? { spec, runs: [], connectors: [], waivers: [] };
     job.connectors.push(m.connector);
+    for (const w of m.vendor_spec.live_waivers ?? []) job.waivers.push({ ...w, connector: m.connector });
     for (const a of m.actions) job.runs.push({ connector: m.connector, definition, entity: a.entity, action: a.action });
     jobs.set(spec, job);
   }

@@ -103,14 +103,38 @@ export function sampleFromSchema(schemaIn: unknown, doc: Obj = {}, depth = 0, al
   }
 }
 
-/** A body for the operation's first 2xx JSON response, from its schema (every property). */
-export function responseSample(doc: Obj, operation: Obj): unknown {
+function okMedia(doc: Obj, operation: Obj): Obj | undefined {
   const responses = isRecord(operation['responses']) ? operation['responses'] : {};
   const ok = Object.keys(responses).sort().find((code) => /^2/.test(code));
   const response = ok === undefined ? undefined : resolveRef(doc, responses[ok]);
   const content = isRecord(response) && isRecord(response['content']) ? response['content'] : {};
   const media = Object.entries(content).find(([type]) => /json|\*\/\*/i.test(type))?.[1];
-  return isRecord(media) ? sampleFromSchema(media['schema'], doc, 0, true) : {};
+  return isRecord(media) ? media : undefined;
+}
+
+/** A body for the operation's first 2xx JSON response, from its schema (every property). */
+export function responseSample(doc: Obj, operation: Obj): unknown {
+  const media = okMedia(doc, operation);
+  return media ? sampleFromSchema(media['schema'], doc, 0, true) : {};
+}
+
+/** The vendor's own example of the operation's first 2xx JSON response, if it gives one. */
+export function responseExample(doc: Obj, operation: Obj): unknown {
+  const media = okMedia(doc, operation);
+  if (!media) return undefined;
+  if (media['example'] !== undefined) return media['example'];
+  if (isRecord(media['examples'])) {
+    for (const e of Object.values(media['examples'])) {
+      const value = resolveRef(doc, e);
+      if (isRecord(value) && value['value'] !== undefined) return value['value'];
+    }
+  }
+  const schema = resolveRef(doc, media['schema']);
+  if (!isRecord(schema)) return undefined;
+  if (schema['example'] !== undefined) return schema['example'];
+  if (Array.isArray(schema['examples']) && schema['examples'].length > 0) return schema['examples'][0];
+  const x = schema['x-examples'];
+  return isRecord(x) ? Object.values(x)[0] : undefined;
 }
 
 /** What the vendor description says about one parameter of the operation, if anything. */
@@ -168,6 +192,9 @@ export function sampleParams(action: ActionDefinition, vendor: VendorParamLookup
     .map(([name]) => name);
   const first = action.atLeastOneOf?.[0];
   for (const name of [first, ...action.guards.map((g) => g.param)]) if (name !== undefined && !names.includes(name)) names.push(name);
+  // A write whose body params are all optional still sends one: an empty body proves nothing.
+  const bodyParams = Object.entries(action.params).filter(([, p]) => p.in === 'body').map(([name]) => name);
+  if (action.method !== 'GET' && action.method !== 'DELETE' && bodyParams.length > 0 && !names.some((n) => bodyParams.includes(n))) names.push(bodyParams[0] as string);
   const params: Record<string, unknown> = {};
   const missing: string[] = [];
   for (const name of names) {

@@ -1684,7 +1684,7 @@ export const definition: ConnectorDefinition = {
         },
         "update": {
           "name": "update",
-          "description": "Replace the text of a comment, assign it or mark it resolved (PUT /v2/comment/{comment_id}). ClickUp answers {}.",
+          "description": "Replace the text of a comment, its assignee and its resolved flag (PUT /v2/comment/{comment_id}); ClickUp requires all three. ClickUp answers {}.",
           "method": "PUT",
           "path": "/v2/comment/{comment_id}",
           "params": {
@@ -1702,7 +1702,7 @@ export const definition: ConnectorDefinition = {
             "comment_text": {
               "in": "body",
               "wire": "comment_text",
-              "required": false,
+              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
@@ -1713,7 +1713,7 @@ export const definition: ConnectorDefinition = {
             "assignee": {
               "in": "body",
               "wire": "assignee",
-              "required": false,
+              "required": true,
               "schema": {
                 "type": "integer"
               },
@@ -1733,7 +1733,7 @@ export const definition: ConnectorDefinition = {
             "resolved": {
               "in": "body",
               "wire": "resolved",
-              "required": false,
+              "required": true,
               "schema": {
                 "type": "boolean"
               },
@@ -1741,12 +1741,6 @@ export const definition: ConnectorDefinition = {
               "sendDefault": false
             }
           },
-          "atLeastOneOf": [
-            "comment_text",
-            "assignee",
-            "group_assignee",
-            "resolved"
-          ],
           "result": "one",
           "guards": [],
           "idempotent": true,

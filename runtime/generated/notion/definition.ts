@@ -646,7 +646,7 @@ export const definition: ConnectorDefinition = {
             "properties": {
               "in": "body",
               "wire": "properties",
-              "required": false,
+              "required": true,
               "schema": {
                 "type": "object"
               },
