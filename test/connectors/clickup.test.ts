@@ -233,7 +233,6 @@ describe('clickup comments', () => {
       ['resolved', 'required'],
     ]);
   });
-  });
 });
 
 describe('clickup docs (API v3, cursor pagination, block { next_cursor })', () => {

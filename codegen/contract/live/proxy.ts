@@ -146,6 +146,10 @@ export async function startRecordingProxy(prismUrl: string): Promise<RecordingPr
             }
           }
         }
+        if (answer.status < 300 && typeof parseJson(answer.text) === 'string' && /^\s*[[{]/.test(parseJson(answer.text) as string)) {
+          workarounds.push("the vendor's example is JSON written as a string; answered with the JSON it holds");
+          answer = { ...answer, text: parseJson(answer.text) as string };
+        }
         const parsed = parseJson(answer.text);
         const rewritten = parsed === undefined ? answer.text : JSON.stringify(rerootUrls(parsed, origin));
         const violations = violationsOf(answer).filter((v) => v.location[0] === 'request');

@@ -120,6 +120,19 @@ export function responseSample(doc: Obj, operation: Obj): unknown {
 
 /** The vendor's own example of the operation's first 2xx JSON response, if it gives one. */
 export function responseExample(doc: Obj, operation: Obj): unknown {
+  const example = rawResponseExample(doc, operation);
+  // Atlassian writes its examples as JSON text inside a string.
+  if (typeof example === 'string' && /^\s*[[{]/.test(example)) {
+    try {
+      return JSON.parse(example) as unknown;
+    } catch {
+      return example;
+    }
+  }
+  return example;
+}
+
+function rawResponseExample(doc: Obj, operation: Obj): unknown {
   const media = okMedia(doc, operation);
   if (!media) return undefined;
   if (media['example'] !== undefined) return media['example'];
