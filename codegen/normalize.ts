@@ -1,3 +1,4 @@
+import { ROOT_RECORDS_PATH } from './manifest/authoring-rules.js';
 import type {
   ActionDefinition,
   AuthOption,
@@ -57,7 +58,7 @@ function normalizeAction(name: string, raw: RawAction, named: Record<string, Raw
     ...(raw.constant_query !== undefined && { constantQuery: raw.constant_query }),
     ...(raw.graphql !== undefined && { graphql: { document: raw.graphql.document.trim() } }),
     result: raw.result ?? (name === 'list' || name === 'api_search' ? 'many' : 'one'),
-    ...(raw.records_path !== undefined && { recordsPath: raw.records_path }),
+    ...(raw.records_path !== undefined && raw.records_path !== ROOT_RECORDS_PATH && { recordsPath: raw.records_path }),
     ...(raw.record_item_path !== undefined && { recordItemPath: raw.record_item_path }),
     ...(raw.record_path !== undefined && { recordPath: raw.record_path }),
     ...(raw.empty_response !== undefined && { emptyResponse: raw.empty_response }),

@@ -8,6 +8,7 @@ import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
 import { loadManifest, manifestFiles, type Diagnostic } from './manifest/load.js';
 import type { RawManifest } from './manifest/types.js';
+import { checkAuthoringMistakes } from './manifest/authoring-rules.js';
 import { checkSemantics, validateAgainstSchema } from './manifest/validate.js';
 import { normalize } from './normalize.js';
 
@@ -36,7 +37,7 @@ export function loadDefinitions(dir = MANIFESTS_DIR): Stage1Result {
     const structural = validateAgainstSchema(manifest);
     diagnostics.push(...structural);
     if (structural.length > 0) continue;
-    const semantic = checkSemantics(manifest);
+    const semantic = [...checkSemantics(manifest), ...checkAuthoringMistakes(manifest)];
     diagnostics.push(...semantic);
     if (semantic.length > 0) continue;
     const raw = manifest.data as RawManifest;
