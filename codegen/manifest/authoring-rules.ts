@@ -5,7 +5,7 @@
  */
 import type { Diagnostic, LoadedManifest } from './load.js';
 import { positionOf } from './load.js';
-import type { RawManifest } from './types.js';
+import type { Manifest as RawManifest } from '../generated/manifest.js';
 
 /** The explicit marker for "the records are the response body itself" (a top-level array). */
 export const ROOT_RECORDS_PATH = '$';

@@ -95,9 +95,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://help.getharvest.com/api-v2/reports-api/reports/time-reports/"
     }
   ],
-  "guidance": "List actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.",
-  "baseUrl": "https://api.harvestapp.com/v2",
   "config": {},
+  "baseUrl": "https://api.harvestapp.com/v2",
   "headers": {
     "Harvest-Account-Id": "{{credentials.account_id}}",
     "User-Agent": "Switchyard (https://github.com/switchyard-dev/switchyard)"
@@ -168,6 +167,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "List actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.",
   "entities": {
     "users": {
       "name": "users",
@@ -332,51 +332,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "users",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "users",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -388,17 +388,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -478,51 +478,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "clients",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "clients",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -534,17 +534,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -645,51 +645,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "contacts",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "contacts",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -701,17 +701,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -860,8 +860,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/company",
           "params": {},
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1042,51 +1042,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "projects",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "projects",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1098,17 +1098,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1188,51 +1188,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "tasks",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "tasks",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1244,17 +1244,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1463,51 +1463,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "time_entries",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "time_entries",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1519,17 +1519,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1771,51 +1771,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "invoices",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "invoices",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1827,17 +1827,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1905,51 +1905,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "invoice_item_categories",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "invoice_item_categories",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1961,17 +1961,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2151,51 +2151,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "estimates",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "estimates",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -2207,17 +2207,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2271,51 +2271,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "estimate_item_categories",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "estimate_item_categories",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -2327,17 +2327,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2490,51 +2490,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "expenses",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "expenses",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -2546,17 +2546,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2630,51 +2630,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "expense_categories",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "expense_categories",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -2686,17 +2686,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2756,51 +2756,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "roles",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "roles",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -2812,17 +2812,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2917,51 +2917,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "user_assignments",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "user_assignments",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -3050,51 +3050,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "task_assignments",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "task_assignments",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -3173,73 +3173,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "from": {
               "in": "query",
-              "wire": "from",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "from"
             },
             "to": {
               "in": "query",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "to"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "results",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "results",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -3304,73 +3304,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "from": {
               "in": "query",
-              "wire": "from",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "from"
             },
             "to": {
               "in": "query",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "to"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "results",
-          "pagination": {
-            "style": "next_url",
-            "next_url": "body.links.next",
-            "ignore_query": [
-              "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "recordsPath": "results",
+          "result": "many",
+          "pagination": {
+            "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
+            "next_url": "body.links.next",
+            "ignore_query": [
+              "ref"
+            ]
+          },
           "idempotent": true,
           "destructive": false
         }

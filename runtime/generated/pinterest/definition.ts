@@ -27,9 +27,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://github.com/pinterest/api-description"
     }
   ],
-  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
-  "baseUrl": "https://api.pinterest.com/v5",
   "config": {},
+  "baseUrl": "https://api.pinterest.com/v5",
   "headers": {},
   "auth": [
     {
@@ -68,6 +67,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
   "entities": {
     "ad_accounts": {
       "name": "ad_accounts",
@@ -145,50 +145,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "include_shared_accounts": {
               "in": "query",
-              "wire": "include_shared_accounts",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
+              "required": false,
               "description": "Include ad accounts shared with the user through Business Access (Pinterest's default true).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "include_shared_accounts"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -200,19 +200,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -327,31 +327,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "privacy": {
               "in": "query",
-              "wire": "privacy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -360,21 +358,23 @@ export const definition: ConnectorDefinition = {
                   "SECRET"
                 ]
               },
+              "required": false,
               "description": "Only boards of this privacy. Omit for every board the token can read.",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "privacy"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -386,18 +386,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -558,43 +558,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "entity_statuses": {
               "in": "query",
-              "wire": "entity_statuses",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -612,14 +610,14 @@ export const definition: ConnectorDefinition = {
                   "PAUSED"
                 ]
               },
+              "required": false,
               "description": "Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED).",
               "sendDefault": false,
-              "serialize": "repeat"
+              "serialize": "repeat",
+              "wire": "entity_statuses"
             },
             "order": {
               "in": "query",
-              "wire": "order",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -627,21 +625,23 @@ export const definition: ConnectorDefinition = {
                   "DESCENDING"
                 ]
               },
+              "required": false,
               "description": "Sort by id; higher ids are more recent.",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "order"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -864,51 +864,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -1150,51 +1150,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -1239,50 +1239,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -1424,50 +1424,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -1528,39 +1528,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -1687,39 +1687,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -1840,39 +1840,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -1984,51 +1984,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -2120,20 +2120,20 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "many",
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
           "idempotent": true,
           "destructive": false
         }
@@ -2237,51 +2237,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }
@@ -2366,51 +2366,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "recordsPath": "items",
-          "pagination": {
-            "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
-            "block": {
-              "cursor": "body.bookmark"
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
           "guards": [],
+          "recordsPath": "items",
+          "result": "many",
+          "pagination": {
+            "style": "bookmark",
+            "block": {
+              "cursor": "body.bookmark"
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
+          },
           "idempotent": true,
           "destructive": false
         }

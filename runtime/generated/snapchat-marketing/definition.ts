@@ -55,9 +55,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.snap.com/api/marketing-api/Ads-API/customer-lists"
     }
   ],
-  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record in its responses ({sub_request_status, campaign: {...}}); list and get both unwrap it and return the records themselves. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
-  "baseUrl": "https://adsapi.snapchat.com/v1",
   "config": {},
+  "baseUrl": "https://adsapi.snapchat.com/v1",
   "headers": {},
   "auth": [
     {
@@ -96,6 +95,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record in its responses ({sub_request_status, campaign: {...}}); list and get both unwrap it and return the records themselves. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
   "entities": {
     "organizations": {
       "name": "organizations",
@@ -268,10 +268,10 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/me/organizations",
           "params": {},
-          "result": "many",
-          "recordsPath": "organizations",
           "recordItemPath": "organization",
           "guards": [],
+          "recordsPath": "organizations",
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -283,19 +283,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "organizations.0.organization",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -456,50 +456,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_id": {
               "in": "path",
-              "wire": "organization_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Organization ID (from organizations list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
-          "recordsPath": "adaccounts",
           "recordItemPath": "adaccount",
+          "guards": [],
+          "recordsPath": "adaccounts",
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -511,19 +511,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adaccounts.0.adaccount",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -667,50 +667,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
-          "recordsPath": "campaigns",
           "recordItemPath": "campaign",
+          "guards": [],
+          "recordsPath": "campaigns",
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -722,19 +722,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "campaigns.0.campaign",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -946,50 +946,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Campaign ID (from campaigns list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
-          "recordsPath": "adsquads",
           "recordItemPath": "adsquad",
+          "guards": [],
+          "recordsPath": "adsquads",
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1001,19 +1001,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adsquads.0.adsquad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1132,50 +1132,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_squad_id": {
               "in": "path",
-              "wire": "ad_squad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad squad ID (from adsquads list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_squad_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
-          "recordsPath": "ads",
           "recordItemPath": "ad",
+          "guards": [],
+          "recordsPath": "ads",
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1187,19 +1187,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "ads.0.ad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1379,50 +1379,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
-          "recordsPath": "creatives",
           "recordItemPath": "creative",
+          "guards": [],
+          "recordsPath": "creatives",
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1434,19 +1434,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "creatives.0.creative",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1594,50 +1594,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
-          "recordsPath": "media",
           "recordItemPath": "media",
+          "guards": [],
+          "recordsPath": "media",
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1649,19 +1649,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "media.0.media",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1786,50 +1786,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
-          "recordsPath": "segments",
           "recordItemPath": "segment",
+          "guards": [],
+          "recordsPath": "segments",
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1841,19 +1841,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "segments.0.segment",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
