@@ -1,3 +1,4 @@
+import { ROOT_RECORDS_PATH } from './manifest/authoring-rules.js';
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition, JsonObject, PaginationDefinition, ParamDefinition } from '../runtime/definition.js';
 import type * as Shape from '../runtime/generated/definition-shape.js';
 import type { Manifest } from './generated/manifest.js';
@@ -28,12 +29,13 @@ function fieldSchema(field: string | JsonObject): JsonObject {
 function normalizeAction(name: string, action: Shape.Action, named: Record<string, PaginationDefinition>): ActionDefinition {
   const params: Record<string, ParamDefinition> = {};
   for (const [paramName, param] of Object.entries(action.params)) params[paramName] = { ...param, wire: param.wire ?? derivedDefaults.wire(paramName) };
-  const { pagination, graphql, ...rest } = action;
+  const { pagination, graphql, recordsPath, ...rest } = action;
   const resolved = typeof pagination === 'string' ? named[pagination] : pagination;
   return {
     name,
     ...rest,
     params,
+    ...(recordsPath !== undefined && recordsPath !== ROOT_RECORDS_PATH && { recordsPath }),
     ...(graphql !== undefined && { graphql: { document: graphql.document.trim() } }),
     result: action.result ?? derivedDefaults.result(name),
     ...(resolved !== undefined && { pagination: resolved }),

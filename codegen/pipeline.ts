@@ -10,6 +10,7 @@ import { loadManifest, manifestFiles, type Diagnostic } from './manifest/load.js
 import type { Manifest } from './generated/manifest.js';
 import { emitSchemaTypes } from './emit/schema-types.js';
 import { manifestSchema, type SchemaNode } from './manifest/schema.js';
+import { checkAuthoringMistakes } from './manifest/authoring-rules.js';
 import { checkSemantics, validateAgainstSchema } from './manifest/validate.js';
 import { normalize } from './normalize.js';
 
@@ -38,7 +39,7 @@ export function loadDefinitions(dir = MANIFESTS_DIR, schema: SchemaNode = manife
     const structural = validateAgainstSchema(manifest, schema);
     diagnostics.push(...structural);
     if (structural.length > 0) continue;
-    const semantic = checkSemantics(manifest);
+    const semantic = [...checkSemantics(manifest), ...checkAuthoringMistakes(manifest)];
     diagnostics.push(...semantic);
     if (semantic.length > 0) continue;
     const raw = manifest.data as Manifest;

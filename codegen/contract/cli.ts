@@ -1,6 +1,8 @@
 /**
  * `npm run contract [-- connector...]`: checks every manifest with a vendor_spec against the
  * vendor's API description. Exit code 1 on any unwaived mismatch or missing spec file.
+ * `--live` instead replays every action through the runtime against Prism mocks of the vendor
+ * OpenAPI files (live/run.ts); exit code 1 on any finding.
  *
  * Options: --manifests <dir> (default <repo>/manifests), --specs <dir> (default env
  * VENDOR_SPECS_DIR, else <repo>/../shared/vendor-specs).
@@ -9,6 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { runContract } from './check.js';
+import { formatLiveReport, specLine } from './live/report.js';
+import { runLive } from './live/run.js';
 import { exitCodeFor, formatReport } from './report.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -25,8 +29,22 @@ async function main(argv: string[]): Promise<number> {
     .argument('[connectors...]', 'only these connectors (connector_type or manifest file name)')
     .option('--manifests <dir>', 'manifests folder (top-level *.yaml)', path.join(repoRoot, 'manifests'))
     .option('--specs <dir>', 'vendor-specs folder (env VENDOR_SPECS_DIR)', defaultSpecsDir())
+    .option('--live', 'replay every action against Prism mocks of the vendor OpenAPI files')
+    .option('--concurrency <n>', 'Prism instances at once (with --live)', '2')
     .parse(argv);
-  const opts = program.opts<{ manifests: string; specs: string }>();
+  const opts = program.opts<{ manifests: string; specs: string; live?: boolean; concurrency: string }>();
+  if (opts.live) {
+    const started = performance.now();
+    const out = await runLive({
+      manifestsDir: path.resolve(opts.manifests),
+      specsDir: path.resolve(opts.specs),
+      only: program.args,
+      concurrency: Number(opts.concurrency),
+      onSpecDone: (r) => process.stderr.write(`live: ${specLine(r)}\n`),
+    });
+    process.stdout.write(formatLiveReport(out, performance.now() - started));
+    return out.results.some((r) => r.findings.length > 0) ? 1 : 0;
+  }
   const results = await runContract({
     manifestsDir: path.resolve(opts.manifests),
     specsDir: path.resolve(opts.specs),

@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifest } from '../manifest/load.js';
-import { isRecord, type ActionRef, type Manifest, type ParamDef, type VendorSpecRef, type Waiver } from './types.js';
+import { isRecord, type ActionRef, type LiveWaiver, type Manifest, type ParamDef, type VendorSpecRef, type Waiver } from './types.js';
 
 export type ManifestLoad =
   | { readonly ok: true; readonly manifest: Manifest }
@@ -43,7 +43,14 @@ function readVendorSpec(v: unknown): VendorSpecRef | undefined {
       waivers.push({ action, param: str(w['param']), reason: str(w['reason']) ?? '' });
     });
   }
-  return { format, file, path_prefix: str(v['path_prefix']), waivers };
+  const live: LiveWaiver[] = [];
+  const rawLive = v['live_waivers'];
+  if (Array.isArray(rawLive)) {
+    for (const w of rawLive as unknown[]) {
+      if (isRecord(w) && typeof w['action'] === 'string' && typeof w['kind'] === 'string') live.push({ action: w['action'], kind: w['kind'], reason: str(w['reason']) ?? '' });
+    }
+  }
+  return { format, file, path_prefix: str(v['path_prefix']), waivers, live_waivers: live };
 }
 
 /** Fixed query values are checked like query params of the same names. */

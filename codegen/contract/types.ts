@@ -37,11 +37,19 @@ export interface Waiver {
   readonly reason: string;
 }
 
+/** A finding of the live check accepted on purpose (vendor_spec.live_waivers). */
+export interface LiveWaiver {
+  readonly action: string;
+  readonly kind: string;
+  readonly reason: string;
+}
+
 export interface VendorSpecRef {
   readonly format: string;
   readonly file: string;
   readonly path_prefix?: string | undefined;
   readonly waivers: readonly Waiver[];
+  readonly live_waivers?: readonly LiveWaiver[] | undefined;
 }
 
 /** The parts of a manifest the checker needs. */

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { titleKey } from '../../runtime/auth/select-option.js';
 import { templateReferences } from '../../runtime/templates.js';
+import { didYouMean } from './authoring-rules.js';
 import type { Action, Manifest, Pagination } from '../generated/manifest.js';
 import { derivedDefaults } from '../normalize.js';
 import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
@@ -13,7 +14,7 @@ const compiled = new WeakMap<SchemaNode, ValidateFunction>();
 function schemaValidator(schema: SchemaNode): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = new Ajv2020({ allErrors: true, strict: false, discriminator: true }).compile(schema);
+    validate = new Ajv2020({ allErrors: true, strict: false, discriminator: true, verbose: true }).compile(schema);
     compiled.set(schema, validate);
   }
   return validate;
@@ -29,9 +30,11 @@ function segmentsOf(instancePath: string): string[] {
 function describe(error: ErrorObject): { message: string; rule: string; extra?: string } {
   switch (error.keyword) {
     case 'additionalProperties':
-      return { rule: 'unknown-key', message: `unknown key "${String(error.params.additionalProperty)}"`, extra: String(error.params.additionalProperty) };
-    case 'unevaluatedProperties':
-      return { rule: 'unknown-key', message: `unknown key "${String(error.params.unevaluatedProperty)}"`, extra: String(error.params.unevaluatedProperty) };
+    case 'unevaluatedProperties': {
+      const key = String(error.params.additionalProperty ?? error.params.unevaluatedProperty);
+      const parent = error.parentSchema as { properties?: Record<string, unknown> } | undefined;
+      return { rule: 'unknown-key', message: `unknown key "${key}"${didYouMean(key, Object.keys(parent?.properties ?? {}))}`, extra: key };
+    }
     case 'required':
       return { rule: 'missing-key', message: `missing required key "${String(error.params.missingProperty)}"` };
     case 'enum':
@@ -184,10 +187,10 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     if (fanOut) {
       const at = ['entities', entityName, 'search', 'fan_out'];
       const parent = m.entities[fanOut.entity];
-      if (!parent) report([...at, 'entity'], 'unknown-entity', `fan_out names entity "${fanOut.entity}", which this connector does not declare`);
+      if (!parent) report([...at, 'entity'], 'unknown-entity', `fan_out names entity "${fanOut.entity}", which this connector does not declare${didYouMean(fanOut.entity, Object.keys(m.entities))}`);
       else if (!(fanOut.field.split('.')[0] as string in parent.record.fields)) report([...at, 'field'], 'unknown-field', `"${fanOut.field}" is not a record field of ${fanOut.entity}`);
       else if (!parent.actions.list) report([...at, 'entity'], 'fan-out-parent', `fan_out parent ${fanOut.entity} has no list action`);
-      if (!entity.actions.list?.params?.[fanOut.param]) report([...at, 'param'], 'unknown-param', `fan_out param "${fanOut.param}" is not a param of ${entityName}.list`);
+      if (!entity.actions.list?.params?.[fanOut.param]) report([...at, 'param'], 'unknown-param', `fan_out param "${fanOut.param}" is not a param of ${entityName}.list${didYouMean(fanOut.param, Object.keys(entity.actions.list?.params ?? {}))}`);
     }
     if (entity.record.singleton) {
       for (const actionName of Object.keys(entity.actions)) {
@@ -236,7 +239,7 @@ function checkAction(
   if (result === 'one' && action.records_path !== undefined) report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
   for (const key of ['at_least_one_of', 'at_most_one_of'] as const) {
     for (const name of action[key] ?? []) {
-      if (!(name in params)) report([...at, key], 'unknown-param', `${key} names "${name}", which is not a param of this action`);
+      if (!(name in params)) report([...at, key], 'unknown-param', `${key} names "${name}", which is not a param of this action${didYouMean(name, Object.keys(params))}`);
     }
   }
   for (const name of Object.keys(action.constant_query ?? {})) {
@@ -245,12 +248,12 @@ function checkAction(
     }
   }
   for (const guard of action.guards ?? []) {
-    if (!(guard.param in params)) report([...at, 'guards'], 'unknown-param', `guard ${guard.name} names param "${guard.param}", which is not declared`);
+    if (!(guard.param in params)) report([...at, 'guards'], 'unknown-param', `guard ${guard.name} names param "${guard.param}", which is not declared${didYouMean(guard.param, Object.keys(params))}`);
   }
   if (action.pagination !== undefined) {
     const pagination = typeof action.pagination === 'string' ? named[action.pagination] : action.pagination;
     if (!pagination) {
-      report([...at, 'pagination'], 'unknown-pagination', `pagination "${String(action.pagination)}" is not defined under the top-level pagination key`);
+      report([...at, 'pagination'], 'unknown-pagination', `pagination "${String(action.pagination)}" is not defined under the top-level pagination key${didYouMean(String(action.pagination), Object.keys(named))}`);
       return;
     }
     const shortPage = 'short_page_ends' in pagination ? pagination.short_page_ends : undefined;
@@ -261,7 +264,7 @@ function checkAction(
     ];
     for (const [key, param] of paramRefs) {
       if (typeof param === 'string' && !(param in params)) {
-        report([...at, 'pagination'], 'unknown-param', `pagination ${key} "${param}" is not a param of this action`);
+        report([...at, 'pagination'], 'unknown-param', `pagination ${key} "${param}" is not a param of this action${didYouMean(param, Object.keys(params))}`);
       }
     }
   }

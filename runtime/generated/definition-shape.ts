@@ -108,6 +108,17 @@ export interface VendorSpec {
     param?: string;
     reason: string;
   }>;
+  /**
+   * Findings of `npm run contract -- --live` accepted on purpose. Each reason must name the vendor
+   * description's own defect (a path it lacks, a header it wrongly requires); Prism's limits are handled
+   * by the harness, never waived. A live waiver that accepts nothing fails the run.
+   */
+  liveWaivers?: Array<{
+    action: string;
+    /** The kind of live finding accepted. */
+    kind: 'rejected' | 'unknown_path' | 'unexpected_status' | 'records_unreadable' | 'pagination_unreadable' | 'no_sample' | 'runtime_error';
+    reason: string;
+  }>;
 }
 
 export interface ConfigField {

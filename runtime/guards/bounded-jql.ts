@@ -1,16 +1,23 @@
 /**
  * Decides whether a Jira JQL search is bounded: restricted by project, assignee, reporter, issue key,
  * parent or sprint, in every OR branch, and not only under NOT. A date filter alone is unbounded.
+ * JQL spells its keywords both ways (AND/&&/&, OR/||/|, NOT/!); negation is pushed down to the
+ * clauses, so NOT NOT project = ABC is bounded and NOT (project = ABC) is not.
  */
 
 const BOUNDING_FIELDS = new Set(['project', 'assignee', 'reporter', 'key', 'issuekey', 'issue', 'id', 'parent', 'sprint']);
 const BOUNDING_OPERATORS = new Set(['=', 'in', 'was', 'was in', '~']);
+/** A negated clause with one of these operators reads as the bounding operator it negates. */
+const NEGATED_OPERATORS: Record<string, string> = { '!=': '=', 'not in': 'in', 'was not': 'was', 'was not in': 'was in', '!~': '~' };
+const OR_WORDS = new Set(['or', '||', '|']);
+const AND_WORDS = new Set(['and', '&&', '&']);
+const NOT_WORDS = new Set(['not', '!']);
 
 type Node = { kind: 'or' | 'and'; children: Node[] } | { kind: 'not'; child: Node } | { kind: 'clause'; field: string; operator: string } | { kind: 'empty' };
 
 function tokenize(jql: string): string[] {
   const tokens: string[] = [];
-  const pattern = /\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|!=|>=|<=|!~|[=<>~(),]|[^\s"'=<>!~(),]+)/gy;
+  const pattern = /\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|!=|>=|<=|!~|\|\||&&|[=<>~(),|&!]|[^\s"'=<>!~(),|&]+)/gy;
   let match: RegExpExecArray | null;
   while ((match = pattern.exec(jql)) !== null) {
     if (match[1] === undefined) break;
@@ -42,7 +49,7 @@ class Parser {
 
   private or(): Node {
     const children = [this.and()];
-    while (this.peek() === 'or') {
+    while (OR_WORDS.has(this.peek() ?? '')) {
       this.index++;
       children.push(this.and());
     }
@@ -51,7 +58,7 @@ class Parser {
 
   private and(): Node {
     const children = [this.unary()];
-    while (this.peek() === 'and') {
+    while (AND_WORDS.has(this.peek() ?? '')) {
       this.index++;
       children.push(this.unary());
     }
@@ -60,7 +67,7 @@ class Parser {
 
   private unary(): Node {
     const token = this.peek();
-    if (token === 'not') {
+    if (NOT_WORDS.has(token ?? '')) {
       this.index++;
       return { kind: 'not', child: this.unary() };
     }
@@ -83,7 +90,7 @@ class Parser {
     let depth = 0;
     while (this.index < this.tokens.length) {
       const token = this.peek() as string;
-      if (depth === 0 && (token === 'and' || token === 'or' || token === ')')) break;
+      if (depth === 0 && (AND_WORDS.has(token) || OR_WORDS.has(token) || token === ')')) break;
       if (token === '(') depth++;
       if (token === ')') depth--;
       this.index++;
@@ -92,17 +99,22 @@ class Parser {
   }
 }
 
-function bounded(node: Node): boolean {
+/** Whether the node (negated when `negated`) restricts the search; NOT is pushed down by De Morgan's laws. */
+function bounded(node: Node, negated = false): boolean {
   switch (node.kind) {
     case 'empty':
-    case 'not':
       return false;
-    case 'clause':
-      return BOUNDING_FIELDS.has(node.field) && BOUNDING_OPERATORS.has(node.operator);
+    case 'not':
+      return bounded(node.child, !negated);
+    case 'clause': {
+      const operator = negated ? NEGATED_OPERATORS[node.operator] : node.operator;
+      return operator !== undefined && BOUNDING_FIELDS.has(node.field) && BOUNDING_OPERATORS.has(operator);
+    }
     case 'and':
-      return node.children.some(bounded);
-    case 'or':
-      return node.children.every(bounded);
+    case 'or': {
+      const conjunction = (node.kind === 'and') !== negated;
+      return conjunction ? node.children.some((c) => bounded(c, negated)) : node.children.every((c) => bounded(c, negated));
+    }
   }
 }
 

@@ -6,6 +6,6 @@ import { BOUNDED_JQL_RULE, isBoundedJql } from './bounded-jql.js';
 export const guards: Record<GuardName, (param: string, value: unknown) => ErrorIssue | undefined> = {
   bounded_jql(param, value) {
     if (isBoundedJql(typeof value === 'string' ? value : undefined)) return undefined;
-    return { field: param, rule: 'bounded_jql', message: `${param} is unbounded: ${BOUNDED_JQL_RULE}.` };
+    return { field: param, rule: 'bounded_jql', message: `${param} is unbounded: ${BOUNDED_JQL_RULE}` };
   },
 };

@@ -218,18 +218,20 @@ describe('clickup comments', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('update sends only the given fields with PUT and returns {}', async () => {
-    const scope = api().put('/api/v2/comment/458', { comment_text: 'Updated comment content', resolved: true }).reply(200, {});
-    const res = await clickup().execute('comments', 'update', { comment_id: '458', comment_text: 'Updated comment content', resolved: true });
+  it('update sends comment_text, assignee and resolved (all required by ClickUp) with PUT and returns {}', async () => {
+    const scope = api().put('/api/v2/comment/458', { comment_text: 'Updated comment content', assignee: 183, resolved: true }).reply(200, {});
+    const res = await clickup().execute('comments', 'update', { comment_id: '458', comment_text: 'Updated comment content', assignee: 183, resolved: true });
     expect(res).toEqual({ data: {} });
     expect(scope.isDone()).toBe(true);
   });
 
-  it('update without any field is refused before sending', async () => {
-    await expect(clickup().execute('comments', 'update', { comment_id: '458' })).rejects.toMatchObject({
-      name: 'ValidationError',
-      issues: [expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })],
-    });
+  it('update without comment_text, assignee and resolved is refused before sending', async () => {
+    const err = await clickup().execute('comments', 'update', { comment_id: '458', comment_text: 'Only text' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'ValidationError' });
+    expect((err as { issues: Array<{ field: string; rule: string }> }).issues.map((i) => [i.field, i.rule])).toEqual([
+      ['assignee', 'required'],
+      ['resolved', 'required'],
+    ]);
   });
 });
 

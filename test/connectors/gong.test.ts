@@ -179,15 +179,17 @@ describe('gong calls', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it('list without a date range sends no query (earliest to most recent call)', async () => {
-    const scope = api()
-      .get('/v2/calls')
-      .reply(200, { requestId: REQUEST_ID, records: records({ total: 1, size: 1, page: 0 }), calls: [call] });
+  it('list without a date range is refused before any request (Gong requires fromDateTime and toDateTime)', async () => {
+    const scope = api().get('/v2/calls').reply(200, { requestId: REQUEST_ID, records: records({ total: 1, size: 1, page: 0 }), calls: [call] });
 
-    const res = await gong().execute('calls', 'list', {});
+    const err = await gong().execute('calls', 'list', {}).catch((e: unknown) => e);
 
-    expect(res.data).toEqual([call]);
-    expect(scope.isDone()).toBe(true);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
+      ['fromDateTime', 'required'],
+      ['toDateTime', 'required'],
+    ]);
+    expect(scope.isDone()).toBe(false);
   });
 
   it('get -> GET /v2/calls/{id} returns the call object', async () => {

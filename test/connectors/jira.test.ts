@@ -281,6 +281,14 @@ describe('jira issues.api_search', () => {
     'key = ABC-1',
     'sprint = 5',
     'project = ABC AND created >= -7d',
+    // JQL's symbol spellings of AND / NOT, and negations that cancel out
+    'status = Done && project = ABC',
+    'status = Done & project = ABC',
+    'status = Done AND !(status = Open) AND project = ABC',
+    'NOT NOT project = ABC',
+    'NOT project != ABC',
+    'NOT (status = Done OR project not in (ABC))',
+    'project = ABC || assignee = currentUser()',
   ])('accepts the bounded JQL %j', async (jql) => {
     const scope = api()
       .get('/rest/api/3/search/jql')
@@ -291,7 +299,18 @@ describe('jira issues.api_search', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it.each(['order by created DESC', '', 'created >= -7d'])(
+  it.each([
+    'order by created DESC',
+    '',
+    'created >= -7d',
+    // JQL's symbol spellings of OR: one branch is unrestricted
+    'project = ABC || status = Done',
+    'project = ABC | status = Done',
+    'project = ABC||status = Done',
+    '!(project = ABC)',
+    'NOT NOT NOT project = ABC',
+    'NOT (project = ABC && status = Done)',
+  ])(
     'rejects the unbounded JQL %j before any request, explaining the bound needed',
     async (jql) => {
       const scope = api().get('/rest/api/3/search/jql').query({ jql }).reply(200, { issues: [], isLast: true });
@@ -307,6 +326,8 @@ describe('jira issues.api_search', () => {
       // The message tells which restriction makes the query bounded.
       expect(v.message).toMatch(/project/i);
       expect(v.message).toMatch(/assignee|reporter|key|sprint/i);
+      expect(v.message).not.toMatch(/\.\.$/);
+      expect(v.issues[0]?.message).not.toMatch(/\.$/);
       expect(unmatched).toEqual([]);
       expect(scope.isDone()).toBe(false); // the request was never sent
     },

@@ -41,8 +41,8 @@ async function rejection(promise: () => Promise<unknown>): Promise<any> {
 // Realistic records (shapes from schema.graphql: Issue, Project, Team, WorkflowState, User, Comment)
 // ---------------------------------------------------------------------------------------------
 const TEAM_ENG = { id: '4a1f5c2e-0b7d-4e3a-9c6f-2d8b1e0a7f35', name: 'Engineering' };
-const USER_ADA = { id: 'b6d0f8a2-3c41-4e9b-8a7d-5f2e1c0b9d64', name: 'Ada Lovelace' };
-const USER_GRACE = { id: 'e3c9a1b7-5d2f-4a80-b6e4-9f1d2c3b4a57', name: 'Grace Hopper' };
+const USER_ADA = { id: 'b6d0f8a2-3c41-4e9b-8a7d-5f2e1c0b9d64', name: 'Ada Lovelace', email: 'ada@acme.dev' };
+const USER_GRACE = { id: 'e3c9a1b7-5d2f-4a80-b6e4-9f1d2c3b4a57', name: 'Grace Hopper', email: 'grace@acme.dev' };
 const STATE_IN_PROGRESS = { id: '7e2d9b40-1f6a-4c8e-a3b5-0d9c8e7f6a12', name: 'In Progress' };
 const STATE_TODO = { id: '2c5b8e1d-9a4f-4b7c-8e0d-3f6a9b2c5d81', name: 'Todo' };
 const PROJECT_CHECKOUT = { id: 'd41f7a3c-6b2e-4f9d-a0c8-1e5b9d3f7a26', name: 'Checkout revamp' };
@@ -244,6 +244,36 @@ describe('linear: list and get (API key auth, no Bearer prefix)', () => {
     expect(page.pagination).toEqual({ hasNextPage: false, endCursor: null });
     expect(page.next_params).toBeUndefined();
     expect(scope.isDone()).toBe(true);
+  });
+});
+
+describe('linear: people are selected with their email', () => {
+  // Every selection of an assignee, a comment author (user) or a project lead asks for id, name and email.
+  const selections = Object.entries(manifest.entities as Record<string, { actions: Record<string, { graphql?: { document: string } }> }>).flatMap(
+    ([entity, e]) => Object.entries(e.actions).flatMap(([action, a]) =>
+      [...(a.graphql?.document ?? '').matchAll(/\b(assignee|user|lead)\s*\{([^}]*)\}/g)].map((m) => [`${entity}.${action}`, m[1] as string, (m[2] as string).trim().split(/\s+/)] as const),
+    ),
+  );
+
+  it('finds the person selections (sanity check)', () => {
+    expect(new Set(selections.map(([, field]) => field))).toEqual(new Set(['assignee', 'user', 'lead']));
+  });
+
+  it.each(selections)('%s selects %s { id name email }', (_action, _field, fields) => {
+    expect(fields).toEqual(['id', 'name', 'email']);
+  });
+
+  it('issues get, comments list and projects get return the email of the assignee, author and lead', async () => {
+    const issue = graphql('issues', 'get', { id: issueNode.id }, { data: { issue: issueNode } });
+    const comments = graphql('comments', 'list', { first: 10 }, {
+      data: { comments: { nodes: [commentNode], pageInfo: { hasNextPage: false, endCursor: null } } },
+    });
+    const project = graphql('projects', 'get', { id: projectNode.id }, { data: { project: projectNode } });
+
+    expect((await linear().execute('issues', 'get', { id: issueNode.id })).data).toMatchObject({ assignee: { email: 'ada@acme.dev' } });
+    expect((await linear().execute('comments', 'list', { first: 10 })).data).toEqual([expect.objectContaining({ user: USER_GRACE })]);
+    expect((await linear().execute('projects', 'get', { id: projectNode.id })).data).toMatchObject({ lead: { email: 'ada@acme.dev' } });
+    expect([issue.isDone(), comments.isDone(), project.isDone()]).toEqual([true, true, true]);
   });
 });
 

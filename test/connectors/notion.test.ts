@@ -328,7 +328,7 @@ describe('notion pages create', () => {
   ])('rejects a parent with %s before any request', async (_label, parent, expected) => {
     const scope = nock(API);
 
-    const err = await notion().execute('pages', 'create', { parent }).catch((e: unknown) => e);
+    const err = await notion().execute('pages', 'create', { parent, properties: { title: { title: [{ text: { content: 'Q3 plan' } }] } } }).catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([...expected].sort());
@@ -344,6 +344,7 @@ describe('notion pages create', () => {
 
     expect((err as ValidationError).issues.map((i) => [i.field, i.rule, i.limit])).toEqual([
       ['parent', 'required', undefined],
+      ['properties', 'required', undefined],
       ['children', 'maxItems', 100],
     ]);
     expect(scope.isDone()).toBe(true);

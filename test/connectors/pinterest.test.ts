@@ -461,6 +461,23 @@ describe('pinterest validation', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('keywords list takes page_size up to 250 (the maximum in its vendor description) and refuses 251 unsent', async () => {
+    const scope = api()
+      .get(`/v5/ad_accounts/${AD_ACCOUNT}/keywords`)
+      .query({ page_size: '250' })
+      .reply(200, { items: [R.keywords], bookmark: 'Y2JVMHh' });
+
+    const res = await pinterest().execute('keywords', 'list', { ad_account_id: AD_ACCOUNT, page_size: 250 });
+
+    expect(res.data).toEqual([R.keywords]);
+    expect(res.next_params).toEqual({ bookmark: 'Y2JVMHh' });
+    expect(scope.isDone()).toBe(true);
+
+    const err = await pinterest().execute('keywords', 'list', { ad_account_id: AD_ACCOUNT, page_size: 251 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'page_size', rule: 'maximum', limit: 250 })]);
+  });
+
   it('rejects campaigns list without ad_account_id and with an unknown status', async () => {
     const scope = nock(API);
     const err = await pinterest()

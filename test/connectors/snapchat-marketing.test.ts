@@ -4,7 +4,8 @@ import { AuthenticationError, createConnector, ValidationError } from '../../run
 
 // Snapchat Marketing API v1 (https://adsapi.snapchat.com/v1), OAuth2 refresh-token auth. Response
 // bodies follow the examples of developers.snap.com/api/marketing-api/Ads-API: every record is wrapped
-// as {sub_request_status, <entity>: {...}} inside a plural array, with paging.next_link on paged lists.
+// as {sub_request_status, <entity>: {...}} inside a plural array (list and get both return the inner records),
+// with paging.next_link on paged lists.
 
 const API = 'https://adsapi.snapchat.com';
 const ACCOUNTS = 'https://accounts.snapchat.com';
@@ -32,7 +33,6 @@ const envelope = (plural: string, singular: string, records: Rec[], nextLink?: s
   ...(nextLink !== undefined && { paging: { next_link: nextLink } }),
   [plural]: records.map((r) => ({ sub_request_status: 'SUCCESS', [singular]: r })),
 });
-const wrapped = (singular: string, records: Rec[]) => records.map((r) => ({ sub_request_status: 'SUCCESS', [singular]: r }));
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => {
@@ -208,7 +208,7 @@ const GETS: Array<[Entity, string]> = [
 ];
 
 describe('snapchat-marketing list', () => {
-  it.each(LISTS)('%s list -> GET /v1%s (records stay in Snapchat\'s wrappers)', async (entity, params, path) => {
+  it.each(LISTS)('%s list -> GET /v1%s returns the records unwrapped, like get', async (entity, params, path) => {
     const paged = entity !== 'organizations';
     const scope = api()
       .get(`/v1${path}`)
@@ -217,7 +217,7 @@ describe('snapchat-marketing list', () => {
 
     const res = await snap().execute(entity, 'list', paged ? { ...params, limit: 50 } : params);
 
-    expect(res.data).toEqual(wrapped(SINGULAR[entity], [R[entity]]));
+    expect(res.data).toEqual([R[entity]]);
     if (paged) {
       expect(res.pagination).toEqual({ next_link: null });
     } else {
@@ -257,12 +257,12 @@ describe('snapchat-marketing pagination (paging.next_link)', () => {
     const params = { ad_account_id: AD_ACCOUNT_ID, limit: 50 };
 
     const p1 = await conn.execute('campaigns', 'list', params);
-    expect(p1.data).toEqual(wrapped('campaign', [R.campaigns]));
+    expect(p1.data).toEqual([R.campaigns]);
     expect(p1.pagination).toEqual({ next_link: next });
     expect(p1.next_params).toEqual({ cursor, limit: 50 });
 
     const p2 = await conn.execute('campaigns', 'list', { ...params, ...p1.next_params });
-    expect(p2.data).toEqual(wrapped('campaign', [second]));
+    expect(p2.data).toEqual([second]);
     expect(p2.pagination).toEqual({ next_link: null });
     expect(p2.next_params).toBeUndefined();
     expect(scope.isDone()).toBe(true);
@@ -288,7 +288,7 @@ describe('snapchat-marketing OAuth2.0', () => {
 
     const res = await conn.execute('organizations', 'list', {});
 
-    expect(res.data).toEqual(wrapped('organization', [R.organizations]));
+    expect(res.data).toEqual([R.organizations]);
     expect(onTokenRefresh).toHaveBeenCalledTimes(1);
     expect(onTokenRefresh.mock.calls[0]![0]).toMatchObject({ access_token: 'fresh-access-token', refresh_token: 'hCgwKCjE2ODk3MzYwMTIiAQgYASAC', rotated: true });
     expect(token.isDone()).toBe(true);

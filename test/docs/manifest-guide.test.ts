@@ -66,12 +66,14 @@ describe('docs/manifest-guide.md', () => {
     'codegen/manifest/validate.ts': collectRuleNames(read('codegen/manifest/validate.ts')),
     'codegen/manifest/load.ts': collectRuleNames(read('codegen/manifest/load.ts')),
     'codegen/pipeline.ts': collectRuleNames(read('codegen/pipeline.ts')),
+    'codegen/manifest/authoring-rules.ts': collectRuleNames(read('codegen/manifest/authoring-rules.ts')),
   };
 
   it('finds the rule names (sanity check of the extraction)', () => {
     expect([...ruleSources['codegen/manifest/validate.ts']]).toEqual(expect.arrayContaining(['unknown-key', 'missing-key', 'enum', 'key-name', 'unknown-config', 'duplicate-param', 'unknown-pagination']));
     expect([...ruleSources['codegen/manifest/load.ts']].sort()).toEqual(['duplicate-key', 'yaml-syntax']);
     expect([...ruleSources['codegen/pipeline.ts']].sort()).toEqual(['duplicate-connector', 'duplicate-definition-id', 'file-name']);
+    expect([...ruleSources['codegen/manifest/authoring-rules.ts']].sort()).toEqual(['body-on-read', 'missing-records-path']);
   });
 
   const rules = Object.entries(ruleSources).flatMap(([file, names]) => [...names].map((name) => [name, file] as const));

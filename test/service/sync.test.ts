@@ -535,6 +535,54 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     }
   });
 
+  it('syncs Snapchat campaigns unwrapped from their wrappers, fanning out organizations -> ad accounts -> campaigns', async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    try {
+      const token = 'snap_access_token_sync_0001';
+      const created = await a.api.post<{ id: string }>(CONNECTORS, {
+        workspace_name: 'default',
+        connector_type: 'snapchat-marketing',
+        name: 'Snapchat',
+        credentials: { client_id: 'snap-client', client_secret: 'snap-client-secret', refresh_token: 'snap-refresh-token', access_token: token },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const SNAP = 'https://adsapi.snapchat.com';
+      const api = () => nock(SNAP).matchHeader('authorization', `Bearer ${token}`).matchHeader('accept', 'application/json');
+      const wrap = (plural: string, singular: string, records: Rec[], nextLink?: string) => ({
+        request_status: 'SUCCESS',
+        request_id: '5b3f92d000ff0943',
+        ...(nextLink !== undefined && { paging: { next_link: nextLink } }),
+        [plural]: records.map((r) => ({ sub_request_status: 'SUCCESS', [singular]: r })),
+      });
+      const campaign = (id: string, adAccountId: string, name: string) => ({ id, ad_account_id: adAccountId, name, status: 'ACTIVE', objective: 'BRAND_AWARENESS', created_at: '2026-11-01T10:00:00.000Z' });
+      const scopes = [
+        api().get('/v1/me/organizations').reply(200, wrap('organizations', 'organization', [{ id: 'org-1', name: 'Acme Brand', type: 'ENTERPRISE' }])),
+        // A sync asks for the largest page (limit 1000) and follows next_link.
+        api()
+          .get('/v1/organizations/org-1/adaccounts')
+          .query({ limit: '1000' })
+          .reply(200, wrap('adaccounts', 'adaccount', [{ id: 'acct-1', name: 'Acme US', organization_id: 'org-1' }], `${SNAP}/v1/organizations/org-1/adaccounts?cursor=c2&limit=1000`)),
+        api()
+          .get('/v1/organizations/org-1/adaccounts')
+          .query({ cursor: 'c2', limit: '1000' })
+          .reply(200, wrap('adaccounts', 'adaccount', [{ id: 'acct-2', name: 'Acme EU', organization_id: 'org-1' }])),
+        api().get('/v1/adaccounts/acct-1/campaigns').query({ limit: '1000' }).reply(200, wrap('campaigns', 'campaign', [campaign('camp-1', 'acct-1', 'Holiday launch'), campaign('camp-2', 'acct-1', 'Spring sale')])),
+        api().get('/v1/adaccounts/acct-2/campaigns').query({ limit: '1000' }).reply(200, wrap('campaigns', 'campaign', [campaign('camp-3', 'acct-2', 'Rentrée')])),
+      ];
+      const done = await syncAndSettle(a, created.body.id, { entity: 'campaigns' });
+      for (const scope of scopes) expect(scope.isDone()).toBe(true);
+      expect(done.campaigns).toMatchObject({ status: 'ready', entity_count: 3 });
+      const stored = await records(created.body.id, 'campaigns');
+      expect(stored.map((r) => r.record_id)).toEqual(['camp-1', 'camp-2', 'camp-3']);
+      // The stored records are the campaigns themselves, not Snapchat's {sub_request_status, campaign} wrappers.
+      expect(stored.map((r) => r.data)).toEqual([campaign('camp-1', 'acct-1', 'Holiday launch'), campaign('camp-2', 'acct-1', 'Spring sale'), campaign('camp-3', 'acct-2', 'Rentrée')]);
+    } finally {
+      nock.cleanAll();
+      nock.enableNetConnect();
+    }
+  });
+
   it('validates replication_config.sync_interval_minutes where the connector settings are checked', async () => {
     const bad = await a.api.post<ErrorBody>(CONNECTORS, {
       workspace_name: 'default',

@@ -304,8 +304,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/v2/team",
           "params": {},
-          "recordsPath": "teams",
           "guards": [],
+          "recordsPath": "teams",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -424,8 +424,8 @@ export const definition: ConnectorDefinition = {
               "wire": "team_id"
             }
           },
-          "recordsPath": "spaces",
           "guards": [],
+          "recordsPath": "spaces",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -583,8 +583,8 @@ export const definition: ConnectorDefinition = {
               "wire": "space_id"
             }
           },
-          "recordsPath": "folders",
           "guards": [],
+          "recordsPath": "folders",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -788,8 +788,8 @@ export const definition: ConnectorDefinition = {
               "wire": "folder_id"
             }
           },
-          "recordsPath": "lists",
           "guards": [],
+          "recordsPath": "lists",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -1168,8 +1168,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page"
             }
           },
-          "recordsPath": "tasks",
           "guards": [],
+          "recordsPath": "tasks",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1500,8 +1500,8 @@ export const definition: ConnectorDefinition = {
               "sendDefault": false
             }
           },
-          "recordsPath": "tasks",
           "guards": [],
+          "recordsPath": "tasks",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1663,8 +1663,8 @@ export const definition: ConnectorDefinition = {
               "wire": "start_id"
             }
           },
-          "recordsPath": "comments",
           "guards": [],
+          "recordsPath": "comments",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -1687,9 +1687,9 @@ export const definition: ConnectorDefinition = {
               "wire": "comment_id"
             }
           },
-          "recordsPath": "comments",
           "result": "many",
           "guards": [],
+          "recordsPath": "comments",
           "idempotent": true,
           "destructive": false
         },
@@ -1760,7 +1760,7 @@ export const definition: ConnectorDefinition = {
         },
         "update": {
           "name": "update",
-          "description": "Replace the text of a comment, assign it or mark it resolved (PUT /v2/comment/{comment_id}). ClickUp answers {}.",
+          "description": "Replace the text of a comment, its assignee and its resolved flag (PUT /v2/comment/{comment_id}); ClickUp requires all three. ClickUp answers {}.",
           "method": "PUT",
           "path": "/v2/comment/{comment_id}",
           "params": {
@@ -1781,7 +1781,7 @@ export const definition: ConnectorDefinition = {
                 "type": "string",
                 "minLength": 1
               },
-              "required": false,
+              "required": true,
               "description": "New text of the comment.",
               "sendDefault": false,
               "wire": "comment_text"
@@ -1791,7 +1791,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "integer"
               },
-              "required": false,
+              "required": true,
               "description": "User ID to assign the comment to.",
               "sendDefault": false,
               "wire": "assignee"
@@ -1811,18 +1811,12 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "boolean"
               },
-              "required": false,
+              "required": true,
               "description": "Mark the comment resolved (true) or open (false).",
               "sendDefault": false,
               "wire": "resolved"
             }
           },
-          "atLeastOneOf": [
-            "comment_text",
-            "assignee",
-            "group_assignee",
-            "resolved"
-          ],
           "guards": [],
           "result": "one",
           "idempotent": true,
@@ -2051,8 +2045,8 @@ export const definition: ConnectorDefinition = {
               "wire": "team_id"
             }
           },
-          "recordsPath": "goals",
           "guards": [],
+          "recordsPath": "goals",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2269,8 +2263,8 @@ export const definition: ConnectorDefinition = {
               "wire": "team_id"
             }
           },
-          "recordsPath": "views",
           "guards": [],
+          "recordsPath": "views",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2651,8 +2645,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page"
             }
           },
-          "recordsPath": "tasks",
           "guards": [],
+          "recordsPath": "tasks",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -2697,9 +2691,9 @@ export const definition: ConnectorDefinition = {
               "wire": "page"
             }
           },
-          "recordsPath": "tasks",
           "result": "many",
           "guards": [],
+          "recordsPath": "tasks",
           "pagination": {
             "style": "page_number",
             "block": {
@@ -2911,8 +2905,8 @@ export const definition: ConnectorDefinition = {
               "wire": "assignee"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -3038,8 +3032,8 @@ export const definition: ConnectorDefinition = {
               "wire": "task_id"
             }
           },
-          "recordsPath": "members",
           "guards": [],
+          "recordsPath": "members",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -3217,8 +3211,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "docs",
           "guards": [],
+          "recordsPath": "docs",
           "result": "many",
           "pagination": {
             "style": "cursor",

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "clickup",
   "title": "ClickUp connector",
   "summary": "ClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.",
-  "version": "60487c17e15e",
+  "version": "43b77c932f23",
   "tags": [
     "clickup",
     "work management"
@@ -1655,8 +1655,8 @@ export const skillDocs: SkillDocs = {
     {
       "id": "comments.update",
       "title": "comments.update",
-      "summary": "Replace the text of a comment, assign it or mark it resolved (PUT /v2/comment/{comment_id}). ClickUp answers {}.",
-      "markdown": "# comments.update\n\nReplace the text of a comment, assign it or mark it resolved (PUT /v2/comment/{comment_id}). ClickUp answers {}.\n\n`PUT /v2/comment/{comment_id}` returns one comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| comment_id | string | yes | pattern \"^[0-9]+$\" | Comment ID. |\n| comment_text | string | no | minLength 1 | New text of the comment. |\n| assignee | integer | no |  | User ID to assign the comment to. |\n| group_assignee | integer | no |  | User group ID to assign the comment to. |\n| resolved | boolean | no |  | Mark the comment resolved (true) or open (false). |\n\nGive at least one of: `comment_text`, `assignee`, `group_assignee`, `resolved`.\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"update\",\n  \"params\": {\n    \"comment_id\": \"<comment_id>\"\n  }\n}\n```\n",
+      "summary": "Replace the text of a comment, its assignee and its resolved flag (PUT /v2/comment/{comment_id}); ClickUp requires all three. ClickUp answers {}.",
+      "markdown": "# comments.update\n\nReplace the text of a comment, its assignee and its resolved flag (PUT /v2/comment/{comment_id}); ClickUp requires all three. ClickUp answers {}.\n\n`PUT /v2/comment/{comment_id}` returns one comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| comment_id | string | yes | pattern \"^[0-9]+$\" | Comment ID. |\n| comment_text | string | yes | minLength 1 | New text of the comment. |\n| assignee | integer | yes |  | User ID to assign the comment to. |\n| group_assignee | integer | no |  | User group ID to assign the comment to. |\n| resolved | boolean | yes |  | Mark the comment resolved (true) or open (false). |\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"update\",\n  \"params\": {\n    \"comment_id\": \"<comment_id>\",\n    \"comment_text\": \"<comment_text>\",\n    \"assignee\": 1,\n    \"resolved\": true\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1665,7 +1665,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Replace the text of a comment, assign it or mark it resolved (PUT /v2/comment/{comment_id}). ClickUp answers {}."
+          "text": "Replace the text of a comment, its assignee and its resolved flag (PUT /v2/comment/{comment_id}); ClickUp requires all three. ClickUp answers {}."
         },
         {
           "type": "paragraph",
@@ -1696,14 +1696,14 @@ export const skillDocs: SkillDocs = {
             [
               "comment_text",
               "string",
-              "no",
+              "yes",
               "minLength 1",
               "New text of the comment."
             ],
             [
               "assignee",
               "integer",
-              "no",
+              "yes",
               "",
               "User ID to assign the comment to."
             ],
@@ -1717,15 +1717,11 @@ export const skillDocs: SkillDocs = {
             [
               "resolved",
               "boolean",
-              "no",
+              "yes",
               "",
               "Mark the comment resolved (true) or open (false)."
             ]
           ]
-        },
-        {
-          "type": "paragraph",
-          "text": "Give at least one of: `comment_text`, `assignee`, `group_assignee`, `resolved`."
         },
         {
           "type": "heading",
@@ -1735,7 +1731,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "code",
           "language": "json",
-          "code": "{\n  \"entity\": \"comments\",\n  \"action\": \"update\",\n  \"params\": {\n    \"comment_id\": \"<comment_id>\"\n  }\n}"
+          "code": "{\n  \"entity\": \"comments\",\n  \"action\": \"update\",\n  \"params\": {\n    \"comment_id\": \"<comment_id>\",\n    \"comment_text\": \"<comment_text>\",\n    \"assignee\": 1,\n    \"resolved\": true\n  }\n}"
         }
       ]
     },

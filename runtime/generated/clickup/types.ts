@@ -299,18 +299,18 @@ export interface ClickupCommentsCreateParams {
   notify_all?: boolean;
 }
 
-/** Replace the text of a comment, assign it or mark it resolved (PUT /v2/comment/{comment_id}). ClickUp answers {}. */
+/** Replace the text of a comment, its assignee and its resolved flag (PUT /v2/comment/{comment_id}); ClickUp requires all three. ClickUp answers {}. */
 export interface ClickupCommentsUpdateParams {
   /** Comment ID. */
   comment_id: string;
   /** New text of the comment. */
-  comment_text?: string;
+  comment_text: string;
   /** User ID to assign the comment to. */
-  assignee?: number;
+  assignee: number;
   /** User group ID to assign the comment to. */
   group_assignee?: number;
   /** Mark the comment resolved (true) or open (false). */
-  resolved?: boolean;
+  resolved: boolean;
 }
 
 /** Goals of a Workspace (with their targets in get). */

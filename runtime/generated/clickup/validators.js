@@ -1391,7 +1391,7 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const comments__update = validate24;
-const schema25 = { "$id": "comments__update", "type": "object", "properties": { "comment_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Comment ID." }, "comment_text": { "type": "string", "minLength": 1, "description": "New text of the comment." }, "assignee": { "type": "integer", "description": "User ID to assign the comment to." }, "group_assignee": { "type": "integer", "description": "User group ID to assign the comment to." }, "resolved": { "type": "boolean", "description": "Mark the comment resolved (true) or open (false)." } }, "required": ["comment_id"], "additionalProperties": false };
+const schema25 = { "$id": "comments__update", "type": "object", "properties": { "comment_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Comment ID." }, "comment_text": { "type": "string", "minLength": 1, "description": "New text of the comment." }, "assignee": { "type": "integer", "description": "User ID to assign the comment to." }, "group_assignee": { "type": "integer", "description": "User group ID to assign the comment to." }, "resolved": { "type": "boolean", "description": "Mark the comment resolved (true) or open (false)." } }, "required": ["comment_id", "comment_text", "assignee", "resolved"], "additionalProperties": false };
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.comment_id === undefined) {
         const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "comment_id" }, message: "must have required property '" + "comment_id" + "'" };
@@ -1403,14 +1403,44 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
     }
+    if (data.comment_text === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "comment_text" }, message: "must have required property '" + "comment_text" + "'" };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
+    if (data.assignee === undefined) {
+        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "assignee" }, message: "must have required property '" + "assignee" + "'" };
+        if (vErrors === null) {
+            vErrors = [err2];
+        }
+        else {
+            vErrors.push(err2);
+        }
+        errors++;
+    }
+    if (data.resolved === undefined) {
+        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "resolved" }, message: "must have required property '" + "resolved" + "'" };
+        if (vErrors === null) {
+            vErrors = [err3];
+        }
+        else {
+            vErrors.push(err3);
+        }
+        errors++;
+    }
     for (const key0 in data) {
         if (!(((((key0 === "comment_id") || (key0 === "comment_text")) || (key0 === "assignee")) || (key0 === "group_assignee")) || (key0 === "resolved"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err4 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-                vErrors = [err1];
+                vErrors = [err4];
             }
             else {
-                vErrors.push(err1);
+                vErrors.push(err4);
             }
             errors++;
         }
@@ -1419,56 +1449,18 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.comment_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err5 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
                 if (vErrors === null) {
-                    vErrors = [err2];
+                    vErrors = [err5];
                 }
                 else {
-                    vErrors.push(err2);
+                    vErrors.push(err5);
                 }
                 errors++;
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-    if (data.comment_text !== undefined) {
-        let data1 = data.comment_text;
-        if (typeof data1 === "string") {
-            if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-                if (vErrors === null) {
-                    vErrors = [err4];
-                }
-                else {
-                    vErrors.push(err4);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err5 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-                vErrors = [err5];
-            }
-            else {
-                vErrors.push(err5);
-            }
-            errors++;
-        }
-    }
-    if (data.assignee !== undefined) {
-        let data2 = data.assignee;
-        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/assignee", schemaPath: "#/properties/assignee/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1478,22 +1470,22 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.group_assignee !== undefined) {
-        let data3 = data.group_assignee;
-        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err7 = { instancePath: instancePath + "/group_assignee", schemaPath: "#/properties/group_assignee/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
-            if (vErrors === null) {
-                vErrors = [err7];
+    if (data.comment_text !== undefined) {
+        let data1 = data.comment_text;
+        if (typeof data1 === "string") {
+            if (func2(data1) < 1) {
+                const err7 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
             }
-            else {
-                vErrors.push(err7);
-            }
-            errors++;
         }
-    }
-    if (data.resolved !== undefined) {
-        if (typeof data.resolved !== "boolean") {
-            const err8 = { instancePath: instancePath + "/resolved", schemaPath: "#/properties/resolved/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+        else {
+            const err8 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1503,14 +1495,52 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.assignee !== undefined) {
+        let data2 = data.assignee;
+        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
+            const err9 = { instancePath: instancePath + "/assignee", schemaPath: "#/properties/assignee/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.group_assignee !== undefined) {
+        let data3 = data.group_assignee;
+        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
+            const err10 = { instancePath: instancePath + "/group_assignee", schemaPath: "#/properties/group_assignee/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.resolved !== undefined) {
+        if (typeof data.resolved !== "boolean") {
+            const err11 = { instancePath: instancePath + "/resolved", schemaPath: "#/properties/resolved/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err9];
+        vErrors = [err12];
     }
     else {
-        vErrors.push(err9);
+        vErrors.push(err12);
     }
     errors++;
 } validate24.errors = vErrors; return errors === 0; }

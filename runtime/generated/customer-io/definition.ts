@@ -371,8 +371,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/campaigns",
           "params": {},
-          "recordsPath": "campaigns",
           "guards": [],
+          "recordsPath": "campaigns",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -674,8 +674,8 @@ export const definition: ConnectorDefinition = {
               "wire": "start"
             }
           },
-          "recordsPath": "actions",
           "guards": [],
+          "recordsPath": "actions",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -870,8 +870,8 @@ export const definition: ConnectorDefinition = {
               "wire": "start"
             }
           },
-          "recordsPath": "newsletters",
           "guards": [],
+          "recordsPath": "newsletters",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1006,8 +1006,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/segments",
           "params": {},
-          "recordsPath": "segments",
           "guards": [],
+          "recordsPath": "segments",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -1347,8 +1347,8 @@ export const definition: ConnectorDefinition = {
               "wire": "get_tracked_responses"
             }
           },
-          "recordsPath": "messages",
           "guards": [],
+          "recordsPath": "messages",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1576,8 +1576,8 @@ export const definition: ConnectorDefinition = {
               "wire": "id_type"
             }
           },
-          "recordsPath": "activities",
           "guards": [],
+          "recordsPath": "activities",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1721,8 +1721,8 @@ export const definition: ConnectorDefinition = {
               "wire": "hidden"
             }
           },
-          "recordsPath": "sender_identities",
           "guards": [],
+          "recordsPath": "sender_identities",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1802,8 +1802,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/snippets",
           "params": {},
-          "recordsPath": "snippets",
           "guards": [],
+          "recordsPath": "snippets",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -1883,8 +1883,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/collections",
           "params": {},
-          "recordsPath": "collections",
           "guards": [],
+          "recordsPath": "collections",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -1996,8 +1996,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/reporting_webhooks",
           "params": {},
-          "recordsPath": "reporting_webhooks",
           "guards": [],
+          "recordsPath": "reporting_webhooks",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2134,8 +2134,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/exports",
           "params": {},
-          "recordsPath": "exports",
           "guards": [],
+          "recordsPath": "exports",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2257,8 +2257,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/transactional",
           "params": {},
-          "recordsPath": "messages",
           "guards": [],
+          "recordsPath": "messages",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2466,8 +2466,8 @@ export const definition: ConnectorDefinition = {
               "wire": "transactional_id"
             }
           },
-          "recordsPath": "contents",
           "guards": [],
+          "recordsPath": "contents",
           "result": "many",
           "idempotent": true,
           "destructive": false

@@ -532,8 +532,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -867,8 +867,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1552,8 +1552,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -2148,8 +2148,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -2595,8 +2595,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3021,8 +3021,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3224,8 +3224,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3447,8 +3447,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3654,8 +3654,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3858,8 +3858,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -4058,8 +4058,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -4496,8 +4496,8 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",

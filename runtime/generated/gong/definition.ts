@@ -107,7 +107,7 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
-  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list takes fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601; without them Gong lists from the earliest to the most recent call. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
+  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list requires fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
   "entities": {
     "users": {
       "name": "users",
@@ -251,8 +251,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "users",
           "guards": [],
+          "recordsPath": "users",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -457,8 +457,8 @@ export const definition: ConnectorDefinition = {
                 "type": "string",
                 "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
               },
-              "required": false,
-              "description": "Calls that started at or after this time (ISO 8601). Without it the list starts with the earliest call.",
+              "required": true,
+              "description": "Calls that started at or after this time (ISO 8601).",
               "sendDefault": false,
               "wire": "fromDateTime"
             },
@@ -468,8 +468,8 @@ export const definition: ConnectorDefinition = {
                 "type": "string",
                 "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
               },
-              "required": false,
-              "description": "Calls that started before this time (ISO 8601). Without it the list ends with the most recent call.",
+              "required": true,
+              "description": "Calls that started before this time (ISO 8601).",
               "sendDefault": false,
               "wire": "toDateTime"
             },
@@ -485,8 +485,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "calls",
           "guards": [],
+          "recordsPath": "calls",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -715,9 +715,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "calls",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "calls",
           "result": "many",
           "pagination": {
             "style": "cursor",

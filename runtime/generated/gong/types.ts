@@ -69,10 +69,10 @@ export interface GongCallsRecord {
 
 /** List calls that started in a date range (GET /v2/calls), 100 per page. */
 export interface GongCallsListParams {
-  /** Calls that started at or after this time (ISO 8601). Without it the list starts with the earliest call. */
-  fromDateTime?: string;
-  /** Calls that started before this time (ISO 8601). Without it the list ends with the most recent call. */
-  toDateTime?: string;
+  /** Calls that started at or after this time (ISO 8601). */
+  fromDateTime: string;
+  /** Calls that started before this time (ISO 8601). */
+  toDateTime: string;
   /** Cursor of the next page (records.cursor of the previous page; normally taken from next_params). */
   cursor?: string;
 }
@@ -123,7 +123,7 @@ export type GongFacade = {
     get(params: GongUsersGetParams): Promise<ExecuteResult<GongUsersRecord, never>>;
   };
   calls: {
-    list(params?: GongCallsListParams): Promise<ExecuteResult<GongCallsRecord[], GongCallsListPagination>>;
+    list(params: GongCallsListParams): Promise<ExecuteResult<GongCallsRecord[], GongCallsListPagination>>;
     get(params: GongCallsGetParams): Promise<ExecuteResult<GongCallsRecord, never>>;
   };
   calls_extensive: {
@@ -138,7 +138,7 @@ export const gongFacade = (connector: Connector): GongFacade => ({
     get: (params) => connector.execute<GongUsersRecord, never>("users", "get", { ...params }),
   },
   calls: {
-    list: (params = {}) => connector.execute<GongCallsRecord[], GongCallsListPagination>("calls", "list", { ...params }),
+    list: (params) => connector.execute<GongCallsRecord[], GongCallsListPagination>("calls", "list", { ...params }),
     get: (params) => connector.execute<GongCallsRecord, never>("calls", "get", { ...params }),
   },
   calls_extensive: {

@@ -116,35 +116,31 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const calls__list = validate12;
-const schema13 = { "$id": "calls__list", "type": "object", "properties": { "fromDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "toDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "cursor": { "type": "string", "minLength": 1, "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params)." } }, "additionalProperties": false };
+const schema13 = { "$id": "calls__list", "type": "object", "properties": { "fromDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "toDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "cursor": { "type": "string", "minLength": 1, "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params)." } }, "required": ["fromDateTime", "toDateTime"], "additionalProperties": false };
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.fromDateTime === undefined) {
+        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fromDateTime" }, message: "must have required property '" + "fromDateTime" + "'" };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    if (data.toDateTime === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "toDateTime" }, message: "must have required property '" + "toDateTime" + "'" };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
     for (const key0 in data) {
         if (!(((key0 === "fromDateTime") || (key0 === "toDateTime")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
-            if (vErrors === null) {
-                vErrors = [err0];
-            }
-            else {
-                vErrors.push(err0);
-            }
-            errors++;
-        }
-    }
-    if (data.fromDateTime !== undefined) {
-        if (typeof data.fromDateTime !== "string") {
-            const err1 = { instancePath: instancePath + "/fromDateTime", schemaPath: "#/properties/fromDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-    }
-    if (data.toDateTime !== undefined) {
-        if (typeof data.toDateTime !== "string") {
-            const err2 = { instancePath: instancePath + "/toDateTime", schemaPath: "#/properties/toDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -154,22 +150,21 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.cursor !== undefined) {
-        let data2 = data.cursor;
-        if (typeof data2 === "string") {
-            if (func2(data2) < 1) {
-                const err3 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-                if (vErrors === null) {
-                    vErrors = [err3];
-                }
-                else {
-                    vErrors.push(err3);
-                }
-                errors++;
+    if (data.fromDateTime !== undefined) {
+        if (typeof data.fromDateTime !== "string") {
+            const err3 = { instancePath: instancePath + "/fromDateTime", schemaPath: "#/properties/fromDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err3];
             }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
         }
-        else {
-            const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+    }
+    if (data.toDateTime !== undefined) {
+        if (typeof data.toDateTime !== "string") {
+            const err4 = { instancePath: instancePath + "/toDateTime", schemaPath: "#/properties/toDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -179,14 +174,39 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.cursor !== undefined) {
+        let data2 = data.cursor;
+        if (typeof data2 === "string") {
+            if (func2(data2) < 1) {
+                const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                if (vErrors === null) {
+                    vErrors = [err5];
+                }
+                else {
+                    vErrors.push(err5);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err7];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err7);
     }
     errors++;
 } validate12.errors = vErrors; return errors === 0; }

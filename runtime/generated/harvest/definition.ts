@@ -378,8 +378,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "users",
           "guards": [],
+          "recordsPath": "users",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -526,8 +526,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "clients",
           "guards": [],
+          "recordsPath": "clients",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -697,8 +697,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "contacts",
           "guards": [],
+          "recordsPath": "contacts",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1109,8 +1109,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "projects",
           "guards": [],
+          "recordsPath": "projects",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1257,8 +1257,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "tasks",
           "guards": [],
+          "recordsPath": "tasks",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1553,8 +1553,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "time_entries",
           "guards": [],
+          "recordsPath": "time_entries",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1885,8 +1885,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "invoices",
           "guards": [],
+          "recordsPath": "invoices",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -2019,8 +2019,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "invoice_item_categories",
           "guards": [],
+          "recordsPath": "invoice_item_categories",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -2281,8 +2281,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "estimates",
           "guards": [],
+          "recordsPath": "estimates",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -2401,8 +2401,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "estimate_item_categories",
           "guards": [],
+          "recordsPath": "estimate_item_categories",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -2633,8 +2633,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "expenses",
           "guards": [],
+          "recordsPath": "expenses",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -2774,8 +2774,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "expense_categories",
           "guards": [],
+          "recordsPath": "expense_categories",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -2901,8 +2901,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "roles",
           "guards": [],
+          "recordsPath": "roles",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -3067,8 +3067,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "user_assignments",
           "guards": [],
+          "recordsPath": "user_assignments",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -3204,8 +3204,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "task_assignments",
           "guards": [],
+          "recordsPath": "task_assignments",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -3352,8 +3352,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "results",
           "guards": [],
+          "recordsPath": "results",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -3486,8 +3486,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "results",
           "guards": [],
+          "recordsPath": "results",
           "result": "many",
           "pagination": {
             "style": "next_url",

@@ -558,8 +558,8 @@ export const definition: ConnectorDefinition = {
               "wire": "starting_after"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1261,8 +1261,8 @@ export const definition: ConnectorDefinition = {
               "wire": "starting_after"
             }
           },
-          "recordsPath": "conversations",
           "guards": [],
+          "recordsPath": "conversations",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1342,9 +1342,9 @@ export const definition: ConnectorDefinition = {
               "sendDefault": false
             }
           },
-          "recordsPath": "conversations",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "conversations",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1749,9 +1749,9 @@ export const definition: ConnectorDefinition = {
               "wire": "per_page"
             }
           },
-          "recordsPath": "data",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1840,8 +1840,8 @@ export const definition: ConnectorDefinition = {
             "tag_id",
             "segment_id"
           ],
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -2178,8 +2178,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/teams",
           "params": {},
-          "recordsPath": "teams",
           "guards": [],
+          "recordsPath": "teams",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2318,8 +2318,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/admins",
           "params": {},
-          "recordsPath": "admins",
           "guards": [],
+          "recordsPath": "admins",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2402,8 +2402,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/tags",
           "params": {},
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2700,8 +2700,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/segments",
           "params": {},
-          "recordsPath": "segments",
           "guards": [],
+          "recordsPath": "segments",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2812,8 +2812,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/internal_articles",
           "params": {},
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "idempotent": true,
           "destructive": false

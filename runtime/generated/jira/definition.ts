@@ -247,7 +247,10 @@ export const definition: ConnectorDefinition = {
               "in": "query",
               "schema": {
                 "type": "string",
-                "description": "A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\"."
+                "description": "A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\".",
+                "examples": [
+                  "project = ABC AND status = Open ORDER BY created DESC"
+                ]
               },
               "required": false,
               "sendDefault": false,
@@ -330,7 +333,6 @@ export const definition: ConnectorDefinition = {
               "wire": "failFast"
             }
           },
-          "recordsPath": "issues",
           "result": "many",
           "guards": [
             {
@@ -339,6 +341,7 @@ export const definition: ConnectorDefinition = {
             }
           ],
           "idempotent": true,
+          "recordsPath": "issues",
           "pagination": {
             "style": "next_page_token",
             "block": {
@@ -1099,9 +1102,9 @@ export const definition: ConnectorDefinition = {
               "wire": "maxResults"
             }
           },
-          "recordsPath": "values",
           "result": "many",
           "guards": [],
+          "recordsPath": "values",
           "pagination": {
             "style": "offset",
             "block": {
@@ -1575,9 +1578,9 @@ export const definition: ConnectorDefinition = {
               "wire": "maxResults"
             }
           },
-          "recordsPath": "comments",
           "result": "many",
           "guards": [],
+          "recordsPath": "comments",
           "pagination": {
             "style": "offset",
             "block": {
@@ -2060,9 +2063,9 @@ export const definition: ConnectorDefinition = {
               "wire": "maxResults"
             }
           },
-          "recordsPath": "worklogs",
           "result": "many",
           "guards": [],
+          "recordsPath": "worklogs",
           "pagination": {
             "style": "offset",
             "block": {
@@ -2791,9 +2794,9 @@ export const definition: ConnectorDefinition = {
               "wire": "issueIdOrKey"
             }
           },
-          "recordsPath": "transitions",
           "result": "many",
           "guards": [],
+          "recordsPath": "transitions",
           "idempotent": true,
           "destructive": false
         },

@@ -308,8 +308,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page[cursor]"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -462,8 +462,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page[cursor]"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -678,8 +678,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page[cursor]"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -849,8 +849,8 @@ export const definition: ConnectorDefinition = {
               "wire": "sort"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -968,8 +968,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page[cursor]"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1137,8 +1137,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page[cursor]"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1322,8 +1322,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page[cursor]"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "next_url",

@@ -475,12 +475,12 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data.issues.nodes",
           "result": "many",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data.issues.nodes",
           "graphql": {
-            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name email }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -515,7 +515,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Issue($id: String!) {\n  issue(id: $id) {\n    id\n    identifier\n    number\n    title\n    description\n    priority\n    priorityLabel\n    estimate\n    dueDate\n    url\n    branchName\n    labelIds\n    state { id name }\n    assignee { id name }\n    creator { id name }\n    team { id name }\n    project { id name }\n    cycle { id name }\n    createdAt\n    updatedAt\n    startedAt\n    completedAt\n    canceledAt\n    archivedAt\n  }\n}"
+            "document": "query Issue($id: String!) {\n  issue(id: $id) {\n    id\n    identifier\n    number\n    title\n    description\n    priority\n    priorityLabel\n    estimate\n    dueDate\n    url\n    branchName\n    labelIds\n    state { id name }\n    assignee { id name email }\n    creator { id name }\n    team { id name }\n    project { id name }\n    cycle { id name }\n    createdAt\n    updatedAt\n    startedAt\n    completedAt\n    canceledAt\n    archivedAt\n  }\n}"
           },
           "destructive": false
         },
@@ -592,7 +592,7 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "graphql": {
-            "document": "mutation IssueCreate($input: IssueCreateInput!) {\n  issueCreate(input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation IssueCreate($input: IssueCreateInput!) {\n  issueCreate(input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name email }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
           "destructive": false
@@ -692,7 +692,7 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "graphql": {
-            "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name email }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
           "destructive": false
@@ -1015,12 +1015,12 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data.projects.nodes",
           "result": "many",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data.projects.nodes",
           "graphql": {
-            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n      completedIssueCountHistory\n      completedScopeHistory\n      contentState\n      convertedFromIssue { id }\n      health\n      healthUpdatedAt\n      inProgressScopeHistory\n      issueCountHistory\n      prioritySortOrder\n      scope\n      scopeHistory\n      sortOrder\n      teams { nodes { id } }\n      updateRemindersDay\n      updateRemindersHour\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name email }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n      completedIssueCountHistory\n      completedScopeHistory\n      contentState\n      convertedFromIssue { id }\n      health\n      healthUpdatedAt\n      inProgressScopeHistory\n      issueCountHistory\n      prioritySortOrder\n      scope\n      scopeHistory\n      sortOrder\n      teams { nodes { id } }\n      updateRemindersDay\n      updateRemindersHour\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1055,7 +1055,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Project($id: String!) {\n  project(id: $id) {\n    id\n    name\n    description\n    content\n    slugId\n    url\n    color\n    icon\n    priority\n    priorityLabel\n    progress\n    status { id name }\n    lead { id name }\n    creator { id name }\n    startDate\n    targetDate\n    startedAt\n    completedAt\n    canceledAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
+            "document": "query Project($id: String!) {\n  project(id: $id) {\n    id\n    name\n    description\n    content\n    slugId\n    url\n    color\n    icon\n    priority\n    priorityLabel\n    progress\n    status { id name }\n    lead { id name email }\n    creator { id name }\n    startDate\n    targetDate\n    startedAt\n    completedAt\n    canceledAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
           "destructive": false
         },
@@ -1178,7 +1178,7 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "graphql": {
-            "document": "mutation ProjectCreate($input: ProjectCreateInput!) {\n  projectCreate(input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation ProjectCreate($input: ProjectCreateInput!) {\n  projectCreate(input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name email }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
           "destructive": false
@@ -1329,7 +1329,7 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "graphql": {
-            "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name email }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
           "destructive": false
@@ -1676,10 +1676,10 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data.teams.nodes",
           "result": "many",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data.teams.nodes",
           "graphql": {
             "document": "query Teams($first: Int, $after: String) {\n  teams(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      activeCycle { id }\n      autoArchivePeriod\n      autoClosePeriod\n      autoCloseStateId\n      cycleCalenderUrl\n      cycleCooldownTime\n      cycleDuration\n      cycleIssueAutoAssignCompleted\n      cycleIssueAutoAssignStarted\n      cycleLockToActive\n      cycleStartDay\n      defaultIssueEstimate\n      defaultIssueState { id }\n      groupIssueHistory\n      inviteHash\n      issueCount\n      issueEstimationAllowZero\n      issueEstimationExtended\n      issueEstimationType\n      markedAsDuplicateWorkflowState { id }\n      private\n      requirePriorityToLeaveTriage\n      scimManaged\n      setIssueSortOrderOnStateChange\n      upcomingCycleCount\n      triageIssueState { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
@@ -1847,10 +1847,10 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data.workflowStates.nodes",
           "result": "many",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data.workflowStates.nodes",
           "graphql": {
             "document": "query WorkflowStates($first: Int, $after: String) {\n  workflowStates(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      inheritedFrom { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
@@ -2077,10 +2077,10 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data.users.nodes",
           "result": "many",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data.users.nodes",
           "graphql": {
             "document": "query Users($first: Int, $after: String) {\n  users(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n      avatarBackgroundColor\n      createdIssueCount\n      initials\n      inviteHash\n      isMe\n      teams { nodes { id } }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
@@ -2291,12 +2291,12 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "data.comments.nodes",
           "result": "many",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data.comments.nodes",
           "graphql": {
-            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n      bodyData\n      parent { id }\n      resolvingCommentId\n      resolvingUser { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n      bodyData\n      parent { id }\n      resolvingCommentId\n      resolvingUser { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -2330,7 +2330,7 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": true,
           "graphql": {
-            "document": "query Comment($id: String!) {\n  comment(id: $id) {\n    id\n    body\n    url\n    issue { id identifier title }\n    user { id name }\n    parentId\n    editedAt\n    resolvedAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
+            "document": "query Comment($id: String!) {\n  comment(id: $id) {\n    id\n    body\n    url\n    issue { id identifier title }\n    user { id name email }\n    parentId\n    editedAt\n    resolvedAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
           "destructive": false
         },
@@ -2375,7 +2375,7 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "graphql": {
-            "document": "mutation CommentCreate($input: CommentCreateInput!) {\n  commentCreate(input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation CommentCreate($input: CommentCreateInput!) {\n  commentCreate(input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
           "destructive": false
@@ -2410,7 +2410,7 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "graphql": {
-            "document": "mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {\n  commentUpdate(id: $id, input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      createdAt\n      updatedAt\n    }\n  }\n}"
+            "document": "mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {\n  commentUpdate(id: $id, input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      editedAt\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
           "destructive": false

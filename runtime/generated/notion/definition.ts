@@ -279,8 +279,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "results",
           "guards": [],
+          "recordsPath": "results",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -551,9 +551,9 @@ export const definition: ConnectorDefinition = {
               "value": "page"
             }
           },
-          "recordsPath": "results",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "results",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -679,7 +679,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "object"
               },
-              "required": false,
+              "required": true,
               "description": "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed.",
               "sendDefault": false,
               "wire": "properties"
@@ -1016,9 +1016,9 @@ export const definition: ConnectorDefinition = {
               "value": "data_source"
             }
           },
-          "recordsPath": "results",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "results",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1493,8 +1493,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "results",
           "guards": [],
+          "recordsPath": "results",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1552,9 +1552,9 @@ export const definition: ConnectorDefinition = {
               "wire": "after"
             }
           },
-          "recordsPath": "results",
           "result": "many",
           "guards": [],
+          "recordsPath": "results",
           "idempotent": false,
           "destructive": false
         },
@@ -1761,8 +1761,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "results",
           "guards": [],
+          "recordsPath": "results",
           "result": "many",
           "pagination": {
             "style": "cursor",

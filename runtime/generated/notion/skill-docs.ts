@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "notion",
   "title": "Notion connector",
   "summary": "Notion public REST API, version 2025-09-03 (the \"data source\" edition, sent as the Notion-Version header on every request): list and read the workspace's users; list pages (a search filtered to pages), create, read and update them (properties, icon, cover, archive, trash); list, read and update data sources (the tables under a database); list a page's or block's child blocks, append blocks, read and update a block; list and create comments. Authenticates with an internal integration token (bearer) or with a public integration's OAuth credentials (refresh-token grant).",
-  "version": "085e63260c3e",
+  "version": "573fd1730595",
   "tags": [
     "notion",
     "collaborative workspace docs"
@@ -517,7 +517,7 @@ export const skillDocs: SkillDocs = {
       "id": "pages.create",
       "title": "pages.create",
       "summary": "Create a page (POST /v1/pages) under a page, a data source, a database (its single data source) or the workspace (public integrations only). Returns the new page.",
-      "markdown": "# pages.create\n\nCreate a page (POST /v1/pages) under a page, a data source, a database (its single data source) or the workspace (public integrations only). Returns the new page.\n\n`POST /v1/pages` returns one pages record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| parent | object | yes |  | Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it. |\n| properties | object | no |  | Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed. |\n| children | array of object | no | maxItems 100 | Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100. |\n| icon | object or null | no |  | Page icon: {\"type\": \"emoji\", \"emoji\": \"🎯\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon. |\n| cover | object or null | no |  | Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover. |\n\n## Example\n\n```json\n{\n  \"entity\": \"pages\",\n  \"action\": \"create\",\n  \"params\": {\n    \"parent\": {}\n  }\n}\n```\n",
+      "markdown": "# pages.create\n\nCreate a page (POST /v1/pages) under a page, a data source, a database (its single data source) or the workspace (public integrations only). Returns the new page.\n\n`POST /v1/pages` returns one pages record. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| parent | object | yes |  | Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it. |\n| properties | object | yes |  | Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed. |\n| children | array of object | no | maxItems 100 | Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100. |\n| icon | object or null | no |  | Page icon: {\"type\": \"emoji\", \"emoji\": \"🎯\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon. |\n| cover | object or null | no |  | Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover. |\n\n## Example\n\n```json\n{\n  \"entity\": \"pages\",\n  \"action\": \"create\",\n  \"params\": {\n    \"parent\": {},\n    \"properties\": {}\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -557,7 +557,7 @@ export const skillDocs: SkillDocs = {
             [
               "properties",
               "object",
-              "no",
+              "yes",
               "",
               "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed."
             ],
@@ -592,7 +592,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "code",
           "language": "json",
-          "code": "{\n  \"entity\": \"pages\",\n  \"action\": \"create\",\n  \"params\": {\n    \"parent\": {}\n  }\n}"
+          "code": "{\n  \"entity\": \"pages\",\n  \"action\": \"create\",\n  \"params\": {\n    \"parent\": {},\n    \"properties\": {}\n  }\n}"
         }
       ]
     },

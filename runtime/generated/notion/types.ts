@@ -78,7 +78,7 @@ export interface NotionPagesCreateParams {
   /** Where the page is created: exactly one of {"page_id": "..."}, {"data_source_id": "..."}, {"database_id": "..."} or {"workspace": true}; "type" may accompany it. */
   parent: { type?: "page_id" | "database_id" | "data_source_id" | "workspace"; page_id?: string; database_id?: string; data_source_id?: string; workspace?: true };
   /** Property values keyed by property name or ID, e.g. {"Name": {"title": [{"text": {"content": "Q3 plan"}}]}}; under a page parent only the title is allowed. */
-  properties?: Record<string, unknown>;
+  properties: Record<string, unknown>;
   /** Page content: block objects, e.g. [{"type": "paragraph", "paragraph": {"rich_text": [{"text": {"content": "Hi"}}]}}]. At most 100. */
   children?: Array<Record<string, unknown>>;
   /** Page icon: {"type": "emoji", "emoji": "🎯"}, {"type": "external", "external": {"url": "https://..."}}, {"type": "file_upload", "file_upload": {"id": "..."}} or {"type": "custom_emoji", "custom_emoji": {"id": "..."}}; null removes the icon. */

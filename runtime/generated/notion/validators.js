@@ -396,7 +396,7 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const pages__create = validate13;
-const schema14 = { "$id": "pages__create", "type": "object", "properties": { "parent": { "type": "object", "additionalProperties": false, "properties": { "type": { "type": "string", "enum": ["page_id", "database_id", "data_source_id", "workspace"] }, "page_id": { "type": "string", "minLength": 1 }, "database_id": { "type": "string", "minLength": 1 }, "data_source_id": { "type": "string", "minLength": 1 }, "workspace": { "type": "boolean", "enum": [true] } }, "oneOf": [{ "required": ["page_id"], "properties": { "type": { "enum": ["page_id"] } } }, { "required": ["database_id"], "properties": { "type": { "enum": ["database_id"] } } }, { "required": ["data_source_id"], "properties": { "type": { "enum": ["data_source_id"] } } }, { "required": ["workspace"], "properties": { "type": { "enum": ["workspace"] } } }], "if": { "required": ["type"] }, "then": { "maxProperties": 2 }, "else": { "maxProperties": 1 }, "description": "Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it." }, "properties": { "type": "object", "description": "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed." }, "children": { "type": "array", "maxItems": 100, "items": { "type": "object" }, "description": "Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100." }, "icon": { "type": ["object", "null"], "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"\uD83C\uDFAF\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon." }, "cover": { "type": ["object", "null"], "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover." } }, "required": ["parent"], "additionalProperties": false };
+const schema14 = { "$id": "pages__create", "type": "object", "properties": { "parent": { "type": "object", "additionalProperties": false, "properties": { "type": { "type": "string", "enum": ["page_id", "database_id", "data_source_id", "workspace"] }, "page_id": { "type": "string", "minLength": 1 }, "database_id": { "type": "string", "minLength": 1 }, "data_source_id": { "type": "string", "minLength": 1 }, "workspace": { "type": "boolean", "enum": [true] } }, "oneOf": [{ "required": ["page_id"], "properties": { "type": { "enum": ["page_id"] } } }, { "required": ["database_id"], "properties": { "type": { "enum": ["database_id"] } } }, { "required": ["data_source_id"], "properties": { "type": { "enum": ["data_source_id"] } } }, { "required": ["workspace"], "properties": { "type": { "enum": ["workspace"] } } }], "if": { "required": ["type"] }, "then": { "maxProperties": 2 }, "else": { "maxProperties": 1 }, "description": "Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it." }, "properties": { "type": "object", "description": "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed." }, "children": { "type": "array", "maxItems": 100, "items": { "type": "object" }, "description": "Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100." }, "icon": { "type": ["object", "null"], "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"\uD83C\uDFAF\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon." }, "cover": { "type": ["object", "null"], "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover." } }, "required": ["parent", "properties"], "additionalProperties": false };
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pages__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.parent === undefined) {
         const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "parent" }, message: "must have required property '" + "parent" + "'" };
@@ -408,14 +408,24 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
     }
+    if (data.properties === undefined) {
+        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "properties" }, message: "must have required property '" + "properties" + "'" };
+        if (vErrors === null) {
+            vErrors = [err1];
+        }
+        else {
+            vErrors.push(err1);
+        }
+        errors++;
+    }
     for (const key0 in data) {
         if (!(((((key0 === "parent") || (key0 === "properties")) || (key0 === "children")) || (key0 === "icon")) || (key0 === "cover"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-                vErrors = [err1];
+                vErrors = [err2];
             }
             else {
-                vErrors.push(err1);
+                vErrors.push(err2);
             }
             errors++;
         }
@@ -428,23 +438,23 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs5 = errors;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.page_id === undefined) {
-                const err2 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/0/required", keyword: "required", params: { missingProperty: "page_id" }, message: "must have required property '" + "page_id" + "'" };
+                const err3 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/0/required", keyword: "required", params: { missingProperty: "page_id" }, message: "must have required property '" + "page_id" + "'" };
                 if (vErrors === null) {
-                    vErrors = [err2];
+                    vErrors = [err3];
                 }
                 else {
-                    vErrors.push(err2);
+                    vErrors.push(err3);
                 }
                 errors++;
             }
             if (data0.type !== undefined) {
                 if (!(data0.type === "page_id")) {
-                    const err3 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/0/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[0].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err4 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/0/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[0].properties.type.enum }, message: "must be equal to one of the allowed values" };
                     if (vErrors === null) {
-                        vErrors = [err3];
+                        vErrors = [err4];
                     }
                     else {
-                        vErrors.push(err3);
+                        vErrors.push(err4);
                     }
                     errors++;
                 }
@@ -458,23 +468,23 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs7 = errors;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.database_id === undefined) {
-                const err4 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/1/required", keyword: "required", params: { missingProperty: "database_id" }, message: "must have required property '" + "database_id" + "'" };
+                const err5 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/1/required", keyword: "required", params: { missingProperty: "database_id" }, message: "must have required property '" + "database_id" + "'" };
                 if (vErrors === null) {
-                    vErrors = [err4];
+                    vErrors = [err5];
                 }
                 else {
-                    vErrors.push(err4);
+                    vErrors.push(err5);
                 }
                 errors++;
             }
             if (data0.type !== undefined) {
                 if (!(data0.type === "database_id")) {
-                    const err5 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/1/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[1].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err6 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/1/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[1].properties.type.enum }, message: "must be equal to one of the allowed values" };
                     if (vErrors === null) {
-                        vErrors = [err5];
+                        vErrors = [err6];
                     }
                     else {
-                        vErrors.push(err5);
+                        vErrors.push(err6);
                     }
                     errors++;
                 }
@@ -493,23 +503,23 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs9 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (data0.data_source_id === undefined) {
-                    const err6 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/2/required", keyword: "required", params: { missingProperty: "data_source_id" }, message: "must have required property '" + "data_source_id" + "'" };
+                    const err7 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/2/required", keyword: "required", params: { missingProperty: "data_source_id" }, message: "must have required property '" + "data_source_id" + "'" };
                     if (vErrors === null) {
-                        vErrors = [err6];
+                        vErrors = [err7];
                     }
                     else {
-                        vErrors.push(err6);
+                        vErrors.push(err7);
                     }
                     errors++;
                 }
                 if (data0.type !== undefined) {
                     if (!(data0.type === "data_source_id")) {
-                        const err7 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/2/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[2].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                        const err8 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/2/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[2].properties.type.enum }, message: "must be equal to one of the allowed values" };
                         if (vErrors === null) {
-                            vErrors = [err7];
+                            vErrors = [err8];
                         }
                         else {
-                            vErrors.push(err7);
+                            vErrors.push(err8);
                         }
                         errors++;
                     }
@@ -528,23 +538,23 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 const _errs11 = errors;
                 if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                     if (data0.workspace === undefined) {
-                        const err8 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/3/required", keyword: "required", params: { missingProperty: "workspace" }, message: "must have required property '" + "workspace" + "'" };
+                        const err9 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/3/required", keyword: "required", params: { missingProperty: "workspace" }, message: "must have required property '" + "workspace" + "'" };
                         if (vErrors === null) {
-                            vErrors = [err8];
+                            vErrors = [err9];
                         }
                         else {
-                            vErrors.push(err8);
+                            vErrors.push(err9);
                         }
                         errors++;
                     }
                     if (data0.type !== undefined) {
                         if (!(data0.type === "workspace")) {
-                            const err9 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/3/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[3].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                            const err10 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/3/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[3].properties.type.enum }, message: "must be equal to one of the allowed values" };
                             if (vErrors === null) {
-                                vErrors = [err9];
+                                vErrors = [err10];
                             }
                             else {
-                                vErrors.push(err9);
+                                vErrors.push(err10);
                             }
                             errors++;
                         }
@@ -564,12 +574,12 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid1) {
-            const err10 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf" };
+            const err11 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf" };
             if (vErrors === null) {
-                vErrors = [err10];
+                vErrors = [err11];
             }
             else {
-                vErrors.push(err10);
+                vErrors.push(err11);
             }
             errors++;
         }
@@ -590,12 +600,12 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             let missing0;
             if ((data0.type === undefined) && (missing0 = "type")) {
-                const err11 = {};
+                const err12 = {};
                 if (vErrors === null) {
-                    vErrors = [err11];
+                    vErrors = [err12];
                 }
                 else {
-                    vErrors.push(err11);
+                    vErrors.push(err12);
                 }
                 errors++;
             }
@@ -615,12 +625,12 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs15 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (Object.keys(data0).length > 2) {
-                    const err12 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/then/maxProperties", keyword: "maxProperties", params: { limit: 2 }, message: "must NOT have more than 2 properties" };
+                    const err13 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/then/maxProperties", keyword: "maxProperties", params: { limit: 2 }, message: "must NOT have more than 2 properties" };
                     if (vErrors === null) {
-                        vErrors = [err12];
+                        vErrors = [err13];
                     }
                     else {
-                        vErrors.push(err12);
+                        vErrors.push(err13);
                     }
                     errors++;
                 }
@@ -633,12 +643,12 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs16 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (Object.keys(data0).length > 1) {
-                    const err13 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/else/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
+                    const err14 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/else/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
                     if (vErrors === null) {
-                        vErrors = [err13];
+                        vErrors = [err14];
                     }
                     else {
-                        vErrors.push(err13);
+                        vErrors.push(err14);
                     }
                     errors++;
                 }
@@ -648,32 +658,19 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             ifClause0 = "else";
         }
         if (!valid6) {
-            const err14 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: "must match \"" + ifClause0 + "\" schema" };
+            const err15 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: "must match \"" + ifClause0 + "\" schema" };
             if (vErrors === null) {
-                vErrors = [err14];
+                vErrors = [err15];
             }
             else {
-                vErrors.push(err14);
+                vErrors.push(err15);
             }
             errors++;
         }
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             for (const key1 in data0) {
                 if (!(((((key1 === "type") || (key1 === "page_id")) || (key1 === "database_id")) || (key1 === "data_source_id")) || (key1 === "workspace"))) {
-                    const err15 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                        vErrors = [err15];
-                    }
-                    else {
-                        vErrors.push(err15);
-                    }
-                    errors++;
-                }
-            }
-            if (data0.type !== undefined) {
-                let data5 = data0.type;
-                if (typeof data5 !== "string") {
-                    const err16 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err16 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -682,8 +679,11 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                 }
-                if (!((((data5 === "page_id") || (data5 === "database_id")) || (data5 === "data_source_id")) || (data5 === "workspace"))) {
-                    const err17 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.properties.type.enum }, message: "must be equal to one of the allowed values" };
+            }
+            if (data0.type !== undefined) {
+                let data5 = data0.type;
+                if (typeof data5 !== "string") {
+                    const err17 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -692,28 +692,38 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                 }
+                if (!((((data5 === "page_id") || (data5 === "database_id")) || (data5 === "data_source_id")) || (data5 === "workspace"))) {
+                    const err18 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    if (vErrors === null) {
+                        vErrors = [err18];
+                    }
+                    else {
+                        vErrors.push(err18);
+                    }
+                    errors++;
+                }
             }
             if (data0.page_id !== undefined) {
                 let data6 = data0.page_id;
                 if (typeof data6 === "string") {
                     if (func2(data6) < 1) {
-                        const err18 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err19 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                         if (vErrors === null) {
-                            vErrors = [err18];
+                            vErrors = [err19];
                         }
                         else {
-                            vErrors.push(err18);
+                            vErrors.push(err19);
                         }
                         errors++;
                     }
                 }
                 else {
-                    const err19 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err20 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                        vErrors = [err19];
+                        vErrors = [err20];
                     }
                     else {
-                        vErrors.push(err19);
+                        vErrors.push(err20);
                     }
                     errors++;
                 }
@@ -722,23 +732,23 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 let data7 = data0.database_id;
                 if (typeof data7 === "string") {
                     if (func2(data7) < 1) {
-                        const err20 = { instancePath: instancePath + "/parent/database_id", schemaPath: "#/properties/parent/properties/database_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err21 = { instancePath: instancePath + "/parent/database_id", schemaPath: "#/properties/parent/properties/database_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                         if (vErrors === null) {
-                            vErrors = [err20];
+                            vErrors = [err21];
                         }
                         else {
-                            vErrors.push(err20);
+                            vErrors.push(err21);
                         }
                         errors++;
                     }
                 }
                 else {
-                    const err21 = { instancePath: instancePath + "/parent/database_id", schemaPath: "#/properties/parent/properties/database_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err22 = { instancePath: instancePath + "/parent/database_id", schemaPath: "#/properties/parent/properties/database_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                        vErrors = [err21];
+                        vErrors = [err22];
                     }
                     else {
-                        vErrors.push(err21);
+                        vErrors.push(err22);
                     }
                     errors++;
                 }
@@ -747,31 +757,18 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 let data8 = data0.data_source_id;
                 if (typeof data8 === "string") {
                     if (func2(data8) < 1) {
-                        const err22 = { instancePath: instancePath + "/parent/data_source_id", schemaPath: "#/properties/parent/properties/data_source_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err23 = { instancePath: instancePath + "/parent/data_source_id", schemaPath: "#/properties/parent/properties/data_source_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                         if (vErrors === null) {
-                            vErrors = [err22];
+                            vErrors = [err23];
                         }
                         else {
-                            vErrors.push(err22);
+                            vErrors.push(err23);
                         }
                         errors++;
                     }
                 }
                 else {
-                    const err23 = { instancePath: instancePath + "/parent/data_source_id", schemaPath: "#/properties/parent/properties/data_source_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                        vErrors = [err23];
-                    }
-                    else {
-                        vErrors.push(err23);
-                    }
-                    errors++;
-                }
-            }
-            if (data0.workspace !== undefined) {
-                let data9 = data0.workspace;
-                if (typeof data9 !== "boolean") {
-                    const err24 = { instancePath: instancePath + "/parent/workspace", schemaPath: "#/properties/parent/properties/workspace/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    const err24 = { instancePath: instancePath + "/parent/data_source_id", schemaPath: "#/properties/parent/properties/data_source_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -780,8 +777,11 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                 }
-                if (!(data9 === true)) {
-                    const err25 = { instancePath: instancePath + "/parent/workspace", schemaPath: "#/properties/parent/properties/workspace/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.properties.workspace.enum }, message: "must be equal to one of the allowed values" };
+            }
+            if (data0.workspace !== undefined) {
+                let data9 = data0.workspace;
+                if (typeof data9 !== "boolean") {
+                    const err25 = { instancePath: instancePath + "/parent/workspace", schemaPath: "#/properties/parent/properties/workspace/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
                     if (vErrors === null) {
                         vErrors = [err25];
                     }
@@ -790,23 +790,20 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                 }
+                if (!(data9 === true)) {
+                    const err26 = { instancePath: instancePath + "/parent/workspace", schemaPath: "#/properties/parent/properties/workspace/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.properties.workspace.enum }, message: "must be equal to one of the allowed values" };
+                    if (vErrors === null) {
+                        vErrors = [err26];
+                    }
+                    else {
+                        vErrors.push(err26);
+                    }
+                    errors++;
+                }
             }
         }
         else {
-            const err26 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-            if (vErrors === null) {
-                vErrors = [err26];
-            }
-            else {
-                vErrors.push(err26);
-            }
-            errors++;
-        }
-    }
-    if (data.properties !== undefined) {
-        let data10 = data.properties;
-        if (!(data10 && typeof data10 == "object" && !Array.isArray(data10))) {
-            const err27 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err27 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -816,16 +813,29 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.properties !== undefined) {
+        let data10 = data.properties;
+        if (!(data10 && typeof data10 == "object" && !Array.isArray(data10))) {
+            const err28 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+                vErrors = [err28];
+            }
+            else {
+                vErrors.push(err28);
+            }
+            errors++;
+        }
+    }
     if (data.children !== undefined) {
         let data11 = data.children;
         if (Array.isArray(data11)) {
             if (data11.length > 100) {
-                const err28 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                const err29 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
                 if (vErrors === null) {
-                    vErrors = [err28];
+                    vErrors = [err29];
                 }
                 else {
-                    vErrors.push(err28);
+                    vErrors.push(err29);
                 }
                 errors++;
             }
@@ -833,32 +843,19 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data12 = data11[i0];
                 if (!(data12 && typeof data12 == "object" && !Array.isArray(data12))) {
-                    const err29 = { instancePath: instancePath + "/children/" + i0, schemaPath: "#/properties/children/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err30 = { instancePath: instancePath + "/children/" + i0, schemaPath: "#/properties/children/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                     if (vErrors === null) {
-                        vErrors = [err29];
+                        vErrors = [err30];
                     }
                     else {
-                        vErrors.push(err29);
+                        vErrors.push(err30);
                     }
                     errors++;
                 }
             }
         }
         else {
-            const err30 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-            if (vErrors === null) {
-                vErrors = [err30];
-            }
-            else {
-                vErrors.push(err30);
-            }
-            errors++;
-        }
-    }
-    if (data.icon !== undefined) {
-        let data13 = data.icon;
-        if ((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)) {
-            const err31 = { instancePath: instancePath + "/icon", schemaPath: "#/properties/icon/type", keyword: "type", params: { type: schema14.properties.icon.type }, message: "must be object,null" };
+            const err31 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -868,10 +865,10 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
-    if (data.cover !== undefined) {
-        let data14 = data.cover;
-        if ((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)) {
-            const err32 = { instancePath: instancePath + "/cover", schemaPath: "#/properties/cover/type", keyword: "type", params: { type: schema14.properties.cover.type }, message: "must be object,null" };
+    if (data.icon !== undefined) {
+        let data13 = data.icon;
+        if ((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)) {
+            const err32 = { instancePath: instancePath + "/icon", schemaPath: "#/properties/icon/type", keyword: "type", params: { type: schema14.properties.icon.type }, message: "must be object,null" };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -881,14 +878,27 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.cover !== undefined) {
+        let data14 = data.cover;
+        if ((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)) {
+            const err33 = { instancePath: instancePath + "/cover", schemaPath: "#/properties/cover/type", keyword: "type", params: { type: schema14.properties.cover.type }, message: "must be object,null" };
+            if (vErrors === null) {
+                vErrors = [err33];
+            }
+            else {
+                vErrors.push(err33);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err33 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err33];
+        vErrors = [err34];
     }
     else {
-        vErrors.push(err33);
+        vErrors.push(err34);
     }
     errors++;
 } validate13.errors = vErrors; return errors === 0; }

@@ -286,8 +286,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -590,8 +590,8 @@ export const definition: ConnectorDefinition = {
               "wire": "status"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -841,8 +841,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1206,8 +1206,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",

@@ -182,8 +182,8 @@ export const definition: ConnectorDefinition = {
               "wire": "include_shared_accounts"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -370,8 +370,8 @@ export const definition: ConnectorDefinition = {
               "wire": "privacy"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -647,8 +647,8 @@ export const definition: ConnectorDefinition = {
               "wire": "order"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -934,8 +934,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -1240,8 +1240,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -1328,8 +1328,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -1521,8 +1521,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -1614,8 +1614,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -1777,8 +1777,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -1933,8 +1933,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -2092,8 +2092,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -2207,8 +2207,8 @@ export const definition: ConnectorDefinition = {
               "wire": "ad_account_id"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -2351,8 +2351,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",
@@ -2463,10 +2463,11 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "integer",
                 "minimum": 1,
+                "maximum": 250,
                 "default": 25
               },
               "required": false,
-              "description": "Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum).",
+              "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
               "sendDefault": false,
               "wire": "page_size"
             },
@@ -2481,8 +2482,8 @@ export const definition: ConnectorDefinition = {
               "wire": "bookmark"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "bookmark",

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "pinterest",
   "title": "Pinterest connector",
   "summary": "Pinterest REST API v5: read ad accounts and their campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords; boards with their sections and Pins; and shopping catalogs with their feeds and product groups. Lists page with Pinterest's bookmark cursor. Authenticates with an OAuth2 refresh token of a Pinterest app.",
-  "version": "55c55ba5dea1",
+  "version": "43210e170859",
   "tags": [
     "pinterest",
     "social advertising (bookmark pagination)"
@@ -1757,7 +1757,7 @@ export const skillDocs: SkillDocs = {
       "id": "keywords.list",
       "title": "keywords.list",
       "summary": "List the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords).",
-      "markdown": "# keywords.list\n\nList the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords).\n\n`GET /ad_accounts/{ad_account_id}/keywords` returns a list of keywords records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; default 25 | Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (at least 1). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `value` (string or null)\n- `match_type` (string or null)\n- `bid` (integer or null)\n- `archived` (boolean or null)\n- `parent_id` (string or null)\n- `parent_type` (string or null)\n- `type` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"keywords\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# keywords.list\n\nList the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords).\n\n`GET /ad_accounts/{ad_account_id}/keywords` returns a list of keywords records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `value` (string or null)\n- `match_type` (string or null)\n- `bid` (integer or null)\n- `archived` (boolean or null)\n- `parent_id` (string or null)\n- `parent_type` (string or null)\n- `type` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"keywords\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1798,8 +1798,8 @@ export const skillDocs: SkillDocs = {
               "page_size",
               "integer",
               "no",
-              "minimum 1; default 25",
-              "Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum)."
+              "minimum 1; maximum 250; default 25",
+              "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
             ],
             [
               "bookmark",
@@ -1813,7 +1813,7 @@ export const skillDocs: SkillDocs = {
               "integer",
               "no",
               "minimum 1",
-              "The most records to return: sent as page_size (at least 1). Same as giving page_size, which wins when both are given."
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },

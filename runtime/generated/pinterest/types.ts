@@ -458,7 +458,7 @@ export interface PinterestKeywordsRecord {
 export interface PinterestKeywordsListParams {
   /** Ad account id (from ad_accounts list). */
   ad_account_id: string;
-  /** Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum). */
+  /** Maximum number of items per page, 1 to 250 (Pinterest's default is 25). */
   page_size?: number;
   /** Cursor of the next page (the bookmark of the previous response; normally taken from next_params). */
   bookmark?: string;

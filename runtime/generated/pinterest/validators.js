@@ -1475,7 +1475,7 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const keywords__list = validate25;
-const schema26 = { "$id": "keywords__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "default": 25, "description": "Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema26 = { "$id": "keywords__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="keywords__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
         const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
@@ -1547,8 +1547,8 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (typeof data1 == "number") {
-            if (data1 < 1 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+            if (data1 > 250 || isNaN(data1)) {
+                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1557,28 +1557,38 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
             }
+            if (data1 < 1 || isNaN(data1)) {
+                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                if (vErrors === null) {
+                    vErrors = [err7];
+                }
+                else {
+                    vErrors.push(err7);
+                }
+                errors++;
+            }
         }
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err7 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
-                vErrors = [err7];
+                vErrors = [err8];
             }
             else {
-                vErrors.push(err7);
+                vErrors.push(err8);
             }
             errors++;
         }
     }
 }
 else {
-    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err9 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err8];
+        vErrors = [err9];
     }
     else {
-        vErrors.push(err8);
+        vErrors.push(err9);
     }
     errors++;
 } validate25.errors = vErrors; return errors === 0; }

@@ -373,8 +373,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -907,8 +907,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1037,8 +1037,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1244,8 +1244,8 @@ export const definition: ConnectorDefinition = {
               "wire": "issue_id"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -1441,8 +1441,8 @@ export const definition: ConnectorDefinition = {
               "wire": "limit"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -1929,8 +1929,8 @@ export const definition: ConnectorDefinition = {
               "wire": "limit"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -2310,8 +2310,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -2497,8 +2497,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -2714,8 +2714,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -2902,8 +2902,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3023,8 +3023,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3116,8 +3116,8 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3285,8 +3285,8 @@ export const definition: ConnectorDefinition = {
               "wire": "limit"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3462,9 +3462,9 @@ export const definition: ConnectorDefinition = {
             }
           },
           "constantBody": {},
-          "recordsPath": "data",
           "guards": [],
           "idempotent": true,
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3786,8 +3786,8 @@ export const definition: ConnectorDefinition = {
               "wire": "language"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "pagination": {
             "style": "cursor",
@@ -3935,8 +3935,8 @@ export const definition: ConnectorDefinition = {
               "wire": "knowledge_base_id"
             }
           },
-          "recordsPath": "data",
           "guards": [],
+          "recordsPath": "data",
           "result": "many",
           "idempotent": true,
           "destructive": false

@@ -419,8 +419,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/sobjects",
           "params": {},
-          "recordsPath": "sobjects",
           "guards": [],
+          "recordsPath": "sobjects",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -895,8 +895,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -1644,8 +1644,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -2018,8 +2018,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -2343,8 +2343,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -2647,8 +2647,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -2937,8 +2937,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -3255,8 +3255,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -3552,8 +3552,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -3751,8 +3751,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -4027,8 +4027,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -4247,8 +4247,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -4614,8 +4614,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -4841,8 +4841,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",
@@ -5243,8 +5243,8 @@ export const definition: ConnectorDefinition = {
               "wire": "nextRecordsUrl"
             }
           },
-          "recordsPath": "records",
           "guards": [],
+          "recordsPath": "records",
           "result": "many",
           "pagination": {
             "style": "next_records_url",

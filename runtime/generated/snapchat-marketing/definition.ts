@@ -95,7 +95,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
-  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
+  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record in its responses ({sub_request_status, campaign: {...}}); list and get both unwrap it and return the records themselves. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
   "entities": {
     "organizations": {
       "name": "organizations",
@@ -286,12 +286,13 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.",
+          "description": "List the organizations of the authenticated user (GET /v1/me/organizations). Returns the organization records, unwrapped from Snapchat's {sub_request_status, organization: {...}} items.",
           "method": "GET",
           "path": "/me/organizations",
           "params": {},
-          "recordsPath": "organizations",
+          "recordItemPath": "organization",
           "guards": [],
+          "recordsPath": "organizations",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -481,7 +482,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ad accounts of an organization (GET /v1/organizations/{organization_id}/adaccounts). Each item is {sub_request_status, adaccount: {...}}.",
+          "description": "List the ad accounts of an organization (GET /v1/organizations/{organization_id}/adaccounts). Returns the adaccount records, unwrapped from Snapchat's {sub_request_status, adaccount: {...}} items.",
           "method": "GET",
           "path": "/organizations/{organization_id}/adaccounts",
           "params": {
@@ -520,8 +521,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "adaccounts",
+          "recordItemPath": "adaccount",
           "guards": [],
+          "recordsPath": "adaccounts",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -697,7 +699,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the campaigns of an ad account (GET /v1/adaccounts/{ad_account_id}/campaigns). Each item is {sub_request_status, campaign: {...}}.",
+          "description": "List the campaigns of an ad account (GET /v1/adaccounts/{ad_account_id}/campaigns). Returns the campaign records, unwrapped from Snapchat's {sub_request_status, campaign: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/campaigns",
           "params": {
@@ -736,8 +738,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "campaigns",
+          "recordItemPath": "campaign",
           "guards": [],
+          "recordsPath": "campaigns",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1011,7 +1014,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.",
+          "description": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Returns the adsquad records, unwrapped from Snapchat's {sub_request_status, adsquad: {...}} items.",
           "method": "GET",
           "path": "/campaigns/{campaign_id}/adsquads",
           "params": {
@@ -1050,8 +1053,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "adsquads",
+          "recordItemPath": "adsquad",
           "guards": [],
+          "recordsPath": "adsquads",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1199,7 +1203,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Each item is {sub_request_status, ad: {...}}.",
+          "description": "List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Returns the ad records, unwrapped from Snapchat's {sub_request_status, ad: {...}} items.",
           "method": "GET",
           "path": "/adsquads/{ad_squad_id}/ads",
           "params": {
@@ -1238,8 +1242,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "ads",
+          "recordItemPath": "ad",
           "guards": [],
+          "recordsPath": "ads",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1464,7 +1469,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.",
+          "description": "List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Returns the creative records, unwrapped from Snapchat's {sub_request_status, creative: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/creatives",
           "params": {
@@ -1503,8 +1508,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "creatives",
+          "recordItemPath": "creative",
           "guards": [],
+          "recordsPath": "creatives",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1687,7 +1693,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the media of an ad account (GET /v1/adaccounts/{ad_account_id}/media). Each item is {sub_request_status, media: {...}}.",
+          "description": "List the media of an ad account (GET /v1/adaccounts/{ad_account_id}/media). Returns the media records, unwrapped from Snapchat's {sub_request_status, media: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/media",
           "params": {
@@ -1726,8 +1732,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "media",
+          "recordItemPath": "media",
           "guards": [],
+          "recordsPath": "media",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1882,7 +1889,7 @@ export const definition: ConnectorDefinition = {
       "actions": {
         "list": {
           "name": "list",
-          "description": "List the audience segments of an ad account (GET /v1/adaccounts/{ad_account_id}/segments). Each item is {sub_request_status, segment: {...}}.",
+          "description": "List the audience segments of an ad account (GET /v1/adaccounts/{ad_account_id}/segments). Returns the segment records, unwrapped from Snapchat's {sub_request_status, segment: {...}} items.",
           "method": "GET",
           "path": "/adaccounts/{ad_account_id}/segments",
           "params": {
@@ -1921,8 +1928,9 @@ export const definition: ConnectorDefinition = {
               "wire": "cursor"
             }
           },
-          "recordsPath": "segments",
+          "recordItemPath": "segment",
           "guards": [],
+          "recordsPath": "segments",
           "result": "many",
           "pagination": {
             "style": "next_url",

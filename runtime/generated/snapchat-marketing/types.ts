@@ -33,7 +33,7 @@ export interface SnapchatMarketingOrganizationsRecord {
   createdByCaller: boolean | null;
 }
 
-/** List the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}. */
+/** List the organizations of the authenticated user (GET /v1/me/organizations). Returns the organization records, unwrapped from Snapchat's {sub_request_status, organization: {...}} items. */
 export interface SnapchatMarketingOrganizationsListParams {
 }
 
@@ -68,7 +68,7 @@ export interface SnapchatMarketingAdaccountsRecord {
   updated_at: string | null;
 }
 
-/** List the ad accounts of an organization (GET /v1/organizations/{organization_id}/adaccounts). Each item is {sub_request_status, adaccount: {...}}. */
+/** List the ad accounts of an organization (GET /v1/organizations/{organization_id}/adaccounts). Returns the adaccount records, unwrapped from Snapchat's {sub_request_status, adaccount: {...}} items. */
 export interface SnapchatMarketingAdaccountsListParams {
   /** Organization ID (from organizations list). */
   organization_id: string;
@@ -110,7 +110,7 @@ export interface SnapchatMarketingCampaignsRecord {
   updated_at: string | null;
 }
 
-/** List the campaigns of an ad account (GET /v1/adaccounts/{ad_account_id}/campaigns). Each item is {sub_request_status, campaign: {...}}. */
+/** List the campaigns of an ad account (GET /v1/adaccounts/{ad_account_id}/campaigns). Returns the campaign records, unwrapped from Snapchat's {sub_request_status, campaign: {...}} items. */
 export interface SnapchatMarketingCampaignsListParams {
   /** Ad account ID (from adaccounts list). */
   ad_account_id: string;
@@ -166,7 +166,7 @@ export interface SnapchatMarketingAdsquadsRecord {
   skadnetwork_properties: Record<string, unknown> | null;
 }
 
-/** List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}. */
+/** List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Returns the adsquad records, unwrapped from Snapchat's {sub_request_status, adsquad: {...}} items. */
 export interface SnapchatMarketingAdsquadsListParams {
   /** Campaign ID (from campaigns list). */
   campaign_id: string;
@@ -204,7 +204,7 @@ export interface SnapchatMarketingAdsRecord {
   updated_at: string | null;
 }
 
-/** List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Each item is {sub_request_status, ad: {...}}. */
+/** List the ads of an ad squad (GET /v1/adsquads/{ad_squad_id}/ads). Returns the ad records, unwrapped from Snapchat's {sub_request_status, ad: {...}} items. */
 export interface SnapchatMarketingAdsListParams {
   /** Ad squad ID (from adsquads list). */
   ad_squad_id: string;
@@ -253,7 +253,7 @@ export interface SnapchatMarketingCreativesRecord {
   ad_to_place_properties: Record<string, unknown> | null;
 }
 
-/** List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}. */
+/** List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Returns the creative records, unwrapped from Snapchat's {sub_request_status, creative: {...}} items. */
 export interface SnapchatMarketingCreativesListParams {
   /** Ad account ID (from adaccounts list). */
   ad_account_id: string;
@@ -296,7 +296,7 @@ export interface SnapchatMarketingMediaRecord {
   updated_at: string | null;
 }
 
-/** List the media of an ad account (GET /v1/adaccounts/{ad_account_id}/media). Each item is {sub_request_status, media: {...}}. */
+/** List the media of an ad account (GET /v1/adaccounts/{ad_account_id}/media). Returns the media records, unwrapped from Snapchat's {sub_request_status, media: {...}} items. */
 export interface SnapchatMarketingMediaListParams {
   /** Ad account ID (from adaccounts list). */
   ad_account_id: string;
@@ -335,7 +335,7 @@ export interface SnapchatMarketingSegmentsRecord {
   updated_at: string | null;
 }
 
-/** List the audience segments of an ad account (GET /v1/adaccounts/{ad_account_id}/segments). Each item is {sub_request_status, segment: {...}}. */
+/** List the audience segments of an ad account (GET /v1/adaccounts/{ad_account_id}/segments). Returns the segment records, unwrapped from Snapchat's {sub_request_status, segment: {...}} items. */
 export interface SnapchatMarketingSegmentsListParams {
   /** Ad account ID (from adaccounts list). */
   ad_account_id: string;

@@ -366,8 +366,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "idempotent": true,
           "destructive": false
@@ -614,8 +614,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -941,8 +941,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1249,8 +1249,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1450,8 +1450,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1623,8 +1623,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1824,8 +1824,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -1935,8 +1935,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -2069,8 +2069,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -2273,8 +2273,8 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -2476,8 +2476,8 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -2716,8 +2716,8 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -2963,8 +2963,8 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -3106,8 +3106,8 @@ export const definition: ConnectorDefinition = {
               "stat_time_hour"
             ]
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -3223,8 +3223,8 @@ export const definition: ConnectorDefinition = {
             ],
             "query_lifetime": true
           },
-          "recordsPath": "data.list",
           "guards": [],
+          "recordsPath": "data.list",
           "result": "many",
           "pagination": {
             "style": "page_number",

@@ -285,8 +285,8 @@ export const definition: ConnectorDefinition = {
               "wire": "page_size"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "page_number",
@@ -549,8 +549,8 @@ export const definition: ConnectorDefinition = {
               "wire": "query"
             }
           },
-          "recordsPath": "items",
           "guards": [],
+          "recordsPath": "items",
           "result": "many",
           "pagination": {
             "style": "last_record",

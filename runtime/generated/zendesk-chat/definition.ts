@@ -413,8 +413,8 @@ export const definition: ConnectorDefinition = {
               "wire": "start_id"
             }
           },
-          "recordsPath": "agent_timeline",
           "guards": [],
+          "recordsPath": "agent_timeline",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -767,8 +767,8 @@ export const definition: ConnectorDefinition = {
               "wire": "start_id"
             }
           },
-          "recordsPath": "chats",
           "guards": [],
+          "recordsPath": "chats",
           "result": "many",
           "pagination": {
             "style": "next_url",

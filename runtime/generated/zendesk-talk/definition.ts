@@ -374,8 +374,8 @@ export const definition: ConnectorDefinition = {
               "wire": "per_page"
             }
           },
-          "recordsPath": "phone_numbers",
           "guards": [],
+          "recordsPath": "phone_numbers",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -518,8 +518,8 @@ export const definition: ConnectorDefinition = {
               "wire": "per_page"
             }
           },
-          "recordsPath": "addresses",
           "guards": [],
+          "recordsPath": "addresses",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -693,8 +693,8 @@ export const definition: ConnectorDefinition = {
               "wire": "per_page"
             }
           },
-          "recordsPath": "greetings",
           "guards": [],
+          "recordsPath": "greetings",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -791,8 +791,8 @@ export const definition: ConnectorDefinition = {
               "wire": "per_page"
             }
           },
-          "recordsPath": "greeting_categories",
           "guards": [],
+          "recordsPath": "greeting_categories",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -907,8 +907,8 @@ export const definition: ConnectorDefinition = {
               "wire": "per_page"
             }
           },
-          "recordsPath": "ivrs",
           "guards": [],
+          "recordsPath": "ivrs",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1170,8 +1170,8 @@ export const definition: ConnectorDefinition = {
               "wire": "per_page"
             }
           },
-          "recordsPath": "agents_activity",
           "guards": [],
+          "recordsPath": "agents_activity",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -1932,8 +1932,8 @@ export const definition: ConnectorDefinition = {
               "wire": "start_time"
             }
           },
-          "recordsPath": "calls",
           "guards": [],
+          "recordsPath": "calls",
           "result": "many",
           "pagination": {
             "style": "next_url",
@@ -2152,8 +2152,8 @@ export const definition: ConnectorDefinition = {
               "wire": "start_time"
             }
           },
-          "recordsPath": "legs",
           "guards": [],
+          "recordsPath": "legs",
           "result": "many",
           "pagination": {
             "style": "next_url",
