@@ -153,6 +153,7 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
     headers: raw.headers ?? {},
     ...(raw.error_in_body !== undefined && { errorInBody: raw.error_in_body }),
     auth: raw.auth.map(normalizeAuth),
+    check: { entity: raw.check.entity, action: raw.check.action, params: raw.check.params ?? {}, doc: raw.check.doc },
     entities,
   };
 }

@@ -149,6 +149,15 @@ export interface ErrorInBody {
   rate_limit_values?: Array<string | number | boolean>;
 }
 
+/** The one cheap read that proves credentials and config work (the manifest key check). */
+export interface ConnectorCheck {
+  entity: string;
+  action: string;
+  params: JsonObject;
+  /** Vendor documentation page of the endpoint the check calls. */
+  doc: string;
+}
+
 export interface ConnectorDefinition {
   connectorType: string;
   displayName: string;
@@ -165,5 +174,6 @@ export interface ConnectorDefinition {
   headers: Record<string, string>;
   errorInBody?: ErrorInBody;
   auth: AuthOption[];
+  check: ConnectorCheck;
   entities: Record<string, EntityDefinition>;
 }

@@ -1,5 +1,5 @@
 /** The manifest as written in YAML (manifests/schema/manifest.schema.yaml), before normalization. */
-import type { ErrorInBody, JsonObject } from '../../runtime/definition.js';
+import type { ConnectorCheck, ErrorInBody, JsonObject } from '../../runtime/definition.js';
 
 export interface RawParam {
   in: 'path' | 'query' | 'body' | 'header' | 'variables';
@@ -91,5 +91,6 @@ export interface RawManifest {
   error_in_body?: ErrorInBody;
   pagination?: Record<string, RawPagination>;
   guidance?: string;
+  check: Omit<ConnectorCheck, 'params'> & { params?: JsonObject };
   entities: Record<string, RawEntity>;
 }

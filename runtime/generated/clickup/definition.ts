@@ -162,6 +162,12 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "user",
+    "action": "get",
+    "params": {},
+    "doc": "https://developer.clickup.com/reference/getauthorizeduser"
+  },
   "entities": {
     "user": {
       "name": "user",

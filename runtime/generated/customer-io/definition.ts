@@ -163,6 +163,14 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "sender_identities",
+    "action": "list",
+    "params": {
+      "limit": 1
+    },
+    "doc": "https://docs.customer.io/integrations/api/app/tag/sender-identities/listSenders/"
+  },
   "entities": {
     "campaigns": {
       "name": "campaigns",

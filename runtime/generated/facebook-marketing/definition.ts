@@ -145,6 +145,14 @@ export const definition: ConnectorDefinition = {
       "value": "{{credentials.access_token}}"
     }
   ],
+  "check": {
+    "entity": "current_user",
+    "action": "get",
+    "params": {
+      "fields": "id"
+    },
+    "doc": "https://developers.facebook.com/docs/graph-api/reference/user/"
+  },
   "entities": {
     "current_user": {
       "name": "current_user",

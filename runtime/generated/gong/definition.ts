@@ -102,6 +102,12 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
+  "check": {
+    "entity": "users",
+    "action": "list",
+    "params": {},
+    "doc": "https://help.gong.io/apidocs/introduction-2"
+  },
   "entities": {
     "users": {
       "name": "users",

@@ -168,6 +168,12 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "company",
+    "action": "get",
+    "params": {},
+    "doc": "https://help.getharvest.com/api-v2/company-api/company/company/"
+  },
   "entities": {
     "users": {
       "name": "users",

@@ -111,6 +111,12 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "admins",
+    "action": "list",
+    "params": {},
+    "doc": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Admins/listAdmins/"
+  },
   "entities": {
     "contacts": {
       "name": "contacts",

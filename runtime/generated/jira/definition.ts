@@ -89,6 +89,14 @@ export const definition: ConnectorDefinition = {
       "password": "{{credentials.api_token}}"
     }
   ],
+  "check": {
+    "entity": "users",
+    "action": "list",
+    "params": {
+      "maxResults": 1
+    },
+    "doc": "https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/"
+  },
   "entities": {
     "issues": {
       "name": "issues",

@@ -108,6 +108,14 @@ export const definition: ConnectorDefinition = {
       "value": "Klaviyo-API-Key {{credentials.api_key}}"
     }
   ],
+  "check": {
+    "entity": "lists",
+    "action": "list",
+    "params": {
+      "page[size]": 1
+    },
+    "doc": "https://developers.klaviyo.com/en/reference/get_lists"
+  },
   "entities": {
     "profiles": {
       "name": "profiles",

@@ -80,6 +80,14 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "check": {
+    "entity": "users",
+    "action": "list",
+    "params": {
+      "first": 1
+    },
+    "doc": "https://linear.app/developers/graphql"
+  },
   "entities": {
     "issues": {
       "name": "issues",

@@ -170,6 +170,14 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "check": {
+    "entity": "users",
+    "action": "list",
+    "params": {
+      "page_size": 1
+    },
+    "doc": "https://developers.notion.com/reference/get-users"
+  },
   "entities": {
     "users": {
       "name": "users",

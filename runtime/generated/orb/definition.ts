@@ -72,6 +72,14 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "customers",
+    "action": "list",
+    "params": {
+      "limit": 1
+    },
+    "doc": "https://docs.withorb.com/api-reference/customer/list-customers"
+  },
   "entities": {
     "customers": {
       "name": "customers",

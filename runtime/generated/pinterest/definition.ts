@@ -68,6 +68,14 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "check": {
+    "entity": "ad_accounts",
+    "action": "list",
+    "params": {
+      "page_size": 1
+    },
+    "doc": "https://developers.pinterest.com/docs/api/v5/"
+  },
   "entities": {
     "ad_accounts": {
       "name": "ad_accounts",

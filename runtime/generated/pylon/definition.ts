@@ -64,6 +64,12 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "me",
+    "action": "get",
+    "params": {},
+    "doc": "https://static.usepylon.com/openapi.json"
+  },
   "entities": {
     "issues": {
       "name": "issues",

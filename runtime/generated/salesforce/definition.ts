@@ -201,6 +201,14 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
+  "check": {
+    "entity": "query",
+    "action": "list",
+    "params": {
+      "q": "SELECT Id FROM User LIMIT 1"
+    },
+    "doc": "https://developer.salesforce.com/docs/platform/api-rest/guide/resources-query.md"
+  },
   "entities": {
     "sobjects": {
       "name": "sobjects",

@@ -105,6 +105,12 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "organizations",
+    "action": "list",
+    "params": {},
+    "doc": "https://docs.sentry.io/api/users/list-your-organizations/"
+  },
   "entities": {
     "organizations": {
       "name": "organizations",

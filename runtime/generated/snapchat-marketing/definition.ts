@@ -96,6 +96,12 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "check": {
+    "entity": "organizations",
+    "action": "list",
+    "params": {},
+    "doc": "https://developers.snap.com/api/marketing-api/Ads-API/organizations"
+  },
   "entities": {
     "organizations": {
       "name": "organizations",

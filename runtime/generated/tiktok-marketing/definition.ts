@@ -15,6 +15,10 @@ export const definition: ConnectorDefinition = {
       "url": "https://ads.tiktok.com/marketing_api/docs?id=1738373164380162"
     },
     {
+      "title": "Get authorized user info (GET /user/info/)",
+      "url": "https://business-api.tiktok.com/portal/docs?id=1739665513574402"
+    },
+    {
       "title": "Get ad account details (GET /advertiser/info/)",
       "url": "https://business-api.tiktok.com/portal/docs?id=1739593083610113"
     },
@@ -91,7 +95,69 @@ export const definition: ConnectorDefinition = {
       "value": "{{credentials.access_token}}"
     }
   ],
+  "check": {
+    "entity": "user",
+    "action": "get",
+    "params": {},
+    "doc": "https://business-api.tiktok.com/portal/docs?id=1739665513574402"
+  },
   "entities": {
+    "user": {
+      "name": "user",
+      "description": "The TikTok for Business user who authorized the app (the owner of the access token).",
+      "record": {
+        "singleton": true,
+        "idField": "core_user_id",
+        "fields": {
+          "core_user_id": {
+            "type": "string"
+          },
+          "display_name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "email": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "avatar_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "create_time": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix seconds."
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "get": {
+          "name": "get",
+          "description": "Get the user who authorized the app (GET /user/info/); the connector check calls it.",
+          "method": "GET",
+          "path": "/user/info/",
+          "params": {},
+          "result": "one",
+          "recordPath": "data",
+          "guards": [],
+          "idempotent": true,
+          "destructive": false
+        }
+      }
+    },
     "advertisers": {
       "name": "advertisers",
       "description": "Advertiser (ad) accounts the access token may manage, with their status, currency, time zone and balance.",

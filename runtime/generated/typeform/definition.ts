@@ -71,6 +71,14 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "forms",
+    "action": "list",
+    "params": {
+      "page_size": 1
+    },
+    "doc": "https://www.typeform.com/developers/create/reference/retrieve-forms/"
+  },
   "entities": {
     "forms": {
       "name": "forms",

@@ -103,6 +103,12 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "accounts",
+    "action": "get",
+    "params": {},
+    "doc": "https://developer.zendesk.com/api-reference/live-chat/chat-api/accounts/"
+  },
   "entities": {
     "accounts": {
       "name": "accounts",

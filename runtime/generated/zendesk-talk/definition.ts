@@ -96,6 +96,12 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "check": {
+    "entity": "phone_numbers",
+    "action": "list",
+    "params": {},
+    "doc": "https://developer.zendesk.com/api-reference/voice/talk-api/phone_numbers/"
+  },
   "entities": {
     "phone_numbers": {
       "name": "phone_numbers",
