@@ -6,6 +6,7 @@ import type { ServiceContext } from './context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerRoutes } from './routes/index.js';
+import { registerRequestAcceptance } from './routes/request-acceptance.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -30,6 +31,7 @@ export function buildApp(ctx: ServiceContext, options: { logger?: FastifyServerO
   app.decorate('ctx', ctx);
   registerErrorHandling(app);
   registerAuthentication(app);
+  registerRequestAcceptance(app);
   void app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -58,6 +58,30 @@ export class UnsupportedMediaTypeError extends SwitchyardError {
   readonly status = 415;
 }
 
+/** The connector check's read was refused by the vendor (credentials or config wrong); nothing was stored. */
+export class ConnectorCheckFailedError extends SwitchyardError {
+  readonly code = 'connector_check_failed';
+  readonly status = 400;
+  constructor(message: string, issues: ErrorIssue[], upstreamStatus?: number) {
+    super(message, { issues, ...(upstreamStatus !== undefined && { upstreamStatus }) });
+  }
+}
+
+/** The vendor could not be reached (network, timeout, 5xx, rate limit) for the connector check; nothing was stored. */
+export class VendorUnreachableError extends SwitchyardError {
+  readonly code = 'vendor_unreachable';
+  readonly status = 424;
+  constructor(message: string, issues: ErrorIssue[]) {
+    super(message, { issues });
+  }
+}
+
+/** An operation of the reference API that belongs to a product Switchyard is not (Airbyte's data pipelines). */
+export class NotImplementedError extends SwitchyardError {
+  readonly code = 'not_implemented';
+  readonly status = 501;
+}
+
 export class InternalError extends SwitchyardError {
   readonly code = 'internal_error';
   readonly status = 500;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import connectorsRoutes from './connectors.js';
+import dataPipelineRoutes from './data-pipeline.js';
 import definitionsRoutes from './definitions.js';
 import executeRoutes from './execute.js';
 import inspectRoutes from './inspect.js';
@@ -11,7 +12,7 @@ import workspacesRoutes from './workspaces.js';
 
 /** Every route module of the API, registered in one place. */
 export function registerRoutes(app: FastifyInstance): void {
-  for (const routes of [tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, openapiRoutes]) {
+  for (const routes of [tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, dataPipelineRoutes, openapiRoutes]) {
     void app.register(routes);
   }
 }

@@ -11,6 +11,7 @@ import {
   createConnector,
   UnknownOperationError,
   type Connector,
+  type ConnectorOptions,
   type EntityDefinition,
   type TokenRefresh,
 } from '../../runtime/index.js';
@@ -65,6 +66,16 @@ function versionOf(row: Pick<ConnectorRow, 'updated_at' | 'credentials_iv'>): st
   return `${new Date(row.updated_at).getTime()}|${row.credentials_iv}`;
 }
 
+/** The service's upstream settings for a connector of this type: base URL override, timeout and retries. */
+export function upstreamOptions(ctx: ServiceContext, connectorType: string): Pick<ConnectorOptions, 'baseUrl' | 'http'> {
+  const baseUrl = ctx.config.upstreamBaseUrls[connectorType];
+  const http = {
+    ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }),
+    ...(ctx.config.upstreamRetries !== undefined && { retries: ctx.config.upstreamRetries }),
+  };
+  return { ...(baseUrl !== undefined && { baseUrl }), http };
+}
+
 class ConnectorInstances {
   private readonly entries = new Map<string, CachedInstance>();
 
@@ -99,16 +110,10 @@ class ConnectorInstances {
     const { ctx } = this;
     const credentials = openCredentials(ctx.keyring, row.id, row);
     let refreshToken = credentials.refresh_token;
-    const baseUrl = ctx.config.upstreamBaseUrls[row.connector_type];
-    const http = {
-      ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }),
-      ...(ctx.config.upstreamRetries !== undefined && { retries: ctx.config.upstreamRetries }),
-    };
     return createConnector(row.connector_type, {
       credentials: { ...credentials, option_title: row.auth_option },
       config: row.config,
-      ...(baseUrl !== undefined && { baseUrl }),
-      http,
+      ...upstreamOptions(ctx, row.connector_type),
       onTokenRefresh: async (refresh) => {
         if (!refresh.rotated || refreshToken === undefined) return;
         const previous = refreshToken;

@@ -239,11 +239,8 @@ export interface WorkspaceChanges {
  * connectors go by default, and every organization always has it); its status can change.
  */
 export async function updateWorkspace(db: Kysely<DatabaseSchema>, organizationId: string, id: string, changes: WorkspaceChanges): Promise<WorkspaceDetail> {
-  if (changes.name === undefined && changes.status === undefined) {
-    throw new RequestValidationError('The update changes nothing: send at least one of name or status.', [
-      { field: 'body', rule: 'minProperties', message: 'body must set at least one of name, status' },
-    ]);
-  }
+  // An update that changes nothing answers the current record, as Airbyte's API allows an empty body.
+  if (changes.name === undefined && changes.status === undefined) return getWorkspaceDetail(db, organizationId, id);
   try {
     await db.transaction().execute(async (trx) => {
       const current = await lockWorkspace(trx, organizationId, id);
