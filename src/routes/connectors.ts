@@ -279,7 +279,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { replication_config?: Record<string, unknown> } | undefined }>(
+  app.post<{ Params: { id: string }; Body: { replication_config?: Record<string, unknown> } }>(
     '/api/v1/integrations/connectors/:id/check',
     {
       config: { scopedAccess: 'connector' },
@@ -291,7 +291,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
         tags: ['Connectors'],
         params: idParamsSchema,
         body: {
-          type: ['object', 'null'],
+          type: 'object',
           additionalProperties: false,
           properties: {
             replication_config: replicationConfigSchema,
@@ -302,7 +302,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
         response: { 200: checkResponseSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 422) },
       },
     },
-    async (request) => checkStoredConnector(app.ctx, request.principal.organizationId, request.params.id, request.body?.replication_config ?? undefined, request.log),
+    async (request) => checkStoredConnector(app.ctx, request.principal.organizationId, request.params.id, request.body.replication_config, request.log),
   );
 
   app.get<{ Querystring: ListQuery }>(
@@ -358,7 +358,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
     async (request) => getConnector(app.ctx, request.principal.organizationId, request.params.id),
   );
 
-  app.put<{ Params: { id: string }; Body: UpdateConnectorInput | undefined; Querystring: { check: boolean } }>(
+  app.put<{ Params: { id: string }; Body: UpdateConnectorInput; Querystring: { check: boolean } }>(
     '/api/v1/integrations/connectors/:id',
     {
       config: { scopedAccess: 'connector' },
@@ -372,7 +372,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
         params: idParamsSchema,
         querystring: checkQuerySchema,
         body: {
-          type: ['object', 'null'],
+          type: 'object',
           additionalProperties: false,
           properties: {
             name: { ...nameSchema, type: ['string', 'null'] },
@@ -384,7 +384,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
         response: { 200: connectorSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 422, 424) },
       },
     },
-    async (request) => updateConnector(app.ctx, request.principal.organizationId, request.params.id, request.body ?? {}, { check: request.query.check }),
+    async (request) => updateConnector(app.ctx, request.principal.organizationId, request.params.id, request.body, { check: request.query.check }),
   );
 
   app.delete<{ Params: { id: string } }>(

@@ -148,7 +148,7 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
     async (request) => getWorkspaceDetail(app.ctx.store.db, request.principal.organizationId, request.params.workspace_id),
   );
 
-  app.put<{ Params: WorkspaceParams; Body: UpdateBody | null | undefined }>(
+  app.put<{ Params: WorkspaceParams; Body: UpdateBody }>(
     '/api/v1/workspaces/:workspace_id',
     {
       schema: {
@@ -159,7 +159,7 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
         tags: TAGS,
         params: workspaceParamsSchema,
         body: {
-          type: ['object', 'null'],
+          type: 'object',
           additionalProperties: false,
           properties: {
             name: { ...workspaceNameSchema, type: ['string', 'null'] },
@@ -171,7 +171,7 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
       },
     },
     async (request) => {
-      const body = request.body ?? {};
+      const body = request.body;
       const changes: WorkspaceChanges = {
         ...(body.name !== undefined && body.name !== null && { name: body.name }),
         ...(body.status !== undefined && body.status !== null && { status: body.status }),
