@@ -20,8 +20,15 @@ describe('scoped tokens', () => {
   let ownId: string;
   let otherId: string;
 
+  /** A fresh scoped token for customer-42 (they live 4 s here, so each test takes its own). */
+  async function scopedClient(): Promise<ApiClient> {
+    const client = new ApiClient(service.url);
+    client.token = (await tenant.api.post<{ token: string }>(SCOPED, { workspace_name: 'customer-42' })).body.token;
+    return client;
+  }
+
   beforeAll(async () => {
-    service = await startTestService('pglite', { scopedTokenTtlSeconds: 2 });
+    service = await startTestService('pglite', { scopedTokenTtlSeconds: 4 });
     tenant = await createTenant(service);
     otherId = (await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, linear('default', 'Other workspace'))).body.id;
   });
@@ -32,7 +39,7 @@ describe('scoped tokens', () => {
   it('is issued for a workspace by name, creating it on first use, and ignores region_id', async () => {
     const issued = await tenant.api.post<{ token: string; expires_in: number; workspace_id: string }>(SCOPED, { workspace_name: 'customer-42', region_id: null });
     expect(issued.status).toBe(200);
-    expect(issued.body).toEqual({ token: expect.any(String), expires_in: 2, workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(issued.body).toEqual({ token: expect.any(String), expires_in: 4, workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const workspaces = await tenant.api.get<{ data: Array<{ id: string; name: string }> }>('/api/v1/workspaces?name_contains=customer-42');
     expect(workspaces.body.data.map((w) => [w.id, w.name])).toEqual([[issued.body.workspace_id, 'customer-42']]);
     const again = await tenant.api.post<{ workspace_id: string }>(SCOPED, { workspace_name: 'customer-42', region_id: '645a183f-b12b-4c6e-8ad3-99e165603450' });
@@ -51,6 +58,7 @@ describe('scoped tokens', () => {
   });
 
   it("reaches its own workspace's connectors only", async () => {
+    scoped = await scopedClient();
     const created = await scoped.post<{ id: string; workspace_name: string }>(`${CONNECTORS}?check=false`, linear('customer-42', 'Own'));
     expect(created.status).toBe(200);
     ownId = created.body.id;
@@ -80,6 +88,7 @@ describe('scoped tokens', () => {
   });
 
   it('cannot mint tokens or see workspaces', async () => {
+    scoped = await scopedClient();
     for (const [method, path, body] of [
       ['POST', SCOPED, { workspace_name: 'default' }],
       ['GET', '/api/v1/workspaces', undefined],
@@ -93,7 +102,9 @@ describe('scoped tokens', () => {
   });
 
   it('expires', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 3_100));
+    scoped = await scopedClient();
+    expect((await scoped.get(`${CONNECTORS}/${ownId}`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
     const expired = await scoped.get<ErrorBody>(`${CONNECTORS}/${ownId}`);
     expect(expired.status).toBe(401);
     expect(expired.body.message).toMatch(/expired/);
