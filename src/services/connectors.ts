@@ -283,6 +283,8 @@ export async function getConnector(ctx: ServiceContext, organizationId: string, 
  * re-checked. When credentials or config change, the connector check runs first unless choice.check is false.
  */
 export async function updateConnector(ctx: ServiceContext, organizationId: string, id: string, input: UpdateConnectorInput, choice: CheckChoice): Promise<ConnectorView> {
+  if (input.name == null && input.credentials == null && input.replication_config == null) return getConnector(ctx, organizationId, id);
+  // Read and check outside the transaction: the connector check calls the vendor, which must not hold a lock.
   const current = await findConnector(ctx.store.db, organizationId, id);
   const definition = definitionOfRow(current);
   const changes: {
@@ -297,7 +299,6 @@ export async function updateConnector(ctx: ServiceContext, organizationId: strin
     updated_at: Date;
   } = { updated_at: new Date() };
   if (input.name != null) changes.name = input.name;
-  if (input.name == null && input.credentials == null && input.replication_config == null) return getConnector(ctx, organizationId, id);
   let option = definition.auth.find((o) => o.optionTitle === current.auth_option);
   let credentials: Record<string, string> | undefined;
   if (input.credentials != null) {
