@@ -19,7 +19,7 @@ import {
   type ConnectorDefinition,
   type TokenRefresh,
 } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { ConnectorCheckFailedError, VendorUnreachableError } from '../errors.js';
 import { upstreamOptions } from './execution.js';
 

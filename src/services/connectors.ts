@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import { selectAuthOption } from '../../runtime/auth/select-option.js';
+import { optionsForTitle, selectAuthOption } from '../../runtime/auth/select-option.js';
 import { validateConfig } from '../../runtime/connector.js';
 import { connectorModules, CredentialsError, ValidationError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
 import { connectorCreated, MAX_SYNC_INTERVAL_MINUTES } from '../context/sync/scheduler.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, InternalError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
@@ -168,7 +168,7 @@ function requireCredentials(definition: ConnectorDefinition, credentials: Record
   if (credentials != null) return credentials;
   const titles = definition.auth.map((option) => `"${option.optionTitle}" (${Object.keys(option.fields).join(', ')})`).join(' or ');
   const message = `${definition.displayName} needs credentials: send the fields of ${titles}.`;
-  throw new BadRequestError(message, 'invalid_credentials', [{ field: 'credentials', rule: 'required', message }]);
+  throw new CredentialsError(message, { issues: [{ field: 'credentials', rule: 'required', message }] });
 }
 
 /**
@@ -181,10 +181,10 @@ export function checkCredentials(definition: ConnectorDefinition, input: Record<
   } catch (error) {
     if (!(error instanceof CredentialsError)) throw error;
     const title = input.option_title;
-    const unsupported = title !== undefined && !definition.auth.some((option) => option.optionTitle === title);
+    const unsupported = title !== undefined && title !== null && (typeof title !== 'string' || optionsForTitle(definition.auth, title).length === 0);
     const field = unsupported ? 'credentials.option_title' : 'credentials';
     const rule = unsupported ? 'unsupported_option' : 'invalid_credentials';
-    throw new BadRequestError(error.message, 'invalid_credentials', [{ field, rule, message: error.message }]);
+    throw new CredentialsError(error.message, { issues: [{ field, rule, message: error.message }] });
   }
 }
 
@@ -347,7 +347,7 @@ export async function checkStoredConnector(ctx: ServiceContext, organizationId: 
   const row = await findConnector(ctx.store.db, organizationId, id);
   assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));
   const definition = definitionOfRow(row);
-  let connector = connectorInstance(ctx, row, log);
+  let connector = connectorInstance(ctx, row);
   if (replicationConfig !== undefined) {
     const option = definition.auth.find((o) => o.optionTitle === row.auth_option);
     if (!option) throw new InternalError(`Connector ${row.id} uses the credential option "${row.auth_option}", which its kind no longer offers.`);

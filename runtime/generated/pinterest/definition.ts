@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "pinterest",
   "displayName": "Pinterest",
-  "definitionId": "46bfcf63-1411-4363-8138-d241e232dace",
+  "definitionId": "5cb7e5fe-38c2-11ec-8d3d-0242ac130003",
   "iconUrl": "https://www.pinterest.com/favicon.ico",
   "supportLevel": "certified",
   "category": "social advertising (bookmark pagination)",
@@ -27,13 +27,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://github.com/pinterest/api-description"
     }
   ],
-  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
-  "baseUrl": "https://api.pinterest.com/v5",
   "config": {},
+  "baseUrl": "https://api.pinterest.com/v5",
   "headers": {},
   "auth": [
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "OAuth 2.0 Authentication"
+      ],
       "description": "A Pinterest app (developers.pinterest.com/apps) authorized by the user with the scopes needed (ads:read, boards:read, pins:read, catalogs:read; boards:read_secret and pins:read_secret for secret boards). The access token is renewed at https://api.pinterest.com/v5/oauth/token with the refresh token (form body, app ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Pinterest rotates the refresh token (continuous refresh): persist the new one from onTokenRefresh.",
       "fields": {
         "client_id": {
@@ -68,6 +70,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
   "check": {
     "entity": "ad_accounts",
     "action": "list",
@@ -140,7 +143,8 @@ export const definition: ConnectorDefinition = {
           "currency",
           "permissions",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "owner"
         ],
         "semantic": []
       },
@@ -153,50 +157,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "include_shared_accounts": {
               "in": "query",
-              "wire": "include_shared_accounts",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
+              "required": false,
               "description": "Include ad accounts shared with the user through Business Access (Pinterest's default true).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "include_shared_accounts"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -208,19 +212,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -322,7 +326,9 @@ export const definition: ConnectorDefinition = {
           "follower_count",
           "collaborator_count",
           "created_at",
-          "board_pins_modified_at"
+          "board_pins_modified_at",
+          "owner",
+          "media"
         ],
         "semantic": []
       },
@@ -335,31 +341,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "privacy": {
               "in": "query",
-              "wire": "privacy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -368,21 +372,23 @@ export const definition: ConnectorDefinition = {
                   "SECRET"
                 ]
               },
+              "required": false,
               "description": "Only boards of this privacy. Omit for every board the token can read.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "privacy"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -394,18 +400,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -548,7 +554,17 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "daily_spend_cap",
+          "lifetime_spend_cap",
+          "order_line_id",
+          "tracking_urls",
+          "is_automated_campaign",
+          "is_flexible_daily_budgets",
+          "is_campaign_budget_optimization",
+          "is_performance_plus",
+          "bid_options"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -566,43 +582,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "entity_statuses": {
               "in": "query",
-              "wire": "entity_statuses",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -620,14 +634,14 @@ export const definition: ConnectorDefinition = {
                   "PAUSED"
                 ]
               },
+              "required": false,
               "description": "Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED).",
               "sendDefault": false,
-              "serialize": "repeat"
+              "serialize": "repeat",
+              "wire": "entity_statuses"
             },
             "order": {
               "in": "query",
-              "wire": "order",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -635,21 +649,23 @@ export const definition: ConnectorDefinition = {
                   "DESCENDING"
                 ]
               },
+              "required": false,
               "description": "Sort by id; higher ids are more recent.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "order"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -854,7 +870,27 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "budget_in_micro_currency",
+          "bid_in_micro_currency",
+          "budget_type",
+          "bid_strategy_type",
+          "optimization_goal_metadata",
+          "pacing_delivery_type",
+          "placement_group",
+          "auto_targeting_enabled",
+          "targeting_spec",
+          "targeting_template_ids",
+          "tracking_urls",
+          "lifetime_frequency_cap",
+          "is_creative_optimization",
+          "promotion_id",
+          "promotion_application_level",
+          "feed_profile_id",
+          "bid_multiplier",
+          "conversion_learning_mode_type",
+          "dca_assets"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -872,51 +908,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1140,7 +1176,27 @@ export const definition: ConnectorDefinition = {
           "creative_type",
           "destination_url",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "click_tracking_url",
+          "view_tracking_url",
+          "android_deep_link",
+          "ios_deep_link",
+          "carousel_android_deep_links",
+          "carousel_destination_urls",
+          "carousel_ios_deep_links",
+          "collection_items_destination_url_template",
+          "customizable_cta_type",
+          "disclosure_type",
+          "disclosure_url",
+          "grid_click_type",
+          "is_pin_deleted",
+          "is_removable",
+          "lead_form_id",
+          "quiz_pin_data",
+          "tracking_urls",
+          "rejected_reasons",
+          "rejection_labels"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1158,51 +1214,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1247,50 +1303,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1414,7 +1470,15 @@ export const definition: ConnectorDefinition = {
           "board_section_id",
           "creative_type",
           "is_owner",
-          "created_at"
+          "created_at",
+          "alt_text",
+          "dominant_color",
+          "board_owner",
+          "parent_pin_id",
+          "media",
+          "pin_metrics",
+          "has_been_promoted",
+          "is_standard"
         ],
         "fanOut": {
           "entity": "boards",
@@ -1432,50 +1496,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1536,39 +1600,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1682,7 +1746,11 @@ export const definition: ConnectorDefinition = {
           "default_country",
           "default_locale",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "default_availability",
+          "default_currency",
+          "credentials",
+          "preferred_processing_schedule"
         ],
         "semantic": []
       },
@@ -1695,39 +1763,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1835,7 +1903,10 @@ export const definition: ConnectorDefinition = {
           "status",
           "is_featured",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "filters",
+          "country",
+          "locale"
         ],
         "semantic": []
       },
@@ -1848,39 +1919,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1974,7 +2045,10 @@ export const definition: ConnectorDefinition = {
           "status",
           "size",
           "created_timestamp",
-          "updated_timestamp"
+          "updated_timestamp",
+          "type",
+          "rule",
+          "created_by_company_name"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1992,51 +2066,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2110,7 +2184,9 @@ export const definition: ConnectorDefinition = {
           "status",
           "version",
           "enhanced_match_status",
-          "last_fired_time_ms"
+          "last_fired_time_ms",
+          "code_snippet",
+          "configs"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2128,20 +2204,20 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "many",
           "recordsPath": "items",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         }
@@ -2227,7 +2303,11 @@ export const definition: ConnectorDefinition = {
           "status",
           "num_uploaded_user_records",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "num_batches",
+          "num_removed_user_records",
+          "exceptions"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2245,51 +2325,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2356,7 +2436,9 @@ export const definition: ConnectorDefinition = {
           "match_type",
           "archived",
           "parent_id",
-          "parent_type"
+          "parent_type",
+          "bid",
+          "type"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2374,50 +2456,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
