@@ -10,6 +10,7 @@ import { registerInputCharacterRules } from './plugins/input-characters.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { registerRoutes } from './routes/index.js';
 import { swaggerOptions } from './routes/openapi-document.js';
+import { registerRequestAcceptance } from './routes/request-acceptance.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -37,6 +38,7 @@ export function buildApp(ctx: ServiceContext): FastifyInstance {
   registerErrorHandling(app);
   registerAuthentication(app);
   registerInputCharacterRules(app);
+  registerRequestAcceptance(app);
   void app.register(swagger, swaggerOptions());
   registerMetrics(app);
   registerRoutes(app);

@@ -16,6 +16,8 @@ export interface ServiceConfig {
   logLevel: string;
   /** Lifetime of application tokens. */
   tokenTtlSeconds: number;
+  /** Lifetime of scoped tokens (SCOPED_TOKEN_TTL_SECONDS, default 900); tests set it directly. */
+  scopedTokenTtlSeconds?: number;
   /** Largest request body accepted. */
   bodyLimitBytes: number;
   /** Per-request timeout of vendor calls (UPSTREAM_TIMEOUT_MS); the runtime's default (30 s) when absent. */
@@ -45,6 +47,8 @@ export interface ServiceConfig {
 }
 
 export class ConfigError extends Error {}
+
+export const DEFAULT_SCOPED_TOKEN_TTL_SECONDS = 900;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -109,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     upstreamBaseUrls: parseUpstreamBaseUrls(env.UPSTREAM_BASE_URLS),
     logLevel: level,
     tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    scopedTokenTtlSeconds: integer(env, 'SCOPED_TOKEN_TTL_SECONDS', DEFAULT_SCOPED_TOKEN_TTL_SECONDS, 30, 86_400),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     ...(env.UPSTREAM_TIMEOUT_MS ? { upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000) } : {}),
     ...(env.UPSTREAM_MAX_RESPONSE_BYTES ? { upstreamMaxResponseBytes: integer(env, 'UPSTREAM_MAX_RESPONSE_BYTES', 52_428_800, 1024, 1_073_741_824) } : {}),

@@ -42,6 +42,11 @@ export const SERVICE_ERRORS = {
   store_unavailable: { status: 503, meaning: 'The store (PostgreSQL) cannot be reached right now; retry after Retry-After seconds.' },
   not_ready: { status: 503, meaning: 'GET /ready: the store does not answer or its migrations are not applied yet.' },
   operator_unauthorized: { status: 401, meaning: 'An admin route without the operator credential (application tokens are not accepted there).' },
+  connector_check_failed: { status: 400, meaning: "The vendor refused the connector check's read: wrong credentials or settings; nothing was stored (?check=false skips the check)." },
+  vendor_unreachable: { status: 424, meaning: 'The connector check could not reach the vendor (network, timeout, 5xx, rate limit); nothing was stored (?check=false skips the check).' },
+  not_implemented: { status: 501, meaning: "An Airbyte Agent API operation of Airbyte's data-pipeline product (destinations, connection templates), which Switchyard does not offer." },
+  scoped_token_required: { status: 400, meaning: 'The call needs a scoped token and was made with an application token.' },
+  invalid_query: { status: 400, meaning: 'A search query without any word (letters or digits).' },
 } as const satisfies Record<string, ErrorSpec>;
 
 type Catalogue = typeof RUNTIME_ERRORS & typeof SERVICE_ERRORS;
@@ -95,6 +100,23 @@ export class HeadersTooLargeError extends codedError(SERVICE_ERRORS, 'headers_to
 export class PayloadTooLargeError extends codedError(SERVICE_ERRORS, 'payload_too_large') {}
 
 export class UnsupportedMediaTypeError extends codedError(SERVICE_ERRORS, 'unsupported_media_type') {}
+
+/** The connector check's read was refused by the vendor (credentials or config wrong); nothing was stored. */
+export class ConnectorCheckFailedError extends codedError(SERVICE_ERRORS, 'connector_check_failed') {
+  constructor(message: string, issues: ErrorIssue[], upstreamStatus?: number) {
+    super(message, { issues, ...(upstreamStatus !== undefined && { upstreamStatus }) });
+  }
+}
+
+/** The vendor could not be reached (network, timeout, 5xx, rate limit) for the connector check; nothing was stored. */
+export class VendorUnreachableError extends codedError(SERVICE_ERRORS, 'vendor_unreachable') {
+  constructor(message: string, issues: ErrorIssue[]) {
+    super(message, { issues });
+  }
+}
+
+/** An operation of the reference API that belongs to a product Switchyard is not (Airbyte's data pipelines). */
+export class NotImplementedError extends codedError(SERVICE_ERRORS, 'not_implemented') {}
 
 export class InternalError extends codedError(SERVICE_ERRORS, 'internal_error') {}
 

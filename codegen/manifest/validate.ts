@@ -201,7 +201,38 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       checkAction(entityName, actionName, action, named, report);
     }
   }
+  checkConnectorCheck(m, report);
   return diagnostics;
+}
+
+let paramValueAjv: Ajv2020 | undefined;
+
+/** check names a read-only action of this manifest, with declared params whose values its schemas accept. */
+function checkConnectorCheck(m: Manifest, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
+  const { entity: entityName, action: actionName, params = {} } = m.check;
+  const entity = m.entities[entityName];
+  if (!entity) return report(['check', 'entity'], 'unknown-entity', `check names entity "${entityName}", which this connector does not declare`);
+  const action = entity.actions[actionName];
+  if (!action) return report(['check', 'action'], 'unknown-action', `check names action "${actionName}", which entity ${entityName} does not declare`);
+  const readOnly = action.graphql ? !/^\s*mutation\b/.test(action.graphql.document) : action.method === 'GET';
+  if (!readOnly || action.destructive === true) {
+    report(['check', 'action'], 'check-read-only', `check must call a read (GET or a GraphQL query): ${entityName}.${actionName} is ${action.graphql ? 'a mutation' : action.method}`);
+  }
+  const declared: NonNullable<Action['params']> = action.params ?? {};
+  paramValueAjv ??= new Ajv2020({ strict: false, allErrors: true });
+  for (const [name, value] of Object.entries(params)) {
+    const param = declared[name];
+    if (!param) {
+      report(['check', 'params', name], 'unknown-param', `check param "${name}" is not a param of ${entityName}.${actionName}`, true);
+    } else if (!paramValueAjv.validate(param.schema, value)) {
+      report(['check', 'params', name], 'check-params', `check param "${name}" ${paramValueAjv.errorsText(paramValueAjv.errors, { dataVar: 'value' })}`);
+    }
+  }
+  for (const [name, param] of Object.entries(declared)) {
+    if (param.required && params[name] === undefined && param.schema.default === undefined) {
+      report(['check', 'params'], 'check-params', `check must give the required param "${name}" of ${entityName}.${actionName}`);
+    }
+  }
 }
 
 function checkAction(

@@ -65,6 +65,23 @@ export interface Manifest {
   errorInBody?: ErrorInBody;
   /** Extra usage guidance for agents (skill docs and inspect). */
   guidance?: string;
+  /**
+   * The one cheap read that proves credentials and config work (connector check, and connector creation
+   * unless check=false): a read-only action of this manifest with fixed params, e.g. Harvest's
+   * company.get. `doc` cites the vendor page of that endpoint.
+   */
+  check: {
+    entity: string;
+    action: string;
+    /**
+     * Params of the check call (smallest page size, narrowest query); validated like any call of that
+     * action.
+     * @default {}
+     */
+    params: JsonObject;
+    /** Vendor documentation page of the endpoint the check calls. */
+    doc: string;
+  };
   entities: Record<string, Entity>;
 }
 

@@ -1,14 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { RequestValidationError } from '../errors.js';
+import type { FastifyRequest } from 'fastify';
+import { ForbiddenError, RequestValidationError } from '../errors.js';
 import {
+  checkNewConnector,
+  checkStoredConnector,
   createConnector,
   deleteConnector,
   getConnector,
   listConnectors,
   updateConnector,
+  type CheckNewConnectorInput,
   type CreateConnectorInput,
   type UpdateConnectorInput,
 } from '../services/connectors.js';
+import { findWorkspace } from '../services/workspaces.js';
+import { ignored, ignoredProperties } from './request-acceptance.js';
 import { connectorSpecificationSchema } from './definitions.js';
 import { errorResponses, idParamsSchema, uuidSchema } from './shared-schemas.js';
 import { workspaceNameSchema } from './workspaces.js';
@@ -121,6 +127,66 @@ const connectorListItemSchema = {
 
 const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
+/** Fields of Airbyte's create and check requests that Switchyard accepts and ignores. */
+const ignoredCreateFields = ignoredProperties('source_template_id', 'environment', 'entities', 'server_side_oauth_secret_id', 'selected_connection_template_tags', 'selected_connection_template_tags_mode');
+
+/** ?check=false: Switchyard's extension to skip the connector check at create and update. */
+const checkQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    check: {
+      type: 'boolean',
+      default: true,
+      description: 'false: store without the connector check (the vendor is not called). Default true: the check read of the connector kind runs first and a refusal is a 400 (424 when the vendor cannot be reached).',
+    },
+  },
+} as const;
+
+const checkStatus = { type: 'string', enum: ['pending', 'running', 'cancelled', 'failed', 'succeeded', 'inconclusive', 'skipped'] } as const;
+
+/** The reference's ConnectorSourceCheckConfigResponse. */
+const checkResponseSchema = {
+  type: 'object',
+  required: ['id', 'status', 'error_message', 'entity_check_results'],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'The connector id (check of a stored connector) or a new id for this check.' },
+    status: checkStatus,
+    error_message: { type: ['string', 'null'] },
+    failure_reason: {
+      type: ['object', 'null'],
+      required: ['timestamp'],
+      properties: {
+        timestamp: { type: 'integer' },
+        failure_origin: { type: ['string', 'null'] },
+        failure_type: { type: ['string', 'null'] },
+        external_message: { type: ['string', 'null'] },
+        internal_message: { type: ['string', 'null'] },
+        retryable: { type: ['boolean', 'null'] },
+      },
+    },
+    entity_check_results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['entity', 'status'],
+        properties: { entity: { type: 'string' }, status: checkStatus, status_code: { type: ['integer', 'null'] }, error_message: { type: ['string', 'null'] } },
+      },
+    },
+  },
+} as const;
+
+/** A scoped token creates and checks connectors only in its own workspace. */
+async function assertOwnWorkspace(request: FastifyRequest, workspaceName: string): Promise<void> {
+  const { workspaceId, organizationId } = request.principal;
+  if (workspaceId === undefined) return;
+  const workspace = await findWorkspace(request.server.ctx.store.db, organizationId, workspaceId);
+  if (workspace.name !== workspaceName) {
+    const message = `This scoped token is limited to workspace "${workspace.name}"; workspace_name must be "${workspace.name}".`;
+    throw new ForbiddenError(message, { issues: [{ field: 'workspace_name', rule: 'scoped_token_workspace', message }] });
+  }
+}
+
 interface ListQuery {
   workspace_name?: string;
   workspace_id?: string;
@@ -148,39 +214,106 @@ function assertOneDefinitionReference(body: CreateConnectorInput): void {
 }
 
 export default async function connectorsRoutes(app: FastifyInstance): Promise<void> {
-  app.post<{ Body: CreateConnectorInput }>(
+  app.post<{ Body: CreateConnectorInput; Querystring: { check: boolean } }>(
     '/api/v1/integrations/connectors',
     {
+      config: { scopedAccess: 'own' },
       schema: {
+        querystring: checkQuerySchema,
         summary: 'Create a connector (stored credentials for one third-party service)',
         description:
-          'Give exactly one of definition_id or connector_type. Credentials are checked against the auth options and replication_config against the settings before anything is stored; credentials are encrypted and never returned. A workspace_name the organization does not have yet creates that workspace.',
+          'Give exactly one of definition_id or connector_type. Credentials are checked against the auth options and replication_config against the settings, then the connector check ' +
+          '(one cheap read declared by the connector kind) runs against the vendor unless ?check=false: a refusal is a 400 naming the option and what the vendor answered, an unreachable vendor a 424. ' +
+          'Only then is anything stored; credentials are encrypted and never returned. A workspace_name the organization does not have yet creates that workspace. name defaults to the display name of the kind.',
         tags: ['Connectors'],
         body: {
           type: 'object',
-          required: ['workspace_name', 'name', 'credentials'],
+          required: ['workspace_name'],
           additionalProperties: false,
           properties: {
             workspace_name: { ...workspaceNameSchema, description: 'Target workspace; created when the organization has no live workspace of that name.' },
             definition_id: { ...nullableUuid, description: 'sourceDefinitionId from the catalog.' },
             connector_type: { type: ['string', 'null'], minLength: 1, maxLength: 100, description: 'Connector type by name, case-insensitive (e.g. "jira").' },
-            name: nameSchema,
-            credentials: credentialsSchema,
+            name: { ...nameSchema, type: ['string', 'null'], description: 'Name of the connector; default: the display name of its kind.' },
+            credentials: { ...credentialsSchema, type: ['object', 'null'] },
             replication_config: replicationConfigSchema,
+            ...ignoredCreateFields,
           },
         },
-        response: { 200: connectorSchema, ...errorResponses(400, 401, 403, 413, 415, 422) },
+        response: { 200: connectorSchema, ...errorResponses(400, 401, 403, 413, 415, 422, 424) },
       },
     },
     async (request) => {
       assertOneDefinitionReference(request.body);
-      return createConnector(app.ctx, request.principal.organizationId, request.body);
+      await assertOwnWorkspace(request, request.body.workspace_name);
+      return createConnector(app.ctx, request.principal.organizationId, request.body, { check: request.query.check });
     },
+  );
+
+  app.post<{ Body: CheckNewConnectorInput }>(
+    '/api/v1/integrations/connectors/check',
+    {
+      config: { scopedAccess: 'own' },
+      schema: {
+        summary: 'Check credentials and settings against the vendor before creating a connector',
+        description:
+          'Takes the body of connector creation and stores nothing: credentials and replication_config are checked against the auth options and settings (400 when they cannot work), ' +
+          'then the connector kind\'s check read is made. The answer says succeeded, or failed with what the vendor answered (entity_check_results holds its HTTP status).',
+        tags: ['Connectors'],
+        body: {
+          type: 'object',
+          required: ['workspace_name'],
+          additionalProperties: false,
+          properties: {
+            workspace_name: workspaceNameSchema,
+            definition_id: nullableUuid,
+            connector_type: { type: ['string', 'null'], minLength: 1, maxLength: 100 },
+            credentials: { ...credentialsSchema, type: ['object', 'null'] },
+            replication_config: replicationConfigSchema,
+            name: ignored({ type: ['string', 'null'] }, 'a check stores nothing, so the name of the connector to be is not used.'),
+            ...ignoredCreateFields,
+          },
+        },
+        response: { 200: checkResponseSchema, ...errorResponses(400, 401, 403, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      assertOneDefinitionReference(request.body);
+      await assertOwnWorkspace(request, request.body.workspace_name);
+      return checkNewConnector(app.ctx, request.body);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { replication_config?: Record<string, unknown> } }>(
+    '/api/v1/integrations/connectors/:id/check',
+    {
+      config: { scopedAccess: 'connector' },
+      schema: {
+        summary: "Check a connector's stored credentials (and settings) against the vendor",
+        description:
+          'Makes the connector kind\'s check read with the stored credentials, and the stored replication_config or the one given (checked, not stored). ' +
+          'Answers succeeded, or failed with what the vendor answered. An inactive workspace gets 403.',
+        tags: ['Connectors'],
+        params: idParamsSchema,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            replication_config: replicationConfigSchema,
+            name: ignored({ type: ['string', 'null'] }, 'a check changes nothing, so a new name is not used.'),
+            ...ignoredProperties('entities'),
+          },
+        },
+        response: { 200: checkResponseSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 422) },
+      },
+    },
+    async (request) => checkStoredConnector(app.ctx, request.principal.organizationId, request.params.id, request.body.replication_config, request.log),
   );
 
   app.get<{ Querystring: ListQuery }>(
     '/api/v1/integrations/connectors',
     {
+      config: { scopedAccess: 'own' },
       schema: {
         summary: "List the organization's connectors",
         description: 'Connectors in live workspaces of the caller\'s organization, oldest first. Filters combine; a filter naming nothing of the organization gives an empty list.',
@@ -205,9 +338,11 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
     async (request) => {
       const { workspace_name, customer_name, external_user_id, workspace_id, definition_id } = request.query;
       const workspaceName = workspace_name ?? customer_name ?? external_user_id;
+      const scope = request.principal.workspaceId;
+      if (scope !== undefined && workspace_id !== undefined && workspace_id.toLowerCase() !== scope) return { data: [] };
       const data = await listConnectors(app.ctx, request.principal.organizationId, {
         ...(workspaceName !== undefined && { workspace_name: workspaceName }),
-        ...(workspace_id !== undefined && { workspace_id }),
+        ...((scope ?? workspace_id) !== undefined && { workspace_id: scope ?? workspace_id }),
         ...(definition_id !== undefined && { definition_id }),
       });
       return { data };
@@ -217,6 +352,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
   app.get<{ Params: { id: string } }>(
     '/api/v1/integrations/connectors/:id',
     {
+      config: { scopedAccess: 'connector' },
       schema: {
         summary: 'Get a connector (never its credentials)',
         tags: ['Connectors'],
@@ -227,15 +363,19 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
     async (request) => getConnector(app.ctx, request.principal.organizationId, request.params.id),
   );
 
-  app.put<{ Params: { id: string }; Body: UpdateConnectorInput }>(
+  app.put<{ Params: { id: string }; Body: UpdateConnectorInput; Querystring: { check: boolean } }>(
     '/api/v1/integrations/connectors/:id',
     {
+      config: { scopedAccess: 'connector' },
       schema: {
         summary: "Update a connector's name, credentials or replication_config",
         description:
-          'Send at least one field; null or absent leaves a field unchanged. New credentials replace the stored ones entirely (re-checked against the auth options, re-encrypted); a new replication_config replaces the old one (re-checked).',
+          'Null or absent leaves a field unchanged; an empty body changes nothing and answers the current record. New credentials replace the stored ones entirely ' +
+          '(re-checked against the auth options, re-encrypted); a new replication_config replaces the old one (re-checked). When credentials or replication_config change, ' +
+          'the connector check runs against the vendor first unless ?check=false (400 refused, 424 unreachable; nothing is changed).',
         tags: ['Connectors'],
         params: idParamsSchema,
+        querystring: checkQuerySchema,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -243,25 +383,19 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
             name: { ...nameSchema, type: ['string', 'null'] },
             credentials: { ...credentialsSchema, type: ['object', 'null'] },
             replication_config: replicationConfigSchema,
+            ...ignoredProperties('entities'),
           },
         },
-        response: { 200: connectorSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 422) },
+        response: { 200: connectorSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 422, 424) },
       },
     },
-    async (request) => {
-      const body = request.body;
-      if (body.name == null && body.credentials == null && body.replication_config == null) {
-        throw new RequestValidationError('Send at least one of name, credentials or replication_config to update.', [
-          { field: 'body', rule: 'at_least_one_of', message: 'body needs at least one of name, credentials, replication_config' },
-        ]);
-      }
-      return updateConnector(app.ctx, request.principal.organizationId, request.params.id, body);
-    },
+    async (request) => updateConnector(app.ctx, request.principal.organizationId, request.params.id, request.body, { check: request.query.check }),
   );
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/integrations/connectors/:id',
     {
+      config: { scopedAccess: 'connector' },
       schema: {
         summary: 'Delete a connector and its stored credentials',
         description: 'Deletes synchronously (the connector and its encrypted credentials are gone when the answer arrives) and answers 202 with a job id, as the reference does.',

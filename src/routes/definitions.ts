@@ -60,6 +60,7 @@ export default async function definitionsRoutes(app: FastifyInstance): Promise<v
   app.get<{ Querystring: { name?: string } }>(
     '/api/v1/integrations/definitions/sources',
     {
+      config: { scopedAccess: 'catalog' },
       schema: {
         summary: 'List the connector definitions (the catalog)',
         description: 'Every connector kind this service offers, sorted by name. `name` keeps the entries whose display name, connector_type or an alias of it (the name Airbyte uses, e.g. clickup-api) contains it, ignoring case. Needs no configured connector.',
@@ -81,6 +82,7 @@ export default async function definitionsRoutes(app: FastifyInstance): Promise<v
   app.get<{ Params: { id: string } }>(
     '/api/v1/integrations/definitions/sources/:id',
     {
+      config: { scopedAccess: 'catalog' },
       schema: {
         summary: 'Get one connector definition with the schemas of its credentials and settings',
         description:

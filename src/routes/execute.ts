@@ -12,6 +12,7 @@ export default async function executeRoutes(app: FastifyInstance): Promise<void>
   app.post<{ Params: { id: string }; Body: ExecuteRequest }>(
     '/api/v1/integrations/connectors/:id/execute',
     {
+      config: { scopedAccess: 'connector' },
       schema: {
         summary: 'Execute an operation (entity, action, params) with the connector\'s stored credentials',
         description:

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import adminRoutes from './admin.js';
 import connectorsRoutes from './connectors.js';
+import dataPipelineRoutes from './data-pipeline.js';
 import definitionsRoutes from './definitions.js';
 import executeRoutes from './execute.js';
 import healthRoutes from './health.js';
@@ -13,7 +14,7 @@ import workspacesRoutes from './workspaces.js';
 
 /** Every route module of the API, registered in one place. */
 export function registerRoutes(app: FastifyInstance): void {
-  for (const routes of [healthRoutes, adminRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, openapiRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, dataPipelineRoutes, openapiRoutes]) {
     void app.register(routes);
   }
 }

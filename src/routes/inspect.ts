@@ -133,6 +133,7 @@ export default async function inspectRoutes(app: FastifyInstance): Promise<void>
   app.get<{ Params: { id: string } }>(
     '/api/v1/integrations/connectors/:id/inspect',
     {
+      config: { scopedAccess: 'connector' },
       schema: {
         summary: 'Inspect a connector: metadata, its full catalog of entities, actions and params, and usage guidance',
         tags: ['Connectors'],

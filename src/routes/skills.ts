@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ResourceNotFoundError } from '../errors.js';
 import { listSkills, readSkillDocs } from '../services/inspection.js';
+import { searchSkills } from '../services/skill-search.js';
 import { findWorkspace } from '../services/workspaces.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
 
@@ -97,6 +98,7 @@ export default async function skillsRoutes(app: FastifyInstance): Promise<void> 
   app.get<{ Querystring: ScopeQuery & { limit: number; cursor?: string } }>(
     '/api/v1/skills',
     {
+      config: { scopedAccess: 'catalog' },
       schema: {
         summary: 'List skills: the docs of every connector kind',
         tags: ['Skills'],
@@ -125,8 +127,62 @@ export default async function skillsRoutes(app: FastifyInstance): Promise<void> 
     },
   );
 
+  app.get<{ Querystring: ScopeQuery & { query: string; limit: number; cursor?: string } }>(
+    '/api/v1/skills/search',
+    {
+      config: { scopedAccess: 'catalog' },
+      schema: {
+        summary: 'Full-text search over every skill doc (overview, authentication, each action)',
+        description:
+          'A skill matches when every word of query appears in its docs (prefix match, case-insensitive); skills come best first. Each item is the skill\'s metadata plus ' +
+          '`score` and `matched_sections` (the best sections: pass a section_id to GET /api/v1/skills/docs as section).',
+        tags: ['Skills'],
+        querystring: {
+          type: 'object',
+          required: ['query'],
+          additionalProperties: false,
+          properties: {
+            query: { type: 'string', minLength: 1, maxLength: 500, description: 'Words to find, e.g. "harvest time entries".' },
+            limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            cursor: { type: 'string', minLength: 1, maxLength: 1000, description: 'next_cursor of the previous page (same query).' },
+            ...scopeProperties,
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['data', 'next_cursor'],
+            properties: {
+              data: {
+                type: 'array',
+                items: {
+                  ...metadataSchema,
+                  required: [...metadataSchema.required, 'score', 'matched_sections'],
+                  properties: {
+                    ...metadataSchema.properties,
+                    score: { type: 'number' },
+                    matched_sections: {
+                      type: 'array',
+                      items: { type: 'object', required: ['section_id', 'title', 'summary'], properties: { section_id: { type: 'string' }, title: { type: 'string' }, summary: { type: 'string' } } },
+                    },
+                  },
+                },
+              },
+              next_cursor: { type: ['string', 'null'] },
+            },
+          },
+          ...errorResponses(400, 401, 403, 404, 422),
+        },
+      },
+    },
+    async (request) => {
+      await checkScope(app, request, request.query);
+      return searchSkills(request.query.query, request.query.limit, request.query.cursor);
+    },
+  );
+
   for (const url of ['/api/v1/skills/docs', '/skills/docs']) {
-    app.get<{ Querystring: ScopeQuery & { id: string; section?: string } }>(url, { schema: docsSchema }, async (request) => {
+    app.get<{ Querystring: ScopeQuery & { id: string; section?: string } }>(url, { config: { scopedAccess: 'catalog' }, schema: docsSchema }, async (request) => {
       await checkScope(app, request, request.query);
       return readSkillDocs(request.query.id, request.query.section);
     });

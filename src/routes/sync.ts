@@ -10,6 +10,7 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { id: string }; Body: SyncBody | null | undefined }>(
     '/api/v1/integrations/connectors/:id/sync',
     {
+      config: { scopedAccess: 'connector' },
       schema: {
         summary: "Start a sync of the connector's data into the context store (all entities, or one)",
         description:

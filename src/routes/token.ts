@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { ORGANIZATION_HEADER } from '../plugins/authentication.js';
+import { DEFAULT_SCOPED_TOKEN_TTL_SECONDS } from '../config.js';
+import { BadRequestError } from '../errors.js';
+import { ORGANIZATION_HEADER, scopedOperations } from '../plugins/authentication.js';
 import { issueToken } from '../security/tokens.js';
 import { authenticateClient } from '../services/organizations.js';
+import { ensureWorkspace, findWorkspace } from '../services/workspaces.js';
+import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses } from './shared-schemas.js';
+import { workspaceNameSchema } from './workspaces.js';
 
 export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: { client_id: string; client_secret: string } }>(
@@ -16,7 +21,11 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
           type: 'object',
           required: ['client_id', 'client_secret'],
           additionalProperties: false,
-          properties: { client_id: { type: 'string', minLength: 1, maxLength: 200 }, client_secret: { type: 'string', minLength: 1, maxLength: 500 } },
+          properties: {
+            client_id: { type: 'string', minLength: 1, maxLength: 200 },
+            client_secret: { type: 'string', minLength: 1, maxLength: 500 },
+            ...ignoredProperties('grant_type'),
+          },
         },
         response: {
           200: {
@@ -39,6 +48,77 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
       const ttl = app.ctx.config.tokenTtlSeconds;
       const accessToken = await issueToken({ clientId: request.body.client_id, organizationId }, app.ctx.keyring.derive('token-signing'), ttl);
       return { access_token: accessToken, token_type: 'bearer', expires_in: ttl, organization_id: organizationId };
+    },
+  );
+
+  app.post<{ Body: { workspace_name: string } }>(
+    '/api/v1/account/applications/scoped-token',
+    {
+      schema: {
+        summary: 'Create a scoped token: short-lived, limited to the connectors of one workspace',
+        description:
+          'Needs an application token. The workspace named workspace_name is created when the organization has none of that name (as connector creation does). ' +
+          'The scoped token reaches only that workspace\'s connectors (create, list, get, update, delete, check, execute, inspect, sync) plus the catalog and skill docs; ' +
+          'it cannot mint tokens or see other workspaces. It expires after SCOPED_TOKEN_TTL_SECONDS (default 900); GET .../scoped-token/info answers what it may do.',
+        tags: ['Account'],
+        body: {
+          type: 'object',
+          required: ['workspace_name'],
+          additionalProperties: false,
+          properties: { workspace_name: workspaceNameSchema, ...ignoredProperties('region_id') },
+        },
+        response: {
+          200: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, expires_in: { type: 'integer' }, workspace_id: { type: 'string', format: 'uuid' } } },
+          ...errorResponses(400, 401, 403, 413, 415, 422),
+        },
+      },
+    },
+    async (request) => {
+      const { organizationId, clientId } = request.principal;
+      const workspace = await ensureWorkspace(app.ctx.store.db, organizationId, request.body.workspace_name);
+      const ttl = app.ctx.config.scopedTokenTtlSeconds ?? DEFAULT_SCOPED_TOKEN_TTL_SECONDS;
+      const token = await issueToken({ clientId, organizationId, workspaceId: workspace.id }, app.ctx.keyring.derive('token-signing'), ttl);
+      return { token, expires_in: ttl, workspace_id: workspace.id };
+    },
+  );
+
+  app.get(
+    '/api/v1/account/applications/scoped-token/info',
+    {
+      config: { scopedAccess: 'own' },
+      schema: {
+        summary: 'What the scoped token in the Authorization header may do',
+        description: 'Needs a scoped token (an application token gets 400). `allowed_operations` lists every operation it may call; `expires_at` when it stops working.',
+        tags: ['Account'],
+        response: {
+          200: {
+            type: 'object',
+            required: ['organization_id', 'workspace_id', 'workspace_name'],
+            properties: {
+              organization_id: { type: 'string', format: 'uuid' },
+              workspace_id: { type: 'string', format: 'uuid' },
+              workspace_name: { type: 'string' },
+              expires_at: { type: 'string', format: 'date-time' },
+              allowed_operations: { type: 'array', items: { type: 'string' }, description: '"METHOD /path" of each operation the token may call.' },
+            },
+          },
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { organizationId, workspaceId, expiresAt } = request.principal;
+      if (workspaceId === undefined) {
+        throw new BadRequestError('This call needs a scoped token (POST /api/v1/account/applications/scoped-token issues one); the Authorization header holds an application token.', 'scoped_token_required');
+      }
+      const workspace = await findWorkspace(app.ctx.store.db, organizationId, workspaceId);
+      return {
+        organization_id: organizationId,
+        workspace_id: workspace.id,
+        workspace_name: workspace.name,
+        ...(expiresAt !== undefined && { expires_at: expiresAt }),
+        allowed_operations: scopedOperations(app),
+      };
     },
   );
 }

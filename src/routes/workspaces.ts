@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WorkspaceStatus } from '../db/schema.js';
-import { RequestValidationError } from '../errors.js';
 import { deleteWorkspace, getWorkspaceDetail, listWorkspaces, updateWorkspace, workspaceStats, type WorkspaceChanges } from '../services/workspaces.js';
+import { ignoredProperties } from './request-acceptance.js';
 import { errorResponses, uuidSchema } from './shared-schemas.js';
 
 const TAGS = ['Workspaces'];
@@ -58,7 +58,6 @@ interface WorkspaceParams {
 interface UpdateBody {
   name?: string | null;
   status?: WorkspaceStatus | null;
-  cache_enabled?: boolean | null;
 }
 
 /** The absolute URL of the next page: same filters and limit, the new cursor. */
@@ -155,8 +154,8 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
       schema: {
         summary: 'Rename a workspace or change its status',
         description:
-          'Send at least one of `name`, `status` (null means unchanged). An inactive workspace keeps its connectors, but they cannot execute (403). ' +
-          '`default` cannot be renamed. `cache_enabled` is accepted only as null: Switchyard has no Context Store cache.',
+          'Null or absent leaves a field unchanged; an empty body changes nothing and answers the current record. An inactive workspace keeps its connectors, but they cannot execute (403). ' +
+          '`default` cannot be renamed. `cache_enabled` is accepted and ignored: Switchyard has no Context Store cache.',
         tags: TAGS,
         params: workspaceParamsSchema,
         body: {
@@ -165,7 +164,7 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
           properties: {
             name: { ...workspaceNameSchema, type: ['string', 'null'] },
             status: { type: ['string', 'null'], enum: [...STATUSES, null] },
-            cache_enabled: { type: ['boolean', 'null'] },
+            ...ignoredProperties('cache_enabled'),
           },
         },
         response: { 200: workspaceDetailSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422) },
@@ -173,10 +172,6 @@ export default async function workspacesRoutes(app: FastifyInstance): Promise<vo
     },
     async (request) => {
       const body = request.body;
-      if (body.cache_enabled !== undefined && body.cache_enabled !== null) {
-        const message = 'cache_enabled cannot be set: Switchyard has no Context Store cache. Omit it or send null.';
-        throw new RequestValidationError(message, [{ field: 'cache_enabled', rule: 'unsupported', message }]);
-      }
       const changes: WorkspaceChanges = {
         ...(body.name !== undefined && body.name !== null && { name: body.name }),
         ...(body.status !== undefined && body.status !== null && { status: body.status }),

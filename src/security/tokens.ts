@@ -7,6 +7,10 @@ const ALGORITHM = 'HS256';
 export interface TokenClaims {
   clientId: string;
   organizationId: string;
+  /** Set on a scoped token: the one workspace it may reach (claim `wsp`). */
+  workspaceId?: string;
+  /** When the token stops working (ISO 8601); set by verifyToken. */
+  expiresAt?: string;
 }
 
 export class TokenError extends Error {
@@ -19,7 +23,7 @@ export class TokenError extends Error {
 }
 
 export async function issueToken(claims: TokenClaims, key: Uint8Array, ttlSeconds: number): Promise<string> {
-  return new SignJWT({ org: claims.organizationId })
+  return new SignJWT({ org: claims.organizationId, ...(claims.workspaceId !== undefined && { wsp: claims.workspaceId }) })
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(claims.clientId)
     .setIssuer(ISSUER)
@@ -34,7 +38,13 @@ export async function verifyToken(token: string, key: Uint8Array): Promise<Token
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
     if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new TokenError('The application token is missing its claims.', false);
-    return { clientId: payload.sub, organizationId: payload.org };
+    if (payload.wsp !== undefined && typeof payload.wsp !== 'string') throw new TokenError('The application token has an invalid workspace scope.', false);
+    return {
+      clientId: payload.sub,
+      organizationId: payload.org,
+      ...(payload.wsp !== undefined && { workspaceId: payload.wsp }),
+      ...(payload.exp !== undefined && { expiresAt: new Date(payload.exp * 1000).toISOString() }),
+    };
   } catch (error) {
     if (error instanceof TokenError) throw error;
     if (error instanceof joseErrors.JWTExpired) throw new TokenError('The application token has expired; request a new one.', true);

@@ -25,8 +25,11 @@ import {
   type DetailedSourceTemplate,
   type SummarizedSourceTemplate,
 } from './catalog.js';
-import { sealCredentials } from './credentials.js';
-import { ensureWorkspace } from './workspaces.js';
+import { assertCheckSucceeded, checkResponse, checkRunId, runCheck, unsavedConnector, type CheckConfigResponse } from './connector-check.js';
+import { openCredentials, sealCredentials } from './credentials.js';
+import { connectorInstance } from './execution.js';
+import { assertWorkspaceActive, ensureWorkspace, findWorkspace } from './workspaces.js';
+import type { FastifyBaseLogger } from 'fastify';
 
 type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
 
@@ -34,9 +37,15 @@ export interface CreateConnectorInput {
   workspace_name: string;
   definition_id?: string | null;
   connector_type?: string | null;
-  name: string;
-  credentials: Record<string, unknown>;
+  /** Absent: the display name of the connector kind. */
+  name?: string | null;
+  credentials?: Record<string, unknown> | null;
   replication_config?: Record<string, unknown> | null;
+}
+
+/** Whether create and update make the manifest's check read first (the query parameter check, default true). */
+export interface CheckChoice {
+  check: boolean;
 }
 
 export interface UpdateConnectorInput {
@@ -155,6 +164,14 @@ export function resolveDefinition(input: { definition_id?: string | null; connec
   return definition;
 }
 
+/** Airbyte's schema lets credentials be omitted (its OAuth flows fill them); every Switchyard connector needs them. */
+function requireCredentials(definition: ConnectorDefinition, credentials: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  if (credentials != null) return credentials;
+  const titles = definition.auth.map((option) => `"${option.optionTitle}" (${Object.keys(option.fields).join(', ')})`).join(' or ');
+  const message = `${definition.displayName} needs credentials: send the fields of ${titles}.`;
+  throw new CredentialsError(message, { issues: [{ field: 'credentials', rule: 'required', message }] });
+}
+
 /**
  * Picks and checks the credential option (option_title, else inferred from the keys given). Errors
  * name the keys provided and each option's required fields, never a value.
@@ -202,11 +219,18 @@ async function loadWithWorkspace(db: Db, organizationId: string, id: string): Pr
  * workspace_name is created when the organization has no live workspace of that name, and the
  * connector row is written with its sealed credentials. A failure leaves nothing behind.
  */
-export async function createConnector(ctx: ServiceContext, organizationId: string, input: CreateConnectorInput): Promise<ConnectorView> {
+export async function createConnector(ctx: ServiceContext, organizationId: string, input: CreateConnectorInput, choice: CheckChoice): Promise<ConnectorView> {
   const definition = resolveDefinition(input);
-  const { option, credentials } = checkCredentials(definition, input.credentials);
+  const given = checkCredentials(definition, requireCredentials(definition, input.credentials));
+  const option = given.option;
+  let credentials = given.credentials;
   const replicationConfig = input.replication_config ?? {};
   const config = checkReplicationConfig(definition, replicationConfig);
+  if (choice.check) {
+    const unsaved = unsavedConnector(ctx, definition, option, credentials, config);
+    assertCheckSucceeded(await runCheck(unsaved.connector), option.optionTitle);
+    credentials = unsaved.credentialsToStore();
+  }
   const id = randomUUID();
   const row = await ctx.store.db.transaction().execute(async (trx) => {
     const workspace = await ensureWorkspace(trx, organizationId, input.workspace_name);
@@ -218,7 +242,7 @@ export async function createConnector(ctx: ServiceContext, organizationId: strin
         workspace_id: workspace.id,
         connector_type: definition.connectorType,
         definition_id: definition.definitionId,
-        name: input.name,
+        name: input.name ?? definition.displayName,
         auth_option: option.optionTitle,
         config: JSON.stringify(config),
         replication_config: JSON.stringify(replicationConfig),
@@ -254,40 +278,86 @@ export async function getConnector(ctx: ServiceContext, organizationId: string, 
 }
 
 /**
- * Updates name, credentials and/or replication_config (null or absent = unchanged). New credentials
- * replace the stored ones entirely: they are re-checked against the auth options (the option may
- * change) and re-sealed. A new replication_config replaces the old one and is re-checked.
+ * Updates name, credentials and/or replication_config (null or absent = unchanged; nothing = the current
+ * record). New credentials replace the stored ones entirely: they are re-checked against the auth
+ * options (the option may change) and re-sealed. A new replication_config replaces the old one and is
+ * re-checked. When credentials or config change, the connector check runs first unless choice.check is false.
  */
-export async function updateConnector(ctx: ServiceContext, organizationId: string, id: string, input: UpdateConnectorInput): Promise<ConnectorView> {
+export async function updateConnector(ctx: ServiceContext, organizationId: string, id: string, input: UpdateConnectorInput, choice: CheckChoice): Promise<ConnectorView> {
+  if (input.name == null && input.credentials == null && input.replication_config == null) return getConnector(ctx, organizationId, id);
+  // Read and check outside the transaction: the connector check calls the vendor, which must not hold a lock.
+  const current = await findConnector(ctx.store.db, organizationId, id);
+  const definition = definitionOfRow(current);
+  const changes: {
+    name?: string;
+    auth_option?: string;
+    config?: string;
+    replication_config?: string;
+    credentials_key_id?: string;
+    credentials_iv?: string;
+    credentials_ciphertext?: string;
+    credentials_tag?: string;
+    updated_at: Date;
+  } = { updated_at: new Date() };
+  if (input.name != null) changes.name = input.name;
+  let option = definition.auth.find((o) => o.optionTitle === current.auth_option);
+  let credentials: Record<string, string> | undefined;
+  if (input.credentials != null) {
+    ({ option, credentials } = checkCredentials(definition, input.credentials));
+  }
+  let config = jsonObject(current.config) as Record<string, string>;
+  if (input.replication_config != null) {
+    config = checkReplicationConfig(definition, input.replication_config);
+    changes.config = JSON.stringify(config);
+    changes.replication_config = JSON.stringify(input.replication_config);
+  }
+  if (choice.check && option !== undefined && (credentials !== undefined || input.replication_config != null)) {
+    const unsaved = unsavedConnector(ctx, definition, option, credentials ?? openCredentials(ctx.keyring, current.id, current), config);
+    assertCheckSucceeded(await runCheck(unsaved.connector), option.optionTitle);
+    // Also when only the config changed: a refresh token the vendor rotated during the check must be kept.
+    credentials = unsaved.credentialsToStore();
+  }
+  if (credentials !== undefined && option !== undefined) Object.assign(changes, { auth_option: option.optionTitle }, sealCredentials(ctx.keyring, current.id, credentials));
   const row = await ctx.store.db.transaction().execute(async (trx) => {
-    const current = await findConnector(trx, organizationId, id);
-    const definition = definitionOfRow(current);
-    const changes: {
-      name?: string;
-      auth_option?: string;
-      config?: string;
-      replication_config?: string;
-      credentials_key_id?: string;
-      credentials_iv?: string;
-      credentials_ciphertext?: string;
-      credentials_tag?: string;
-      updated_at: Date;
-    } = { updated_at: new Date() };
-    if (input.name != null) changes.name = input.name;
-    if (input.credentials != null) {
-      const { option, credentials } = checkCredentials(definition, input.credentials);
-      Object.assign(changes, { auth_option: option.optionTitle }, sealCredentials(ctx.keyring, current.id, credentials));
-    }
-    if (input.replication_config != null) {
-      changes.config = JSON.stringify(checkReplicationConfig(definition, input.replication_config));
-      changes.replication_config = JSON.stringify(input.replication_config);
-    }
-    await trx.updateTable('connectors').set(changes).where('id', '=', current.id).where('organization_id', '=', organizationId).execute();
-    await announceChange(trx, { kind: 'connector', id: current.id });
-    return loadWithWorkspace(trx, organizationId, current.id);
+    const locked = await findConnector(trx, organizationId, id);
+    await trx.updateTable('connectors').set(changes).where('id', '=', locked.id).where('organization_id', '=', organizationId).execute();
+    await announceChange(trx, { kind: 'connector', id: locked.id });
+    return loadWithWorkspace(trx, organizationId, locked.id);
   });
   ctx.store.changes.emit({ kind: 'connector', id: row.id });
   return toView(row);
+}
+
+/* ----- connector check ----- */
+
+export type CheckNewConnectorInput = Omit<CreateConnectorInput, 'name'>;
+
+/** POST /connectors/check: the manifest's check read with credentials and config that are not stored (nothing is written). */
+export async function checkNewConnector(ctx: ServiceContext, input: CheckNewConnectorInput): Promise<CheckConfigResponse> {
+  const definition = resolveDefinition(input);
+  const { option, credentials } = checkCredentials(definition, requireCredentials(definition, input.credentials));
+  const config = checkReplicationConfig(definition, input.replication_config ?? {});
+  const outcome = await runCheck(unsavedConnector(ctx, definition, option, credentials, config).connector);
+  return checkResponse(checkRunId(), outcome, option.optionTitle);
+}
+
+/**
+ * POST /connectors/{id}/check: the check read with the stored credentials, and the stored config or
+ * the replication_config given (not stored). The stored config goes through the warm instance, so an
+ * OAuth token it refreshes is kept as on execute.
+ */
+export async function checkStoredConnector(ctx: ServiceContext, organizationId: string, id: string, replicationConfig: Record<string, unknown> | undefined, log: FastifyBaseLogger): Promise<CheckConfigResponse> {
+  const row = await findConnector(ctx.store.db, organizationId, id);
+  assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));
+  const definition = definitionOfRow(row);
+  let connector = connectorInstance(ctx, row);
+  if (replicationConfig !== undefined) {
+    const option = definition.auth.find((o) => o.optionTitle === row.auth_option);
+    if (!option) throw new InternalError(`Connector ${row.id} uses the credential option "${row.auth_option}", which its kind no longer offers.`);
+    const config = checkReplicationConfig(definition, replicationConfig);
+    connector = unsavedConnector(ctx, definition, option, openCredentials(ctx.keyring, row.id, row), config).connector;
+  }
+  return checkResponse(row.id, await runCheck(connector), row.auth_option);
 }
 
 /** Deletes the connector and, with its row, its sealed credentials. Synchronous; the job id only echoes the reference's 202 shape. */

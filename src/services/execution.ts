@@ -11,6 +11,7 @@ import {
   createConnector,
   UnknownOperationError,
   type Connector,
+  type ConnectorOptions,
   type EntityDefinition,
 } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
@@ -47,6 +48,18 @@ export interface ExecuteResponse {
 }
 
 export const CONTEXT_STORE_SEARCH = 'context_store_search';
+
+/** The service's upstream settings for a connector of this type: base URL override, timeout, retries and body cap. */
+export function upstreamOptions(ctx: Pick<ServiceContext, 'config'>, connectorType: string): Pick<ConnectorOptions, 'baseUrl' | 'http'> {
+  const { config } = ctx;
+  const baseUrl = config.upstreamBaseUrls[connectorType];
+  const http = {
+    ...(config.upstreamTimeoutMs !== undefined && { timeoutMs: config.upstreamTimeoutMs }),
+    ...(config.upstreamRetries !== undefined && { retries: config.upstreamRetries }),
+    ...(config.upstreamMaxResponseBytes !== undefined && { maxResponseBytes: config.upstreamMaxResponseBytes }),
+  };
+  return { ...(baseUrl !== undefined && { baseUrl }), http };
+}
 
 /** The warm connector instance of a stored connector (shared with execute; the context store sync reads through it). */
 export function connectorInstance(ctx: ServiceContext, row: ConnectorRow): Connector {

@@ -272,7 +272,7 @@ async function findSkill(id: string): Promise<{ connectorType: string; docs: Ski
   return { connectorType, docs };
 }
 
-function skillMetadata(connectorType: string, docs: SkillDocs): SkillMetadata {
+export function skillMetadata(connectorType: string, docs: SkillDocs): SkillMetadata {
   const definition = connectorModules[connectorType]?.definition;
   return {
     id: docsSkillId(connectorType),

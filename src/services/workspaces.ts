@@ -242,11 +242,8 @@ export interface WorkspaceChanges {
  */
 export async function updateWorkspace(store: Store, organizationId: string, id: string, changes: WorkspaceChanges): Promise<WorkspaceDetail> {
   const { db } = store;
-  if (changes.name === undefined && changes.status === undefined) {
-    throw new RequestValidationError('The update changes nothing: send at least one of name or status.', [
-      { field: 'body', rule: 'minProperties', message: 'body must set at least one of name, status' },
-    ]);
-  }
+  // An update that changes nothing answers the current record, as Airbyte's API allows an empty body.
+  if (changes.name === undefined && changes.status === undefined) return getWorkspaceDetail(db, organizationId, id);
   try {
     await db.transaction().execute(async (trx) => {
       const current = await lockWorkspace(trx, organizationId, id);

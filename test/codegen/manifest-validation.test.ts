@@ -115,4 +115,29 @@ describe('manifest validation: auth options', () => {
     const yaml = VALID.replace('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"\nbase_url_host_pattern: ^x$');
     expect(diagnose(yaml)).toEqual([expect.objectContaining({ rule: 'unknown-token-value', path: 'base_url' })]);
   });
+
+  describe('check: the one cheap read of the connector check', () => {
+    const withCheck = (check: string) => VALID.replace(/^check: .*$/m, `check: ${check}`);
+
+    it('is required', () => {
+      const [d] = diagnose(VALID.replace(/^check: .*\n/m, ''));
+      expect(d).toMatchObject({ rule: 'missing-key', message: 'missing required key "check"' });
+    });
+
+    it('names an entity and an action the manifest declares', () => {
+      expect(diagnose(withCheck('{ entity: gadgets, action: list, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'unknown-entity', path: 'check.entity' }]);
+      expect(diagnose(withCheck('{ entity: widgets, action: count, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'unknown-action', path: 'check.action' }]);
+    });
+
+    it('must be a read', () => {
+      const yaml = withCheck('{ entity: widgets, action: get, params: { id: 1 }, doc: "https://acme.example/docs" }').replace('        method: GET\n        path: /widgets/{id}', '        method: DELETE\n        path: /widgets/{id}');
+      expect(diagnose(yaml)).toMatchObject([{ rule: 'check-read-only', path: 'check.action' }]);
+    });
+
+    it('gives required params, declared params only, with values their schemas accept', () => {
+      expect(diagnose(withCheck('{ entity: widgets, action: get, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'check-params', message: expect.stringContaining('"id"') }]);
+      expect(diagnose(withCheck('{ entity: widgets, action: get, params: { id: "x" }, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'check-params', path: 'check.params.id' }]);
+      expect(diagnose(withCheck('{ entity: widgets, action: list, params: { size: 1 }, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'unknown-param', path: 'check.params.size' }]);
+    });
+  });
 });

@@ -480,3 +480,17 @@ describe('tiktok-marketing reports (GET /report/integrated/get/)', () => {
     expect((err as ValidationError).issues.map((i) => i.field).sort()).toEqual(['end_date', 'start_date']);
   });
 });
+
+describe('user (the connector check)', () => {
+  it('gets the user who authorized the app: GET /user/info/ with the Access-Token header, the record under data', async () => {
+    const user = { core_user_id: '7011111111111111111', display_name: 'Acme Ads', email: 'ads@acme.example', avatar_url: 'https://p16.tiktokcdn.com/a.png', create_time: 1700000000 };
+    const scope = api().get(`${BASE}/user/info/`).reply(200, ok(user));
+    await expect(tiktok().execute('user', 'get', {})).resolves.toMatchObject({ data: user });
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('reports a refused access token (code 40105) as an authentication error', async () => {
+    api().get(`${BASE}/user/info/`).reply(200, { code: 40105, message: 'Access token is incorrect or has been revoked.', request_id: REQUEST_ID, data: {} });
+    await expect(tiktok().execute('user', 'get', {})).rejects.toBeInstanceOf(AuthenticationError);
+  });
+});

@@ -33,6 +33,7 @@ function moduleWith(action: Partial<ActionDefinition>, validator: CompiledValida
         keep: [],
       },
     ],
+    check: { entity: 'things', action: 'list', params: {}, doc: 'https://acme.example/docs/things' },
     entities: {
       things: {
         name: 'things',

@@ -129,7 +129,8 @@ const SF_QUERY = 'SELECT Id, Name FROM Account ORDER BY Name';
 const sfApi = () =>
   nock(SF_INSTANCE).matchHeader('authorization', `Bearer ${SF_ACCESS}`).matchHeader('sforce-query-options', (v) => v === undefined || v === 'batchSize=200');
 
-/* ----- tiktok-marketing: Access-Token header, page_number over page_info; no get in the API ----- */
+/* ----- tiktok-marketing: Access-Token header, page_number over page_info; the one get is the authorizing user ----- */
+const TIKTOK_USER = { core_user_id: '7011111111111111111', display_name: 'Acme Ads', email: 'ads@acme.example', avatar_url: 'https://p16.tiktokcdn.com/a.png', create_time: 1700000000 };
 
 const TIKTOK_API = 'https://business-api.tiktok.com';
 const TIKTOK_TOKEN = 'tiktok-e2e-access-0009';
@@ -197,7 +198,13 @@ const CASES: Record<string, E2eCase> = {
         connector_metadata: { page_info: { page: 2, page_size: 2, total_number: 3, total_page: 2 } },
       },
     },
-    get: { none: "TikTok's Marketing API has no get-by-id endpoints; lists filter by ids instead" },
+    // TikTok has no get-by-id endpoints (lists filter by ids); its one get is the authorizing user.
+    get: {
+      entity: 'user',
+      params: {},
+      mock: () => tiktokApi().get('/open_api/v1.3/user/info/').reply(200, { code: 0, message: 'OK', request_id: '2025110312000011223344556677889900', data: TIKTOK_USER }),
+      result: TIKTOK_USER,
+    },
   },
   harvest: {
     create: { connector_type: 'harvest', credentials: { option_title: 'Personal Access Token', api_token: HARVEST_TOKEN, account_id: '987654' } },
@@ -687,7 +694,7 @@ describe.each(storeKinds())('end to end (%s)', (kind) => {
     expect(token.body.organization_id).toBe(organization_id);
     api.token = token.body.access_token;
 
-    const created = record(await api.post<{ id: string; connector_type: string }>('/api/v1/integrations/connectors', { workspace_name: 'default', name: `${type} e2e`, ...c.create }));
+    const created = record(await api.post<{ id: string; connector_type: string }>('/api/v1/integrations/connectors?check=false', { workspace_name: 'default', name: `${type} e2e`, ...c.create }));
     expect(created.status).toBe(200);
     expect(created.body.connector_type).toBe(type);
     const id = created.body.id;

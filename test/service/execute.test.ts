@@ -396,10 +396,13 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       const old = harvestApi().get('/v2/company').reply(200, COMPANY);
       expect((await run(id, { entity: 'company', action: 'get' })).status).toBe(200);
       expect(old.isDone()).toBe(true);
+      // The update runs the connector check (Harvest's company.get) with the new token first.
+      const check = harvestApi('harvest-pat-new-0001').get('/v2/company').reply(200, COMPANY);
       const updated = await a.api.put(`/api/v1/integrations/connectors/${id}`, {
         credentials: { option_title: 'Personal Access Token', api_token: 'harvest-pat-new-0001', account_id: ACCOUNT_ID },
       });
       expect(updated.status).toBe(200);
+      expect(check.isDone()).toBe(true);
       const fresh = harvestApi('harvest-pat-new-0001').get('/v2/company').reply(200, COMPANY);
       expect((await run(id, { entity: 'company', action: 'get' })).status).toBe(200);
       expect(fresh.isDone()).toBe(true);

@@ -524,7 +524,7 @@ describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => 
       form('f-nps', 'Product feedback', { fields: [{ id: 'q1', title: 'How likely are you to recommend us?', type: 'opinion_scale' }] }),
     ];
     upstream.responses = new Map();
-    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors', {
+    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/connectors?check=false', {
       workspace_name: 'default',
       connector_type: 'typeform',
       name: 'Typeform',

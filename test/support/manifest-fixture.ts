@@ -22,6 +22,7 @@ auth:
       account: { description: Account id, secret: false }
 pagination:
   pages: { style: cursor, cursor_param: cursor, next_cursor: body.next, block: { next: body.next } }
+check: { entity: widgets, action: list, params: { cursor: start }, doc: "https://acme.example/docs" }
 entities:
   widgets:
     description: Widgets.

@@ -11,7 +11,7 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 /** The environment of a child: ours without the service settings, plus `env` (undefined removes a variable). */
 export function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['HOST', 'PORT', 'DATA_DIR', 'DATABASE_URL', 'SWITCHYARD_MASTER_KEY', 'SWITCHYARD_NEW_MASTER_KEY', 'UPSTREAM_BASE_URLS', 'LOG_LEVEL', 'TOKEN_TTL_SECONDS', 'BODY_LIMIT_BYTES', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_RETRIES', 'SWITCHYARD_OPERATOR_TOKEN', 'SWITCHYARD_URL', 'METRICS_TOKEN', 'STORE_WAIT_SECONDS']) {
+  for (const name of ['HOST', 'PORT', 'DATA_DIR', 'DATABASE_URL', 'SWITCHYARD_MASTER_KEY', 'SWITCHYARD_NEW_MASTER_KEY', 'UPSTREAM_BASE_URLS', 'LOG_LEVEL', 'TOKEN_TTL_SECONDS', 'SCOPED_TOKEN_TTL_SECONDS', 'BODY_LIMIT_BYTES', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_RETRIES', 'SWITCHYARD_OPERATOR_TOKEN', 'SWITCHYARD_URL', 'METRICS_TOKEN', 'STORE_WAIT_SECONDS']) {
     delete result[name];
   }
   for (const [name, value] of Object.entries(env)) {

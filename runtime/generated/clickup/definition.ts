@@ -171,6 +171,12 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "ClickUp API v2 calls a Workspace a \"team\": team_id (and workspace_id for docs) is the Workspace ID from teams.list. The hierarchy is teams -> spaces (team_id) -> folders (space_id) -> lists (folder_id) -> tasks (list_id). Task lists and tasks.api_search return up to 100 tasks per page, pages are 0-based: merge next_params (page) into the next call; next_params is absent once last_page is true. tasks.api_search filters tasks across the whole Workspace (statuses, assignees, tags, list_ids, space_ids, dates as Unix milliseconds, include_closed). Dates in records are Unix milliseconds as strings. comments.list returns the 25 newest comments of a task; pass start (the date of the oldest comment received) and start_id (its id) to get older ones. comments.get returns the threaded replies of one comment (ClickUp has no endpoint that reads a single comment). view_tasks.get (and list) return the tasks a saved view shows. time_tracking.list defaults to the last 30 days of the authenticated user; pass start_date/end_date (Unix ms) and assignee (user IDs, comma-separated, admins only) to widen it. ClickUp allows 100 requests per minute per token on Free, Unlimited and Business plans (more on higher plans).",
+  "check": {
+    "entity": "user",
+    "action": "get",
+    "params": {},
+    "doc": "https://developer.clickup.com/reference/getauthorizeduser"
+  },
   "entities": {
     "user": {
       "name": "user",

@@ -166,6 +166,14 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Set config api_host to api-eu.customer.io for an EU workspace (default api.customer.io, US). Most lists return everything at once (campaigns, segments, snippets, collections, reporting webhooks, exports, transactional messages and their contents). campaign_actions (10 per page), newsletters, messages, activities and sender_identities are paged: the pagination block is next (the page token, empty on the last page) and next_params carries it back as start; merge next_params into the same call to continue. campaign_actions.list needs campaign_id (campaigns.list gives the IDs); each action is a workflow tile with type (email, webhook, twilio, push, in_app, slack, whatsapp...), subject and body. Campaign state is draft, active (Customer.io reports it as running) or stopped; an action's sending_state is automatic (sends on its own) or draft (waits in drafts). transactional_email, transactional_sms, transactional_push and transactional_inbox_message create SENDS: each call delivers a real message to the person in identifiers and is never retried; use a transactional_message_id from transactional_messages.list. broadcast_trigger.create starts an API-triggered broadcast (broadcast_id is the broadcast's campaign ID) to its default audience or to one of recipients, ids, emails, per_user_data or data_file_url, and returns the trigger id whose status broadcast_trigger.get reads; Customer.io accepts one trigger per 10 seconds. The App API allows 10 requests per second (429 above that).",
+  "check": {
+    "entity": "sender_identities",
+    "action": "list",
+    "params": {
+      "limit": 1
+    },
+    "doc": "https://docs.customer.io/integrations/api/app/tag/sender-identities/listSenders/"
+  },
   "entities": {
     "campaigns": {
       "name": "campaigns",

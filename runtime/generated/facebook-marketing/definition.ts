@@ -162,6 +162,14 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "account_id is the numeric ad account ID without the act_ prefix (ad_accounts.list returns it as account_id; id carries the prefix). Graph API reads return only the fields asked for: every list and get sends a useful default `fields` list, and a comma-separated `fields` replaces it (nested fields use braces, e.g. creative{id,name}). Lists return 25 records by default (`limit` changes it); to walk pages merge next_params (after) into the next call - the pagination block's `after` is null on the last page. Budgets and bid amounts are integers in the account currency's minor unit (cents). Campaign create needs name, objective and special_ad_categories ([] or [\"NONE\"] when none applies) and returns { id }; updates return { success: true }. Create new objects PAUSED and activate them when reviewed. ads_insights needs a date_preset (e.g. last_7d) or a time_range {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"}; level picks account, campaign, adset or ad rows. ad_library searches the public Ad Library and always needs ad_reached_countries.",
+  "check": {
+    "entity": "current_user",
+    "action": "get",
+    "params": {
+      "fields": "id"
+    },
+    "doc": "https://developers.facebook.com/docs/graph-api/reference/user/"
+  },
   "entities": {
     "current_user": {
       "name": "current_user",

@@ -171,6 +171,12 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "List actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.",
+  "check": {
+    "entity": "company",
+    "action": "get",
+    "params": {},
+    "doc": "https://help.getharvest.com/api-v2/company-api/company/company/"
+  },
   "entities": {
     "users": {
       "name": "users",

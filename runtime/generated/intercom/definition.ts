@@ -114,6 +114,12 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Requests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).",
+  "check": {
+    "entity": "admins",
+    "action": "list",
+    "params": {},
+    "doc": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Admins/listAdmins/"
+  },
   "entities": {
     "contacts": {
       "name": "contacts",

@@ -98,6 +98,14 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Issue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.",
+  "check": {
+    "entity": "users",
+    "action": "list",
+    "params": {
+      "maxResults": 1
+    },
+    "doc": "https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/"
+  },
   "entities": {
     "issues": {
       "name": "issues",

@@ -108,6 +108,14 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",
+  "check": {
+    "entity": "lists",
+    "action": "list",
+    "params": {
+      "page[size]": 1
+    },
+    "doc": "https://developers.klaviyo.com/en/reference/get_lists"
+  },
   "entities": {
     "profiles": {
       "name": "profiles",

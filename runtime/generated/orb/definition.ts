@@ -75,6 +75,14 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Lists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).",
+  "check": {
+    "entity": "customers",
+    "action": "list",
+    "params": {
+      "limit": 1
+    },
+    "doc": "https://docs.withorb.com/api-reference/customer/list-customers"
+  },
   "entities": {
     "customers": {
       "name": "customers",

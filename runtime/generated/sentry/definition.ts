@@ -108,6 +108,12 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",
+  "check": {
+    "entity": "organizations",
+    "action": "list",
+    "params": {},
+    "doc": "https://docs.sentry.io/api/users/list-your-organizations/"
+  },
   "entities": {
     "organizations": {
       "name": "organizations",

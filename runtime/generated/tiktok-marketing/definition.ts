@@ -15,6 +15,10 @@ export const definition: ConnectorDefinition = {
       "url": "https://ads.tiktok.com/marketing_api/docs?id=1738373164380162"
     },
     {
+      "title": "Get authorized user info (GET /user/info/)",
+      "url": "https://business-api.tiktok.com/portal/docs?id=1739665513574402"
+    },
+    {
       "title": "Get ad account details (GET /advertiser/info/)",
       "url": "https://business-api.tiktok.com/portal/docs?id=1739593083610113"
     },
@@ -94,7 +98,69 @@ export const definition: ConnectorDefinition = {
     ]
   },
   "guidance": "Start with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.",
+  "check": {
+    "entity": "user",
+    "action": "get",
+    "params": {},
+    "doc": "https://business-api.tiktok.com/portal/docs?id=1739665513574402"
+  },
   "entities": {
+    "user": {
+      "name": "user",
+      "description": "The TikTok for Business user who authorized the app (the owner of the access token).",
+      "record": {
+        "singleton": true,
+        "idField": "core_user_id",
+        "fields": {
+          "core_user_id": {
+            "type": "string"
+          },
+          "display_name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "email": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "avatar_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "create_time": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix seconds."
+          }
+        }
+      },
+      "search": {
+        "fields": [],
+        "semantic": []
+      },
+      "actions": {
+        "get": {
+          "name": "get",
+          "description": "Get the user who authorized the app (GET /user/info/); the connector check calls it.",
+          "method": "GET",
+          "path": "/user/info/",
+          "params": {},
+          "recordPath": "data",
+          "guards": [],
+          "result": "one",
+          "idempotent": true,
+          "destructive": false
+        }
+      }
+    },
     "advertisers": {
       "name": "advertisers",
       "description": "Advertiser (ad) accounts the access token may manage, with their status, currency, time zone and balance.",

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "tiktok-marketing",
   "title": "TikTok Marketing connector",
   "summary": "TikTok API for Business (Marketing API v1.3): read advertiser accounts and, per advertiser, their campaigns, ad groups, ads, custom audiences, Asset Library images and videos and Spark Ads posts, the product catalogs of a Business Center, and synchronous Basic reports (daily per advertiser, campaign, ad group and ad, hourly and lifetime per ad). Lists page with page and page_size and return TikTok's page_info. Authenticates with a TikTok for Business access token sent in the Access-Token header.",
-  "version": "3f0d30a2a012",
+  "version": "c27d0f59f13e",
   "tags": [
     "tiktok-marketing",
     "short-video advertising"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "TikTok Marketing connector",
       "summary": "TikTok API for Business (Marketing API v1.3): read advertiser accounts and, per advertiser, their campaigns, ad groups, ads, custom audiences, Asset Library images and videos and Spark Ads posts, the product catalogs of a Business Center, and synchronous Basic reports (daily per advertiser, campaign, ad group and ad, hourly and lifetime per ad). Lists page with page and page_size and return TikTok's page_info. Authenticates with a TikTok for Business access token sent in the Access-Token header.",
-      "markdown": "# TikTok Marketing\n\nTikTok API for Business (Marketing API v1.3): read advertiser accounts and, per advertiser, their campaigns, ad groups, ads, custom audiences, Asset Library images and videos and Spark Ads posts, the product catalogs of a Business Center, and synchronous Basic reports (daily per advertiser, campaign, ad group and ad, hourly and lifetime per ad). Lists page with page and page_size and return TikTok's page_info. Authenticates with a TikTok for Business access token sent in the Access-Token header.\n\n- Connector type: `tiktok-marketing`\n- Category: short-video advertising\n- Definition ID: `4bfac00d-ce15-44ff-95b9-9e3c3e8fbd35`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('tiktok-marketing', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nStart with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| advertisers | list | Advertiser (ad) accounts the access token may manage, with their status, currency, time zone and balance. |\n| campaigns | list | Campaigns of an advertiser (objective, budget and status). |\n| ad_groups | list | Ad groups of an advertiser (placement, targeting, budget, schedule and bidding of a set of ads). |\n| ads | list | Ads of an advertiser (creative, text, call to action and status). Their text and name are searchable by meaning. |\n| audiences | list | Custom audiences of an advertiser (customer file, engagement, app, website, lookalike and others). |\n| creative_assets_images | list | Images in the Asset Library of an advertiser (the image_url is valid for one hour). |\n| creative_assets_videos | list | Videos in the Asset Library of an advertiser (preview and cover URLs are temporary). |\n| spark_ads | list | Spark Ads posts (organic TikTok posts authorized to an advertiser), each {item_info, auth_info, video_info, user_info}, identified by item_info.item_id. |\n| catalogs | list | Product catalogs of a Business Center (type, region, currency and ad eligibility). |\n| advertisers_reports_daily | list | Daily Basic report of an advertiser (one row per day), {dimensions: {advertiser_id, stat_time_day}, metrics}. |\n| campaigns_reports_daily | list | Daily Basic report per campaign, {dimensions: {campaign_id, stat_time_day}, metrics}. |\n| ad_groups_reports_daily | list | Daily Basic report per ad group, {dimensions: {adgroup_id, stat_time_day}, metrics}. |\n| ads_reports_daily | list | Daily Basic report per ad, {dimensions: {ad_id, stat_time_day}, metrics}. |\n| ads_reports_hourly | list | Hourly Basic report per ad, {dimensions: {ad_id, stat_time_hour}, metrics}. |\n| ads_reports_lifetime | list | Lifetime Basic report per ad (metrics since the ad started), {dimensions: {ad_id}, metrics}. |\n\n## Vendor documentation\n\n- [Authentication (Access-Token header)](https://ads.tiktok.com/marketing_api/docs?id=1738373164380162)\n- [Get ad account details (GET /advertiser/info/)](https://business-api.tiktok.com/portal/docs?id=1739593083610113)\n- [Get campaigns (GET /campaign/get/)](https://business-api.tiktok.com/portal/docs?id=1739315828649986)\n- [Get ad groups (GET /adgroup/get/)](https://business-api.tiktok.com/portal/docs?id=1739314558673922)\n- [Get ads (GET /ad/get/)](https://business-api.tiktok.com/portal/docs?id=1735735588640770)\n- [Get all audiences (GET /dmp/custom_audience/list/)](https://business-api.tiktok.com/portal/docs?id=1739940506015746)\n- [Search images (GET /file/image/ad/search/)](https://business-api.tiktok.com/portal/docs?id=1740052016789506)\n- [Search videos (GET /file/video/ad/search/)](https://business-api.tiktok.com/portal/docs?id=1740050472224769)\n- [Get Spark Ads posts (GET /tt_video/list/)](https://business-api.tiktok.com/portal/docs?id=1738376465972226)\n- [Get catalogs (GET /catalog/get/)](https://business-api.tiktok.com/portal/docs?id=1740315452868610)\n- [Run a synchronous report (GET /report/integrated/get/)](https://business-api.tiktok.com/portal/docs?id=1740302848100353)\n",
+      "markdown": "# TikTok Marketing\n\nTikTok API for Business (Marketing API v1.3): read advertiser accounts and, per advertiser, their campaigns, ad groups, ads, custom audiences, Asset Library images and videos and Spark Ads posts, the product catalogs of a Business Center, and synchronous Basic reports (daily per advertiser, campaign, ad group and ad, hourly and lifetime per ad). Lists page with page and page_size and return TikTok's page_info. Authenticates with a TikTok for Business access token sent in the Access-Token header.\n\n- Connector type: `tiktok-marketing`\n- Category: short-video advertising\n- Definition ID: `4bfac00d-ce15-44ff-95b9-9e3c3e8fbd35`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('tiktok-marketing', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nStart with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| user | get | The TikTok for Business user who authorized the app (the owner of the access token). |\n| advertisers | list | Advertiser (ad) accounts the access token may manage, with their status, currency, time zone and balance. |\n| campaigns | list | Campaigns of an advertiser (objective, budget and status). |\n| ad_groups | list | Ad groups of an advertiser (placement, targeting, budget, schedule and bidding of a set of ads). |\n| ads | list | Ads of an advertiser (creative, text, call to action and status). Their text and name are searchable by meaning. |\n| audiences | list | Custom audiences of an advertiser (customer file, engagement, app, website, lookalike and others). |\n| creative_assets_images | list | Images in the Asset Library of an advertiser (the image_url is valid for one hour). |\n| creative_assets_videos | list | Videos in the Asset Library of an advertiser (preview and cover URLs are temporary). |\n| spark_ads | list | Spark Ads posts (organic TikTok posts authorized to an advertiser), each {item_info, auth_info, video_info, user_info}, identified by item_info.item_id. |\n| catalogs | list | Product catalogs of a Business Center (type, region, currency and ad eligibility). |\n| advertisers_reports_daily | list | Daily Basic report of an advertiser (one row per day), {dimensions: {advertiser_id, stat_time_day}, metrics}. |\n| campaigns_reports_daily | list | Daily Basic report per campaign, {dimensions: {campaign_id, stat_time_day}, metrics}. |\n| ad_groups_reports_daily | list | Daily Basic report per ad group, {dimensions: {adgroup_id, stat_time_day}, metrics}. |\n| ads_reports_daily | list | Daily Basic report per ad, {dimensions: {ad_id, stat_time_day}, metrics}. |\n| ads_reports_hourly | list | Hourly Basic report per ad, {dimensions: {ad_id, stat_time_hour}, metrics}. |\n| ads_reports_lifetime | list | Lifetime Basic report per ad (metrics since the ad started), {dimensions: {ad_id}, metrics}. |\n\n## Vendor documentation\n\n- [Authentication (Access-Token header)](https://ads.tiktok.com/marketing_api/docs?id=1738373164380162)\n- [Get authorized user info (GET /user/info/)](https://business-api.tiktok.com/portal/docs?id=1739665513574402)\n- [Get ad account details (GET /advertiser/info/)](https://business-api.tiktok.com/portal/docs?id=1739593083610113)\n- [Get campaigns (GET /campaign/get/)](https://business-api.tiktok.com/portal/docs?id=1739315828649986)\n- [Get ad groups (GET /adgroup/get/)](https://business-api.tiktok.com/portal/docs?id=1739314558673922)\n- [Get ads (GET /ad/get/)](https://business-api.tiktok.com/portal/docs?id=1735735588640770)\n- [Get all audiences (GET /dmp/custom_audience/list/)](https://business-api.tiktok.com/portal/docs?id=1739940506015746)\n- [Search images (GET /file/image/ad/search/)](https://business-api.tiktok.com/portal/docs?id=1740052016789506)\n- [Search videos (GET /file/video/ad/search/)](https://business-api.tiktok.com/portal/docs?id=1740050472224769)\n- [Get Spark Ads posts (GET /tt_video/list/)](https://business-api.tiktok.com/portal/docs?id=1738376465972226)\n- [Get catalogs (GET /catalog/get/)](https://business-api.tiktok.com/portal/docs?id=1740315452868610)\n- [Run a synchronous report (GET /report/integrated/get/)](https://business-api.tiktok.com/portal/docs?id=1740302848100353)\n",
       "blocks": [
         {
           "type": "heading",
@@ -60,6 +60,11 @@ export const skillDocs: SkillDocs = {
             "Description"
           ],
           "rows": [
+            [
+              "user",
+              "get",
+              "The TikTok for Business user who authorized the app (the owner of the access token)."
+            ],
             [
               "advertisers",
               "list",
@@ -146,6 +151,7 @@ export const skillDocs: SkillDocs = {
           "type": "list",
           "items": [
             "[Authentication (Access-Token header)](https://ads.tiktok.com/marketing_api/docs?id=1738373164380162)",
+            "[Get authorized user info (GET /user/info/)](https://business-api.tiktok.com/portal/docs?id=1739665513574402)",
             "[Get ad account details (GET /advertiser/info/)](https://business-api.tiktok.com/portal/docs?id=1739593083610113)",
             "[Get campaigns (GET /campaign/get/)](https://business-api.tiktok.com/portal/docs?id=1739315828649986)",
             "[Get ad groups (GET /adgroup/get/)](https://business-api.tiktok.com/portal/docs?id=1739314558673922)",
@@ -200,6 +206,61 @@ export const skillDocs: SkillDocs = {
               "TikTok for Business access token of an authorized developer app."
             ]
           ]
+        }
+      ]
+    },
+    {
+      "id": "user.get",
+      "title": "user.get",
+      "summary": "Get the user who authorized the app (GET /user/info/); the connector check calls it.",
+      "markdown": "# user.get\n\nGet the user who authorized the app (GET /user/info/); the connector check calls it.\n\n`GET /user/info/` returns one user record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `core_user_id` (string)\n- `display_name` (string or null)\n- `email` (string or null)\n- `avatar_url` (string or null)\n- `create_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
+      "blocks": [
+        {
+          "type": "heading",
+          "text": "user.get",
+          "level": 1
+        },
+        {
+          "type": "paragraph",
+          "text": "Get the user who authorized the app (GET /user/info/); the connector check calls it."
+        },
+        {
+          "type": "paragraph",
+          "text": "`GET /user/info/` returns one user record."
+        },
+        {
+          "type": "heading",
+          "text": "Parameters",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "This action takes no parameters."
+        },
+        {
+          "type": "heading",
+          "text": "Record fields",
+          "level": 2
+        },
+        {
+          "type": "list",
+          "items": [
+            "`core_user_id` (string)",
+            "`display_name` (string or null)",
+            "`email` (string or null)",
+            "`avatar_url` (string or null)",
+            "`create_time` (integer or null)"
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "Example",
+          "level": 2
+        },
+        {
+          "type": "code",
+          "language": "json",
+          "code": "{\n  \"entity\": \"user\",\n  \"action\": \"get\",\n  \"params\": {}\n}"
         }
       ]
     },

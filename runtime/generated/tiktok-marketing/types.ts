@@ -3,6 +3,21 @@ import type { Connector, ExecuteResult } from '../../connector.js';
 
 type PaginationValue = string | number | boolean | null;
 
+/** The TikTok for Business user who authorized the app (the owner of the access token). */
+export interface TiktokMarketingUserRecord {
+  [field: string]: unknown;
+  core_user_id: string;
+  display_name: string | null;
+  email: string | null;
+  avatar_url: string | null;
+  /** Unix seconds. */
+  create_time: number | null;
+}
+
+/** Get the user who authorized the app (GET /user/info/); the connector check calls it. */
+export interface TiktokMarketingUserGetParams {
+}
+
 /** Advertiser (ad) accounts the access token may manage, with their status, currency, time zone and balance. */
 export interface TiktokMarketingAdvertisersRecord {
   [field: string]: unknown;
@@ -517,6 +532,9 @@ export interface TiktokMarketingAdsReportsLifetimeListPagination {
 }
 
 export type TiktokMarketingFacade = {
+  user: {
+    get(params?: TiktokMarketingUserGetParams): Promise<ExecuteResult<TiktokMarketingUserRecord, never>>;
+  };
   advertisers: {
     list(params: TiktokMarketingAdvertisersListParams): Promise<ExecuteResult<TiktokMarketingAdvertisersRecord[], never>>;
   };
@@ -566,6 +584,9 @@ export type TiktokMarketingFacade = {
 
 /** Typed access to every TikTok Marketing entity and action. */
 export const tiktokMarketingFacade = (connector: Connector): TiktokMarketingFacade => ({
+  user: {
+    get: (params = {}) => connector.execute<TiktokMarketingUserRecord, never>("user", "get", { ...params }),
+  },
   advertisers: {
     list: (params) => connector.execute<TiktokMarketingAdvertisersRecord[], never>("advertisers", "list", { ...params }),
   },

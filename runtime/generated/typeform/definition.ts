@@ -74,6 +74,14 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. Typeform allows two requests per second per account (429 above that).",
+  "check": {
+    "entity": "forms",
+    "action": "list",
+    "params": {
+      "page_size": 1
+    },
+    "doc": "https://www.typeform.com/developers/create/reference/retrieve-forms/"
+  },
   "entities": {
     "forms": {
       "name": "forms",

@@ -106,6 +106,12 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
+  "check": {
+    "entity": "accounts",
+    "action": "get",
+    "params": {},
+    "doc": "https://developer.zendesk.com/api-reference/live-chat/chat-api/accounts/"
+  },
   "entities": {
     "accounts": {
       "name": "accounts",

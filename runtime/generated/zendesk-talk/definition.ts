@@ -114,6 +114,12 @@ export const definition: ConnectorDefinition = {
     }
   ],
   "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
+  "check": {
+    "entity": "phone_numbers",
+    "action": "list",
+    "params": {},
+    "doc": "https://developer.zendesk.com/api-reference/voice/talk-api/phone_numbers/"
+  },
   "entities": {
     "phone_numbers": {
       "name": "phone_numbers",
