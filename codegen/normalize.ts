@@ -104,6 +104,18 @@ function normalizeAuth(raw: RawAuthOption): AuthOption {
         extraTokenParams: raw.extra_token_params ?? {},
         tokenHeaders: raw.token_headers ?? {},
         keep: raw.keep ?? [],
+        ...(raw.authorization_code !== undefined && {
+          authorizationCode: {
+            authorizationUrl: raw.authorization_code.authorization_url,
+            scopes: raw.authorization_code.scopes ?? [],
+            scopeSeparator: raw.authorization_code.scope_separator ?? ' ',
+            pkce: raw.authorization_code.pkce ?? false,
+            extraParams: raw.authorization_code.extra_params ?? {},
+            fromCallback: raw.authorization_code.from_callback ?? {},
+            fromToken: raw.authorization_code.from_token ?? {},
+            docs: raw.authorization_code.docs,
+          },
+        }),
       };
   }
 }

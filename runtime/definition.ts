@@ -129,7 +129,25 @@ export type AuthOption =
       extraTokenParams: Record<string, string>;
       tokenHeaders: Record<string, string>;
       keep: string[];
+      /** The vendor's authorization-code flow that obtains the refresh token (run by the hosted connect page). */
+      authorizationCode?: AuthorizationCodeFlow;
     });
+
+/** An OAuth 2.0 authorization-code flow declared in a manifest (key authorization_code). */
+export interface AuthorizationCodeFlow {
+  /** Consent page URL; may hold {{config.X}} templates. */
+  authorizationUrl: string;
+  scopes: string[];
+  scopeSeparator: string;
+  /** Send an S256 code_challenge and the code_verifier (RFC 7636). */
+  pkce: boolean;
+  extraParams: Record<string, string>;
+  /** Credential field -> query parameter of the redirect back (first capture group of pattern, else the whole value). */
+  fromCallback: Record<string, { param: string; pattern?: string }>;
+  /** Credential field -> string value of the token response. */
+  fromToken: Record<string, string>;
+  docs: string;
+}
 
 export interface ConfigField {
   description: string;

@@ -71,6 +71,18 @@ export interface RawAuthOption {
   extra_token_params?: Record<string, string>;
   token_headers?: Record<string, string>;
   keep?: string[];
+  authorization_code?: RawAuthorizationCode;
+}
+
+export interface RawAuthorizationCode {
+  authorization_url: string;
+  scopes?: string[];
+  scope_separator?: string;
+  pkce?: boolean;
+  extra_params?: Record<string, string>;
+  from_callback?: Record<string, { param: string; pattern?: string }>;
+  from_token?: Record<string, string>;
+  docs: string;
 }
 
 export interface RawManifest {

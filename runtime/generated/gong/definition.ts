@@ -99,7 +99,21 @@ export const definition: ConnectorDefinition = {
       "tokenHeaders": {},
       "keep": [
         "api_base_url_for_customer"
-      ]
+      ],
+      "authorizationCode": {
+        "authorizationUrl": "https://app.gong.io/oauth2/authorize",
+        "scopes": [
+          "api:users:read",
+          "api:calls:read:basic",
+          "api:calls:read:extensive"
+        ],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://help.gong.io/docs/create-an-app-for-gong"
+      }
     }
   ],
   "entities": {

@@ -77,7 +77,19 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer",
       "extraTokenParams": {},
       "tokenHeaders": {},
-      "keep": []
+      "keep": [],
+      "authorizationCode": {
+        "authorizationUrl": "https://linear.app/oauth/authorize",
+        "scopes": [
+          "read"
+        ],
+        "scopeSeparator": ",",
+        "pkce": true,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://linear.app/developers/oauth-2-0-authentication"
+      }
     }
   ],
   "entities": {

@@ -167,7 +167,19 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer",
       "extraTokenParams": {},
       "tokenHeaders": {},
-      "keep": []
+      "keep": [],
+      "authorizationCode": {
+        "authorizationUrl": "https://api.notion.com/v1/oauth/authorize",
+        "scopes": [],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {
+          "owner": "user"
+        },
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developers.notion.com/guides/get-started/authorization"
+      }
     }
   ],
   "entities": {

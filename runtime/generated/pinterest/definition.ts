@@ -65,7 +65,23 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer",
       "extraTokenParams": {},
       "tokenHeaders": {},
-      "keep": []
+      "keep": [],
+      "authorizationCode": {
+        "authorizationUrl": "https://www.pinterest.com/oauth/",
+        "scopes": [
+          "ads:read",
+          "boards:read",
+          "pins:read",
+          "catalogs:read",
+          "user_accounts:read"
+        ],
+        "scopeSeparator": ",",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/"
+      }
     }
   ],
   "entities": {

@@ -198,7 +198,22 @@ export const definition: ConnectorDefinition = {
       "tokenHeaders": {},
       "keep": [
         "instance_url"
-      ]
+      ],
+      "authorizationCode": {
+        "authorizationUrl": "https://{{config.login_environment}}.salesforce.com/services/oauth2/authorize",
+        "scopes": [
+          "api",
+          "refresh_token"
+        ],
+        "scopeSeparator": " ",
+        "pkce": true,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {
+          "instance_url": "instance_url"
+        },
+        "docs": "https://help.salesforce.com/s/articleView?id=xcloud.remoteaccess_oauth_web_server_flow.htm&type=5"
+      }
     }
   ],
   "entities": {

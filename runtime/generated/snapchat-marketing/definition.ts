@@ -93,7 +93,19 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer",
       "extraTokenParams": {},
       "tokenHeaders": {},
-      "keep": []
+      "keep": [],
+      "authorizationCode": {
+        "authorizationUrl": "https://accounts.snapchat.com/login/oauth2/authorize",
+        "scopes": [
+          "snapchat-marketing-api"
+        ],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developers.snap.com/api/marketing-api/Ads-API/authentication"
+      }
     }
   ],
   "entities": {
