@@ -23,6 +23,8 @@ export interface ConnectorOptions {
   http?: Partial<HttpOptions>;
   /** Called after every OAuth refresh; `rotated` tells whether a new refresh token must be persisted. */
   onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>;
+  /** Replaces the scheme, host and port of the OAuth token URL (a vendor sandbox or a test double). */
+  oauthServerUrl?: string;
 }
 
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
@@ -108,7 +110,7 @@ export class Connector {
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
     this.redact = redactor(() => this.authenticator.secrets());
-    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh);
+    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh, options.oauthServerUrl);
   }
 
   get authOptionTitle(): string {

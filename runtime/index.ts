@@ -23,6 +23,7 @@ export function createConnector(connectorType: string, options: ConnectorOptions
   return new Connector(module, options);
 }
 
+export { withOrigin } from './auth/oauth2.js';
 export { Connector, type ConnectorModule, type ConnectorOptions, type ExecuteResult } from './connector.js';
 export type { TokenRefresh } from './auth/oauth2.js';
 export type * from './definition.js';

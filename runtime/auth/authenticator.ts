@@ -21,9 +21,10 @@ export class Authenticator {
     http: HttpOptions,
     redact: Redactor,
     onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
+    oauthServerUrl?: string,
   ) {
     if (option.type === 'oauth2_refresh') {
-      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh);
+      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh, oauthServerUrl);
     }
   }
 

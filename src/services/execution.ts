@@ -100,6 +100,7 @@ class ConnectorInstances {
     const credentials = openCredentials(ctx.keyring, row.id, row);
     let refreshToken = credentials.refresh_token;
     const baseUrl = ctx.config.upstreamBaseUrls[row.connector_type];
+    const oauthServerUrl = ctx.config.oauthServerUrls?.[row.connector_type];
     const http = {
       ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }),
       ...(ctx.config.upstreamRetries !== undefined && { retries: ctx.config.upstreamRetries }),
@@ -108,6 +109,7 @@ class ConnectorInstances {
       credentials: { ...credentials, option_title: row.auth_option },
       config: row.config,
       ...(baseUrl !== undefined && { baseUrl }),
+      ...(oauthServerUrl !== undefined && { oauthServerUrl }),
       http,
       onTokenRefresh: async (refresh) => {
         if (!refresh.rotated || refreshToken === undefined) return;
