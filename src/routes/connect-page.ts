@@ -172,7 +172,8 @@ ${credentials}
 </form>
 </section>`;
   });
-  const body = input.options.length === 0 ? `<p>${e(input.displayName)} cannot be connected from this page yet.</p>` : sections.join('\n');
+  const unplaced = input.error !== undefined && !input.options.some((option) => option.title === input.error?.optionTitle) ? errorSummary(input.error) : '';
+  const body = `${unplaced}\n${input.options.length === 0 ? `<p>${e(input.displayName)} cannot be connected from this page yet.</p>` : sections.join('\n')}`;
   return layout(`Connect ${input.displayName}`, `<h1><img src="${e(input.icon)}" alt="" width="32" height="32"> Connect ${e(input.displayName)}</h1>\n${body}`);
 }
 
