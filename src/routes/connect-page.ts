@@ -56,6 +56,12 @@ export function templateListPage(workspaceName: string, links: TemplateLink[]): 
 
 type Schema = JsonObject;
 
+/** A field name as a label: api_token -> "Api token". */
+function humanize(name: string): string {
+  const words = name.replace(/_/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 function text(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
@@ -73,7 +79,7 @@ function schemaFields(schema: Schema, prefix: string, idPrefix: string, values: 
       const attributes = [`id="${e(id)}"`, `name="${e(`${prefix}${name}`)}"`];
       if (isRequired) attributes.push('required', 'aria-required="true"');
       if (description !== undefined) attributes.push(`aria-describedby="${e(`${id}-desc`)}"`);
-      const label = `<label for="${e(id)}">${e(text(property.title) ?? name)}${isRequired ? ' <span class="required">(required)</span>' : ''}</label>`;
+      const label = `<label for="${e(id)}">${e(humanize(text(property.title) ?? name))}${isRequired ? ' <span class="required">(required)</span>' : ''}</label>`;
       const help = description === undefined ? '' : `<p class="help" id="${e(`${id}-desc`)}">${e(description)}</p>`;
       let control: string;
       const options = Array.isArray(property.enum) ? property.enum.filter((v): v is string => typeof v === 'string') : undefined;
@@ -165,7 +171,7 @@ ${common}
 ${nameField}
 ${settings}
 <fieldset>
-<legend>${e(option.title)}</legend>
+<legend>Credentials</legend>
 ${credentials}
 </fieldset>
 <button type="submit">Connect</button>
