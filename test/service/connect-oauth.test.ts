@@ -162,6 +162,26 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
     expect((await service.store.db.selectFrom('connectors').select('id').execute()).length).toBe(before);
   });
 
+  it('fills a credential from the redirect back: Harvest\'s account id from scope=harvest:<id>', async () => {
+    const harvestAuth = await startFakeAuthorizationServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, instanceUrl: 'https://unused.example.com', callbackParams: { scope: 'harvest:5551234' } });
+    try {
+      service.config.oauthServerUrls = { ...service.config.oauthServerUrls, harvest: harvestAuth.url };
+      await tenant.api.put('/api/v1/oauth/credentials', { connector_type: 'harvest', configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } });
+      const template = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', { actor_definition_id: connectorModules.harvest!.definition.definitionId, partial_default_config: {} });
+      const start = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: template.body.id, option_title: 'OAuth2.0' }));
+      const authorizeUrl = new URL(start.headers.get('location') ?? '');
+      expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${harvestAuth.url}/oauth2/authorize`);
+      expect(authorizeUrl.searchParams.has('code_challenge')).toBe(false);
+      const done = await fetch(await consent(authorizeUrl));
+      const connectorId = attribute(await done.text(), 'data-connector-id') as string;
+      expect(harvestAuth.requests.find((r) => r.body.grant_type === 'authorization_code')?.path).toBe('/api/v2/oauth2/token');
+      const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', connectorId).executeTakeFirstOrThrow();
+      expect(openCredentials(service.keyring, row.id, row)).toEqual({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: harvestAuth.refreshToken, access_token: 'sf-access-1', account_id: '5551234' });
+    } finally {
+      await harvestAuth.close();
+    }
+  });
+
   it('refuses a return address that is not on the list and a consent without the organization\'s OAuth app', async () => {
     const notListed = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', redirect_uri: 'https://evil.example.net/x' }));
     expect(notListed.status).toBe(400);

@@ -57,7 +57,11 @@ export interface FakeAuthorizationServer {
   close(): Promise<void>;
 }
 
-export async function startFakeAuthorizationServer(options: { clientId: string; clientSecret: string; instanceUrl: string }): Promise<FakeAuthorizationServer> {
+/**
+ * Any path ending in /authorize is the consent page and any ending in /token the token endpoint, so one fake
+ * serves every vendor's layout. `callbackParams` are added to the redirect back (Harvest's scope=harvest:ID).
+ */
+export async function startFakeAuthorizationServer(options: { clientId: string; clientSecret: string; instanceUrl: string; callbackParams?: Record<string, string> }): Promise<FakeAuthorizationServer> {
   const codes = new Map<string, IssuedCode>();
   const requests: RecordedRequest[] = [];
   const accessTokens: string[] = [];
@@ -73,7 +77,7 @@ export async function startFakeAuthorizationServer(options: { clientId: string; 
     const text = await readBody(request);
     const body = Object.fromEntries(new URLSearchParams(text));
     requests.push({ method: request.method ?? 'GET', path: url.pathname, query, headers: request.headers, body });
-    if (request.method === 'GET' && url.pathname === '/services/oauth2/authorize') {
+    if (request.method === 'GET' && url.pathname.endsWith('/authorize')) {
       if (query.response_type !== 'code' || query.client_id !== options.clientId || !query.redirect_uri || !query.state) {
         response.writeHead(400, { 'content-type': 'text/plain' }).end('invalid authorization request');
         return;
@@ -83,6 +87,7 @@ export async function startFakeAuthorizationServer(options: { clientId: string; 
       const allow = new URL(query.redirect_uri);
       allow.searchParams.set('code', code);
       allow.searchParams.set('state', query.state);
+      for (const [name, value] of Object.entries(options.callbackParams ?? {})) allow.searchParams.set(name, value);
       const deny = new URL(query.redirect_uri);
       deny.searchParams.set('error', 'access_denied');
       deny.searchParams.set('error_description', 'end-user denied authorization');
@@ -93,7 +98,7 @@ export async function startFakeAuthorizationServer(options: { clientId: string; 
       );
       return;
     }
-    if (request.method === 'POST' && url.pathname === '/services/oauth2/token') {
+    if (request.method === 'POST' && url.pathname.endsWith('/token')) {
       if (body.client_id !== options.clientId || body.client_secret !== options.clientSecret) return json(response, 401, { error: 'invalid_client' });
       if (body.grant_type === 'authorization_code') {
         const issued = body.code === undefined ? undefined : codes.get(body.code);
