@@ -21,6 +21,18 @@ import { CONNECT_SCRIPT, CONNECT_STYLES, connectedPage, problemPage, templateLis
 import { errorResponses, uuidSchema } from './shared-schemas.js';
 import { workspaceNameSchema } from './workspaces.js';
 
+/** OpenAPI description of a connect page route: public (the widget token authenticates it), answering HTML. */
+function pageSchema(summary: string, description: string, statuses: Record<number, string>) {
+  const html = { 'text/html': { schema: { type: 'string' } } };
+  return {
+    summary,
+    description,
+    tags: ['Connect page'],
+    security: [],
+    response: Object.fromEntries(Object.entries(statuses).map(([status, text]) => [status, status === '303' ? { description: text, type: 'null' } : { description: text, content: html }])),
+  };
+}
+
 interface WidgetTokenBody {
   workspace_name: string;
   allowed_origin: string;
@@ -284,7 +296,14 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
     reply.type('text/css; charset=utf-8').header('x-content-type-options', 'nosniff').header('cache-control', 'public, max-age=300').send(CONNECT_STYLES),
   );
 
-  app.get<{ Querystring: Record<string, string> }>('/connect', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Querystring: Record<string, string> }>('/connect', {
+    config: { public: true },
+    schema: pageSchema(
+      'The hosted connect page (HTML) for a widget token',
+      'Query: token (required), template or connector_type (open one template), redirect_uri (listed in CONNECT_REDIRECT_URIS). Lists the enabled connectors and renders each credential option; see docs/api-reference.md, "Connect flow".',
+      { 200: 'The page.', 400: 'A redirect_uri that is not allowed.', 401: 'A missing, invalid or expired token.', 404: 'A template or connector type not enabled for the token.' },
+    ),
+  }, async (request, reply) => {
     const { token, template: templateId, connector_type: connectorType, redirect_uri: redirectUri } = request.query;
     const claims = await widgetClaims(request, reply, token);
     if (!claims || token === undefined) return reply;
@@ -327,7 +346,14 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
     return { state, template, form };
   }
 
-  app.post<{ Body: Form }>('/connect/connectors', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Body: Form }>('/connect/connectors', {
+    config: { public: true },
+    schema: pageSchema(
+      'Connect page form: create a connector from typed credentials',
+      'application/x-www-form-urlencoded: token, template, option_title, name, credentials.<field>, settings.<field>, redirect_uri. Creates the connector as POST /api/v1/integrations/connectors does; errors re-render the form.',
+      { 200: 'Connected: the page reports the connector id to the opener.', 400: 'Credentials or settings refused (the form again, with the reasons).', 401: 'A missing, invalid or expired token.', 404: 'A template not enabled for the token.', 422: 'Credentials or settings refused (the form again, with the reasons).' },
+    ),
+  }, async (request, reply) => {
     const context = await formContext(request, reply);
     if (!context) return reply;
     const { state, template, form } = context;
@@ -363,7 +389,14 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
     }
   });
 
-  app.post<{ Body: Form }>('/connect/oauth/start', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+  app.post<{ Body: Form }>('/connect/oauth/start', {
+    config: { public: true },
+    schema: pageSchema(
+      'Connect page form: start the OAuth consent at the vendor',
+      'application/x-www-form-urlencoded: token, template, option_title, name, settings.<field>, redirect_uri. Redirects (303) to the vendor\'s consent page with the organization\'s OAuth app, PKCE where supported and a signed single-use state.',
+      { 303: 'To the vendor\'s consent page.', 400: 'The consent cannot start (e.g. no OAuth app configured): the form again, with the reason.', 401: 'A missing, invalid or expired token.', 404: 'A template not enabled for the token.' },
+    ),
+  }, async (request, reply) => {
     const context = await formContext(request, reply);
     if (!context) return reply;
     const { state, template, form } = context;
@@ -389,7 +422,14 @@ export default async function connectRoutes(app: FastifyInstance): Promise<void>
     }
   });
 
-  app.get<{ Querystring: Record<string, string> }>('/connect/oauth/callback', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Querystring: Record<string, string> }>('/connect/oauth/callback', {
+    config: { public: true },
+    schema: pageSchema(
+      'OAuth redirect URI of the connect page (register <PUBLIC_URL>/connect/oauth/callback with the vendor)',
+      'Checks the signed state, spends the consent once, exchanges the code and creates the connector.',
+      { 200: 'Connected: the page reports the connector id to the opener.', 400: 'A replayed, altered or expired state, a refused consent or a failed code exchange.' },
+    ),
+  }, async (request, reply) => {
     try {
       const result = await completeConsent(app.ctx, request.query);
       const definition = templateDefinition({ id: result.connector.id, definition_id: result.connector.definition_id });
