@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
+import { openCredentials } from '../../src/services/credentials.js';
+import { reencryptCredentials } from '../../src/services/key-rotation.js';
 import { referenceErrors } from '../support/reference-schemas.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
@@ -151,6 +154,14 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
       const live = await service.store.db.selectFrom('oauth_apps').select(['organization_id']).where('deleted_at', 'is', null).execute();
       expect(live).toEqual([{ organization_id: other.organizationId }]);
       expect((await tenant.api.delete(`${OAUTH}/connector_type/nope`)).status).toBe(400);
+    });
+
+    it('re-seals OAuth app secrets when the master key rotates', async () => {
+      const rotated = service.keyring.withCurrent(randomBytes(32));
+      await reencryptCredentials(service.store.db, service.keyring, rotated);
+      const row = await service.store.db.selectFrom('oauth_apps').selectAll().where('organization_id', '=', other.organizationId).executeTakeFirstOrThrow();
+      expect(row.credentials_key_id).toBe(rotated.currentKeyId);
+      expect(openCredentials(rotated, row.id, row)).toEqual({ client_id: 'o', client_secret: 'p' });
     });
   });
 
