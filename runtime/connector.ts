@@ -2,7 +2,7 @@ import { Authenticator } from './auth/authenticator.js';
 import type { TokenRefresh } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from './definition.js';
-import { HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
+import { GeneratedCodeMissingError, HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
 import { graphqlError, isGraphqlAuthFailure } from './graphql-errors.js';
 import { guards } from './guards/index.js';
 import { DEFAULT_HTTP_OPTIONS, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
@@ -143,7 +143,7 @@ export class Connector {
   validate(entityName: string, actionName: string, params: Record<string, unknown>): Record<string, unknown> {
     const action = this.action(entityName, actionName);
     const validator = this.validators[validatorName(entityName, actionName)];
-    if (!validator) throw new UpstreamError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
+    if (!validator) throw new GeneratedCodeMissingError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
     const issues: ErrorIssue[] = [];
     if (!validator(params)) issues.push(...issuesFromValidator(validator.errors ?? []));
     if (action.atLeastOneOf && action.atLeastOneOf.every((name) => params[name] === undefined)) {

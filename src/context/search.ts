@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { ensureStatistics } from '../db/statistics.js';
 import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';

@@ -16,7 +16,7 @@ import {
   type ParamDefinition,
   type SkillDocs,
 } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { semanticIndexStatus } from '../context/semantic/indexer.js';
 import { connectorReadiness, type ContextStoreReadiness } from '../context/sync/state.js';
 import { BadRequestError, ResourceNotFoundError } from '../errors.js';

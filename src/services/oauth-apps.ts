@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AuthOption, ConnectorDefinition } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { BadRequestError, RequestValidationError } from '../errors.js';
 import { definitionById, definitionByType, knownConnectorTypes } from './catalog.js';
 import { openCredentials, sealCredentials } from './credentials.js';

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { DEFAULT_HTTP_OPTIONS, sendRequest } from '../../runtime/http.js';
 import { renderTemplate } from '../../runtime/templates.js';
 import { withOrigin, type ConnectorDefinition } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
 import type { WidgetTokenClaims } from '../security/tokens.js';

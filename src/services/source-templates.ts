@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { ConnectorDefinition, JsonObject } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import type { SourceTemplateMode, SourceTemplatesTable } from '../db/schema.js';
 import { BadRequestError, RequestValidationError, ResourceNotFoundError } from '../errors.js';
 import { connectorSpecification, definitionById, type ConnectorSpecification } from './catalog.js';

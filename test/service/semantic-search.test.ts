@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
-import type { ServiceContext } from '../../src/context.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { fieldText, splitPassages } from '../../src/context/semantic/chunking.js';
 import { indexRecords, startSemanticIndexing, semanticIndexStatus, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
 import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';

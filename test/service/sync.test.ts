@@ -5,13 +5,13 @@ import path from 'node:path';
 import nock from 'nock';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ServiceContext } from '../../src/context.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import type { RecordBatch } from '../../src/context/observers.js';
 import type { SyncProgress } from '../../src/context/sync/engine.js';
 import { canonicalJson, contentHash, recordIdOf } from '../../src/context/sync/records.js';
 import { registerRecordObserver } from '../../src/context/sync/registry.js';
 import { startSyncScheduler, connectorInterval } from '../../src/context/sync/scheduler.js';
-import { configureSyncService, SyncService } from '../../src/context/sync/service.js';
+import { composeService } from '../../src/composition.js';
 import { entityReadiness } from '../../src/context/sync/state.js';
 import { formatBar, formatPlainLine, formatProgressLine, formatRate, ProgressDisplay } from '../../src/context/sync/progress.js';
 import { openStore } from '../../src/db/database.js';
@@ -145,9 +145,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
   beforeAll(async () => {
     upstream = await startTypeformStandIn({ formsPerPage: 2, responsesPerPage: 2 });
     // Upstream retries off: the page-level retries of the sync are what these tests watch.
-    service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 });
+    service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 }, { sync: { retry: { retries: 2, baseMs: 5, maxMs: 20 } } });
     ctx = service.app.ctx;
-    configureSyncService(ctx, pino({ level: 'silent' }), { retry: { retries: 2, baseMs: 5, maxMs: 20 } });
     registerRecordObserver(ctx, { recordsChanged: async (batch) => void batches.push(batch) });
     a = await createTenant(service, 'Org A');
     b = await createTenant(service, 'Org B');
@@ -368,8 +367,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     seed(4, 1);
     const id = await createTypeform(a);
     const other = await openStore({ databaseUrl: service.databaseUrl as string });
-    const otherCtx: ServiceContext = { store: other, keyring: service.keyring, config: service.config };
-    const otherSyncs = new SyncService(otherCtx, pino({ level: 'silent' }));
+    const otherService = composeService({ store: other, keyring: service.keyring, config: service.config });
+    const otherSyncs = otherService.ctx.syncs;
     try {
       upstream.delays.set('/forms?', 100);
       const started = await otherSyncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' });
@@ -383,7 +382,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       await expect(otherSyncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' })).rejects.toMatchObject({ status: 409 });
       await settled(a, id);
     } finally {
-      await otherSyncs.close();
+      await otherService.close();
       await other.close();
     }
   });
@@ -583,6 +582,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     seed(2, 1);
     await service.store.db.deleteFrom('connectors').execute();
     const scheduler = startSyncScheduler(ctx, pino({ level: 'silent' }), { intervalMinutes: 60, tickMs: 60_000 });
+    // Wired as the composition root wires it, so that connector creation pokes it.
+    ctx.scheduler = scheduler;
     try {
       await scheduler.idle();
       const id = await createTypeform(a);
@@ -608,6 +609,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       await sleep(50);
       expect(upstream.requests).toEqual([]);
     } finally {
+      delete ctx.scheduler;
       await scheduler.stop();
     }
   });
@@ -738,11 +740,11 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     const store = await openStore({ dataDir });
     try {
       const { organization_id } = await createOrganization(store.db, 'CLI');
-      const ctx: ServiceContext = {
+      const { ctx } = composeService({
         store,
         keyring: new Keyring(Buffer.from(masterKey, 'base64')),
         config: { host: '127.0.0.1', port: 0, dataDir, upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 },
-      };
+      });
       const created = await createConnector(ctx, organization_id, { workspace_name: 'default', connector_type: 'typeform', name: 'Typeform', credentials: { access_token: upstream.token } });
       connectorId = created.id;
     } finally {

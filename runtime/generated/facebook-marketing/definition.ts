@@ -123,9 +123,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.facebook.com/docs/graph-api/reference/archived-ad/"
     }
   ],
-  "guidance": "account_id is the numeric ad account ID without the act_ prefix (ad_accounts.list returns it as account_id; id carries the prefix). Graph API reads return only the fields asked for: every list and get sends a useful default `fields` list, and a comma-separated `fields` replaces it (nested fields use braces, e.g. creative{id,name}). Lists return 25 records by default (`limit` changes it); to walk pages merge next_params (after) into the next call - the pagination block's `after` is null on the last page. Budgets and bid amounts are integers in the account currency's minor unit (cents). Campaign create needs name, objective and special_ad_categories ([] or [\"NONE\"] when none applies) and returns { id }; updates return { success: true }. Create new objects PAUSED and activate them when reviewed. ads_insights needs a date_preset (e.g. last_7d) or a time_range {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"}; level picks account, campaign, adset or ad rows. ad_library searches the public Ad Library and always needs ad_reached_countries.",
-  "baseUrl": "https://graph.facebook.com/v25.0",
   "config": {},
+  "baseUrl": "https://graph.facebook.com/v25.0",
   "headers": {},
   "auth": [
     {
@@ -145,6 +144,7 @@ export const definition: ConnectorDefinition = {
       "value": "{{credentials.access_token}}"
     }
   ],
+  "guidance": "account_id is the numeric ad account ID without the act_ prefix (ad_accounts.list returns it as account_id; id carries the prefix). Graph API reads return only the fields asked for: every list and get sends a useful default `fields` list, and a comma-separated `fields` replaces it (nested fields use braces, e.g. creative{id,name}). Lists return 25 records by default (`limit` changes it); to walk pages merge next_params (after) into the next call - the pagination block's `after` is null on the last page. Budgets and bid amounts are integers in the account currency's minor unit (cents). Campaign create needs name, objective and special_ad_categories ([] or [\"NONE\"] when none applies) and returns { id }; updates return { success: true }. Create new objects PAUSED and activate them when reviewed. ads_insights needs a date_preset (e.g. last_7d) or a time_range {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"}; level picks account, campaign, adset or ad rows. ad_library searches the public Ad Library and always needs ad_reached_countries.",
   "entities": {
     "current_user": {
       "name": "current_user",
@@ -237,18 +237,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name"
               },
+              "required": false,
               "description": "Comma-separated user fields to return (e.g. id,name,email).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -465,49 +465,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time"
               },
+              "required": false,
               "description": "Comma-separated ad account fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -519,29 +519,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time"
               },
+              "required": false,
               "description": "Comma-separated ad account fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -773,60 +773,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -838,30 +838,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Campaign name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "objective": {
               "in": "body",
-              "wire": "objective",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -888,13 +886,13 @@ export const definition: ConnectorDefinition = {
                   "VIDEO_VIEWS"
                 ]
               },
+              "required": true,
               "description": "Campaign objective (the OUTCOME_* objectives for new campaigns).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "objective"
             },
             "special_ad_categories": {
               "in": "body",
-              "wire": "special_ad_categories",
-              "required": true,
               "schema": {
                 "type": "array",
                 "items": {
@@ -910,26 +908,26 @@ export const definition: ConnectorDefinition = {
                   ]
                 }
               },
+              "required": true,
               "description": "Special ad categories; [] (or [\"NONE\"]) when none applies.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "special_ad_categories"
             },
             "special_ad_category_country": {
               "in": "body",
-              "wire": "special_ad_category_country",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Countries (ISO codes) of the special ad categories.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "special_ad_category_country"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -939,13 +937,13 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "Initial status (PAUSED recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "buying_type": {
               "in": "body",
-              "wire": "buying_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -953,13 +951,13 @@ export const definition: ConnectorDefinition = {
                   "RESERVED"
                 ]
               },
+              "required": false,
               "description": "Buying type (default AUCTION).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "buying_type"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -969,85 +967,87 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy when the campaign holds the budget.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily campaign budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime campaign budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "spend_cap": {
               "in": "body",
-              "wire": "spend_cap",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Spend cap in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "spend_cap"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "stop_time": {
               "in": "body",
-              "wire": "stop_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Stop time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "stop_time"
             },
             "promoted_object": {
               "in": "body",
-              "wire": "promoted_object",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "The object the campaign promotes (e.g. {\"page_id\": \"...\"}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "promoted_object"
             },
             "is_adset_budget_sharing_enabled": {
               "in": "body",
-              "wire": "is_adset_budget_sharing_enabled",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Let ad sets share up to 20% of their budget.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "is_adset_budget_sharing_enabled"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -1059,29 +1059,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Campaign ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -1093,30 +1093,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Campaign ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "New name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1126,35 +1124,35 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "New status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1164,52 +1162,54 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "spend_cap": {
               "in": "body",
-              "wire": "spend_cap",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Spend cap in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "spend_cap"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "stop_time": {
               "in": "body",
-              "wire": "stop_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Stop time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "stop_time"
             },
             "special_ad_categories": {
               "in": "body",
-              "wire": "special_ad_categories",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Special ad categories.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "special_ad_categories"
             }
           },
           "atLeastOneOf": [
@@ -1223,8 +1223,8 @@ export const definition: ConnectorDefinition = {
             "stop_time",
             "special_ad_categories"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -1444,60 +1444,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad set fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1509,41 +1509,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad set name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "campaign_id": {
               "in": "body",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Campaign the ad set belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "billing_event": {
               "in": "body",
-              "wire": "billing_event",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1560,33 +1558,33 @@ export const definition: ConnectorDefinition = {
                   "THRUPLAY"
                 ]
               },
+              "required": true,
               "description": "What the ad set is billed on.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "billing_event"
             },
             "targeting": {
               "in": "body",
-              "wire": "targeting",
-              "required": true,
               "schema": {
                 "type": "object"
               },
+              "required": true,
               "description": "Targeting spec, e.g. {\"geo_locations\": {\"countries\": [\"US\"]}}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "targeting"
             },
             "optimization_goal": {
               "in": "body",
-              "wire": "optimization_goal",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "What delivery optimizes for, e.g. LINK_CLICKS, REACH, OFFSITE_CONVERSIONS.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "optimization_goal"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1596,46 +1594,46 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "Initial status (PAUSED recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime budget in the currency's minor unit (needs end_time).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "bid_amount": {
               "in": "body",
-              "wire": "bid_amount",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Bid cap or target cost in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_amount"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1645,52 +1643,54 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "body",
-              "wire": "end_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             },
             "promoted_object": {
               "in": "body",
-              "wire": "promoted_object",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "The object promoted, e.g. {\"pixel_id\": \"...\", \"custom_event_type\": \"PURCHASE\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "promoted_object"
             },
             "destination_type": {
               "in": "body",
-              "wire": "destination_type",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Where people go, e.g. WEBSITE, MESSENGER, APP.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "destination_type"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -1702,29 +1702,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "adset_id": {
               "in": "path",
-              "wire": "adset_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad set ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "adset_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad set fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -1736,30 +1736,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "adset_id": {
               "in": "path",
-              "wire": "adset_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad set ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "adset_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "New name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1769,46 +1767,46 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "New status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "bid_amount": {
               "in": "body",
-              "wire": "bid_amount",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Bid amount in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_amount"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1818,48 +1816,50 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "targeting": {
               "in": "body",
-              "wire": "targeting",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "New targeting spec (replaces the old one).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "targeting"
             },
             "optimization_goal": {
               "in": "body",
-              "wire": "optimization_goal",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Optimization goal.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "optimization_goal"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "body",
-              "wire": "end_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End time.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             }
           },
           "atLeastOneOf": [
@@ -1874,8 +1874,8 @@ export const definition: ConnectorDefinition = {
             "start_time",
             "end_time"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -2030,60 +2030,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2095,51 +2095,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "adset_id": {
               "in": "body",
-              "wire": "adset_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad set the ad belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "adset_id"
             },
             "creative": {
               "in": "body",
-              "wire": "creative",
-              "required": true,
               "schema": {
                 "type": "object"
               },
+              "required": true,
               "description": "The creative, usually {\"creative_id\": \"<ad creative id>\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "creative"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2149,35 +2147,37 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "Initial status (PAUSED recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "tracking_specs": {
               "in": "body",
-              "wire": "tracking_specs",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Tracking specs (actions tracked for the ad).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tracking_specs"
             },
             "conversion_domain": {
               "in": "body",
-              "wire": "conversion_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Domain where conversions happen (e.g. example.com).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "conversion_domain"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -2189,29 +2189,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_id": {
               "in": "path",
-              "wire": "ad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -2223,30 +2223,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_id": {
               "in": "path",
-              "wire": "ad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "New name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2256,41 +2254,43 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "New status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "creative": {
               "in": "body",
-              "wire": "creative",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "New creative, {\"creative_id\": \"...\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "creative"
             },
             "tracking_specs": {
               "in": "body",
-              "wire": "tracking_specs",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Tracking specs.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tracking_specs"
             },
             "conversion_domain": {
               "in": "body",
-              "wire": "conversion_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Conversion domain.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "conversion_domain"
             }
           },
           "atLeastOneOf": [
@@ -2300,8 +2300,8 @@ export const definition: ConnectorDefinition = {
             "tracking_specs",
             "conversion_domain"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -2468,60 +2468,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags"
               },
+              "required": false,
               "description": "Comma-separated ad creative fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2533,29 +2533,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "creative_id": {
               "in": "path",
-              "wire": "creative_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad creative ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "creative_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags"
               },
+              "required": false,
               "description": "Comma-separated ad creative fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2779,30 +2779,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "account_id,account_name,campaign_id,campaign_name,adset_id,adset_name,ad_id,ad_name,impressions,reach,frequency,clicks,spend,cpc,cpm,ctr,actions,date_start,date_stop"
               },
+              "required": false,
               "description": "Comma-separated insights fields (metrics and ids) to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "date_preset": {
               "in": "query",
-              "wire": "date_preset",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2828,13 +2826,13 @@ export const definition: ConnectorDefinition = {
                   "this_year"
                 ]
               },
+              "required": false,
               "description": "A relative date range (ignored when time_range is given).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_preset"
             },
             "time_range": {
               "in": "query",
-              "wire": "time_range",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -2853,24 +2851,24 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Absolute date range, {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"} (sent as JSON).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "time_range"
             },
             "time_increment": {
               "in": "query",
-              "wire": "time_increment",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$"
               },
+              "required": false,
               "description": "Days per row (1 to 90), monthly, or all_days (the default, one row for the range).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "time_increment"
             },
             "level": {
               "in": "query",
-              "wire": "level",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2880,57 +2878,59 @@ export const definition: ConnectorDefinition = {
                   "ad"
                 ]
               },
+              "required": false,
               "description": "Aggregation level of the rows (default account).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "level"
             },
             "breakdowns": {
               "in": "query",
-              "wire": "breakdowns",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Breakdowns, e.g. [age, gender] or [publisher_platform].",
               "sendDefault": false,
-              "serialize": "csv"
+              "serialize": "csv",
+              "wire": "breakdowns"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -3072,60 +3072,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time"
               },
+              "required": false,
               "description": "Comma-separated custom conversion fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3137,29 +3137,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "custom_conversion_id": {
               "in": "path",
-              "wire": "custom_conversion_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Custom conversion ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_conversion_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time"
               },
+              "required": false,
               "description": "Comma-separated custom conversion fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3289,60 +3289,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad image fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3354,29 +3354,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "image_id": {
               "in": "path",
-              "wire": "image_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+:[0-9a-f]+$"
               },
+              "required": true,
               "description": "Ad image ID in the form <account_id>:<hash>, e.g. 1234567890:0a1b2c3d.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "image_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad image fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3481,60 +3481,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated video fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3546,29 +3546,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "video_id": {
               "in": "path",
-              "wire": "video_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Video ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "video_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated video fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3678,60 +3678,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business"
               },
+              "required": false,
               "description": "Comma-separated pixel fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3743,29 +3743,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "pixel_id": {
               "in": "path",
-              "wire": "pixel_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Pixel ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "pixel_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business"
               },
+              "required": false,
               "description": "Comma-separated pixel fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3817,19 +3817,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "pixel_id": {
               "in": "path",
-              "wire": "pixel_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Pixel ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "pixel_id"
             },
             "aggregation": {
               "in": "query",
-              "wire": "aggregation",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -3851,43 +3849,43 @@ export const definition: ConnectorDefinition = {
                   "url_by_rule"
                 ]
               },
+              "required": false,
               "description": "What the counts are grouped by (default event).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "aggregation"
             },
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start (Unix seconds or ISO 8601).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "query",
-              "wire": "end_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End (Unix seconds or ISO 8601; default now).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             },
             "event": {
               "in": "query",
-              "wire": "event",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Event to aggregate on when aggregation is custom_data_field.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "event"
             },
             "event_source": {
               "in": "query",
-              "wire": "event_source",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -3895,43 +3893,45 @@ export const definition: ConnectorDefinition = {
                   "SERVER_ONLY"
                 ]
               },
+              "required": false,
               "description": "Only browser or only server events.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "event_source"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -4125,8 +4125,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_reached_countries": {
               "in": "query",
-              "wire": "ad_reached_countries",
-              "required": true,
               "schema": {
                 "type": "array",
                 "minItems": 1,
@@ -4135,25 +4133,25 @@ export const definition: ConnectorDefinition = {
                   "pattern": "^([A-Z]{2}|ALL)$"
                 }
               },
+              "required": true,
               "description": "ISO country codes the ads reached, e.g. [\"US\"] or [\"ALL\"].",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "ad_reached_countries"
             },
             "search_terms": {
               "in": "query",
-              "wire": "search_terms",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 100
               },
+              "required": false,
               "description": "Keywords (a blank is AND); write them in the ads' language.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "search_terms"
             },
             "search_type": {
               "in": "query",
-              "wire": "search_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4161,13 +4159,13 @@ export const definition: ConnectorDefinition = {
                   "KEYWORD_EXACT_PHRASE"
                 ]
               },
+              "required": false,
               "description": "How search_terms match (default KEYWORD_UNORDERED).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "search_type"
             },
             "search_page_ids": {
               "in": "query",
-              "wire": "search_page_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "maxItems": 10,
@@ -4175,14 +4173,14 @@ export const definition: ConnectorDefinition = {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Up to 10 Facebook Page IDs whose ads to return.",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "search_page_ids"
             },
             "ad_type": {
               "in": "query",
-              "wire": "ad_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4193,13 +4191,13 @@ export const definition: ConnectorDefinition = {
                   "POLITICAL_AND_ISSUE_ADS"
                 ]
               },
+              "required": false,
               "description": "Ad category (default ALL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_type"
             },
             "ad_active_status": {
               "in": "query",
-              "wire": "ad_active_status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4208,63 +4206,63 @@ export const definition: ConnectorDefinition = {
                   "INACTIVE"
                 ]
               },
+              "required": false,
               "description": "Delivery status (default ACTIVE).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_active_status"
             },
             "ad_delivery_date_min": {
               "in": "query",
-              "wire": "ad_delivery_date_min",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
               },
+              "required": false,
               "description": "Delivered on or after this date (YYYY-mm-dd).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_delivery_date_min"
             },
             "ad_delivery_date_max": {
               "in": "query",
-              "wire": "ad_delivery_date_max",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
               },
+              "required": false,
               "description": "Delivered on or before this date (YYYY-mm-dd).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_delivery_date_max"
             },
             "bylines": {
               "in": "query",
-              "wire": "bylines",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "\"Paid for by\" disclaimers to match (political and issue ads).",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "bylines"
             },
             "languages": {
               "in": "query",
-              "wire": "languages",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "ISO 639-1 language codes of the ads.",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "languages"
             },
             "media_type": {
               "in": "query",
-              "wire": "media_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4275,13 +4273,13 @@ export const definition: ConnectorDefinition = {
                   "NONE"
                 ]
               },
+              "required": false,
               "description": "Media in the ads.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "media_type"
             },
             "publisher_platforms": {
               "in": "query",
-              "wire": "publisher_platforms",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -4297,65 +4295,67 @@ export const definition: ConnectorDefinition = {
                   ]
                 }
               },
+              "required": false,
               "description": "Platforms the ads appeared on.",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "publisher_platforms"
             },
             "unmask_removed_content": {
               "in": "query",
-              "wire": "unmask_removed_content",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Reveal content removed for violating standards (default false).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "unmask_removed_content"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,page_id,page_name,ad_creation_time,ad_delivery_start_time,ad_delivery_stop_time,ad_creative_bodies,ad_creative_link_captions,ad_creative_link_descriptions,ad_creative_link_titles,ad_snapshot_url,currency,languages,publisher_platforms"
               },
+              "required": false,
               "description": "Comma-separated Archived Ad fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }

@@ -31,17 +31,16 @@ export const definition: ConnectorDefinition = {
       "url": "https://gong.app.gong.io/ajax/settings/api/documentation/specs?version="
     }
   ],
-  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list takes fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601; without them Gong lists from the earliest to the most recent call. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
-  "baseUrl": "https://{{config.host}}",
   "config": {
     "host": {
       "description": "API host of the Gong company: api.gong.io (default) or the company-specific host Gong shows on the API settings page and returns as api_base_url_for_customer with OAuth tokens (e.g. us-55616.api.gong.io). Only hosts under api.gong.io are accepted.",
       "pattern": "^([a-z0-9][a-z0-9-]{0,62}\\.)?api\\.gong\\.io$",
       "default": "api.gong.io",
-      "example": "us-55616.api.gong.io",
-      "required": true
+      "required": true,
+      "example": "us-55616.api.gong.io"
     }
   },
+  "baseUrl": "https://{{config.host}}",
   "headers": {},
   "auth": [
     {
@@ -116,6 +115,7 @@ export const definition: ConnectorDefinition = {
       }
     }
   ],
+  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list takes fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601; without them Gong lists from the earliest to the most recent call. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
   "entities": {
     "users": {
       "name": "users",
@@ -242,29 +242,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "users",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.records.cursor",
             "block": {
               "cursor": "body.records.cursor",
               "total_records": "body.records.totalRecords",
               "current_page_number": "body.records.currentPageNumber"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -276,19 +276,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{1,20}$"
               },
+              "required": true,
               "description": "Gong's numeric user ID (up to 20 digits).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "user",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -448,51 +448,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "fromDateTime": {
               "in": "query",
-              "wire": "fromDateTime",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
               },
+              "required": false,
               "description": "Calls that started at or after this time (ISO 8601). Without it the list starts with the earliest call.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fromDateTime"
             },
             "toDateTime": {
               "in": "query",
-              "wire": "toDateTime",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
               },
+              "required": false,
               "description": "Calls that started before this time (ISO 8601). Without it the list ends with the most recent call.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "toDateTime"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "calls",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.records.cursor",
             "block": {
               "cursor": "body.records.cursor",
               "total_records": "body.records.totalRecords",
               "current_page_number": "body.records.currentPageNumber"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -504,19 +504,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{1,20}$"
               },
+              "required": true,
               "description": "Gong's numeric call ID (up to 20 digits).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "call",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -594,8 +594,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "filter": {
               "in": "body",
-              "wire": "filter",
-              "required": true,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -629,13 +627,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "Which calls to return.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "filter"
             },
             "contentSelector": {
               "in": "body",
-              "wire": "contentSelector",
-              "required": false,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -683,35 +681,37 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "What to include, e.g. {\"context\": \"Extended\", \"exposedFields\": {\"parties\": true, \"content\": {\"brief\": true}}}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "contentSelector"
             },
             "cursor": {
               "in": "body",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Cursor of the next page, sent in the body (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "calls",
+          "guards": [],
+          "idempotent": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.records.cursor",
             "block": {
               "cursor": "body.records.cursor",
               "total_records": "body.records.totalRecords",
               "current_page_number": "body.records.currentPageNumber"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         }
       }

@@ -95,9 +95,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://help.getharvest.com/api-v2/reports-api/reports/time-reports/"
     }
   ],
-  "guidance": "List actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.",
-  "baseUrl": "https://api.harvestapp.com/v2",
   "config": {},
+  "baseUrl": "https://api.harvestapp.com/v2",
   "headers": {
     "Harvest-Account-Id": "{{credentials.account_id}}",
     "User-Agent": "Switchyard (https://github.com/switchyard-dev/switchyard)"
@@ -183,6 +182,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "List actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.",
   "entities": {
     "users": {
       "name": "users",
@@ -347,51 +347,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "users",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -403,17 +403,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -493,51 +493,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "clients",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -549,17 +549,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -660,51 +660,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "contacts",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -716,17 +716,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -875,8 +875,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/company",
           "params": {},
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1057,51 +1057,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "projects",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1113,17 +1113,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1203,51 +1203,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "tasks",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1259,17 +1259,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1478,51 +1478,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "time_entries",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1534,17 +1534,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1786,51 +1786,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "invoices",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1842,17 +1842,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1920,51 +1920,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "invoice_item_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1976,17 +1976,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2166,51 +2166,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "estimates",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2222,17 +2222,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2286,51 +2286,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "estimate_item_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2342,17 +2342,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2505,51 +2505,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "expenses",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2561,17 +2561,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2645,51 +2645,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "expense_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2701,17 +2701,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2771,51 +2771,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "roles",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2827,17 +2827,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2932,51 +2932,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "user_assignments",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -3065,51 +3065,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "task_assignments",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -3188,73 +3188,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "from": {
               "in": "query",
-              "wire": "from",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "from"
             },
             "to": {
               "in": "query",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "to"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -3319,73 +3319,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "from": {
               "in": "query",
-              "wire": "from",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "from"
             },
             "to": {
               "in": "query",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "to"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }

@@ -83,9 +83,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.klaviyo.com/en/reference/get_template"
     }
   ],
-  "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",
-  "baseUrl": "https://a.klaviyo.com",
   "config": {},
+  "baseUrl": "https://a.klaviyo.com",
   "headers": {
     "revision": "2026-07-15"
   },
@@ -108,6 +107,7 @@ export const definition: ConnectorDefinition = {
       "value": "Klaviyo-API-Key {{credentials.api_key}}"
     }
   ],
+  "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",
   "entities": {
     "profiles": {
       "name": "profiles",
@@ -277,37 +277,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -319,19 +319,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -423,37 +423,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 10,
                 "description": "Records per page, 1 to 10 (Klaviyo default 10)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -465,19 +465,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -617,8 +617,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "filter": {
               "in": "query",
-              "wire": "filter",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -626,42 +624,44 @@ export const definition: ConnectorDefinition = {
                   "equals(messages.channel,'sms')"
                 ]
               },
+              "required": true,
               "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "filter"
             },
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -673,19 +673,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -778,30 +778,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             },
             "sort": {
               "in": "query",
-              "wire": "sort",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -812,19 +810,21 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Sort order; a leading minus sorts descending."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "sort"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -917,25 +917,25 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -947,19 +947,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1066,37 +1066,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 50,
                 "description": "Records per page, 1 to 50 (Klaviyo default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1108,19 +1108,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1243,37 +1243,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 10,
                 "description": "Records per page, 1 to 10 (Klaviyo default 10)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1285,19 +1285,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }

@@ -23,9 +23,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://linear.app/developers/oauth-2-0-authentication"
     }
   ],
-  "guidance": "Every call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.",
-  "baseUrl": "https://api.linear.app",
   "config": {},
+  "baseUrl": "https://api.linear.app",
   "headers": {},
   "auth": [
     {
@@ -92,6 +91,7 @@ export const definition: ConnectorDefinition = {
       }
     }
   ],
+  "guidance": "Every call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.",
   "entities": {
     "issues": {
       "name": "issues",
@@ -291,43 +291,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
+          "recordsPath": "data.issues.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
-          "result": "many",
-          "recordsPath": "data.issues.nodes",
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.issues.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.issues.pageInfo.hasNextPage",
               "endCursor": "body.data.issues.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.issues.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "get": {
@@ -338,22 +338,22 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue UUID or identifier (e.g. ENG-123)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.issue",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Issue($id: String!) {\n  issue(id: $id) {\n    id\n    identifier\n    number\n    title\n    description\n    priority\n    priorityLabel\n    estimate\n    dueDate\n    url\n    branchName\n    labelIds\n    state { id name }\n    assignee { id name }\n    creator { id name }\n    team { id name }\n    project { id name }\n    cycle { id name }\n    createdAt\n    updatedAt\n    startedAt\n    completedAt\n    canceledAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.issue",
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "create": {
@@ -364,73 +364,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "teamId": {
               "in": "variables",
-              "wire": "input.teamId",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Id of the team that owns the issue."
               },
+              "required": true,
+              "wire": "input.teamId",
               "sendDefault": false
             },
             "title": {
               "in": "variables",
-              "wire": "input.title",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue title."
               },
+              "required": true,
+              "wire": "input.title",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Issue description in markdown."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "stateId": {
               "in": "variables",
-              "wire": "input.stateId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Workflow state id (must belong to the team); default is the team's default state."
               },
+              "required": false,
+              "wire": "input.stateId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4,
                 "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "projectId": {
               "in": "variables",
-              "wire": "input.projectId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project to add the issue to."
               },
+              "required": false,
+              "wire": "input.projectId",
               "sendDefault": false
             }
           },
+          "recordPath": "data.issueCreate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation IssueCreate($input: IssueCreateInput!) {\n  issueCreate(input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.issueCreate",
-          "guards": [],
           "idempotent": false,
           "destructive": false
         },
@@ -442,58 +442,56 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue UUID or identifier."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "title": {
               "in": "variables",
-              "wire": "input.title",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.title",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Markdown."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "stateId": {
               "in": "variables",
-              "wire": "input.stateId",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.stateId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4,
                 "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "assigneeId": {
               "in": "variables",
-              "wire": "input.assigneeId",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -501,12 +499,12 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "User id; null unassigns; omit to keep the current assignee."
               },
+              "required": false,
+              "wire": "input.assigneeId",
               "sendDefault": false
             },
             "projectId": {
               "in": "variables",
-              "wire": "input.projectId",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -514,6 +512,8 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Project id; null removes the issue from its project; omit to keep it."
               },
+              "required": false,
+              "wire": "input.projectId",
               "sendDefault": false
             }
           },
@@ -525,12 +525,12 @@ export const definition: ConnectorDefinition = {
             "assigneeId",
             "projectId"
           ],
+          "recordPath": "data.issueUpdate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.issueUpdate",
-          "guards": [],
           "idempotent": false,
           "destructive": false
         }
@@ -701,43 +701,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
+          "recordsPath": "data.projects.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
-          "result": "many",
-          "recordsPath": "data.projects.nodes",
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.projects.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.projects.pageInfo.hasNextPage",
               "endCursor": "body.data.projects.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.projects.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "get": {
@@ -748,22 +748,22 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Project id (UUID) or slug id."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.project",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Project($id: String!) {\n  project(id: $id) {\n    id\n    name\n    description\n    content\n    slugId\n    url\n    color\n    icon\n    priority\n    priorityLabel\n    progress\n    status { id name }\n    lead { id name }\n    creator { id name }\n    startDate\n    targetDate\n    startedAt\n    completedAt\n    canceledAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.project",
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "create": {
@@ -774,17 +774,15 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "variables",
-              "wire": "input.name",
-              "required": true,
               "schema": {
                 "type": "string"
               },
+              "required": true,
+              "wire": "input.name",
               "sendDefault": false
             },
             "teamIds": {
               "in": "variables",
-              "wire": "input.teamIds",
-              "required": true,
               "schema": {
                 "type": "array",
                 "items": {
@@ -793,100 +791,102 @@ export const definition: ConnectorDefinition = {
                 "minItems": 1,
                 "description": "Ids of the teams the project belongs to."
               },
+              "required": true,
+              "wire": "input.teamIds",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Short summary (plain text)."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "content": {
               "in": "variables",
-              "wire": "input.content",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project overview in markdown."
               },
+              "required": false,
+              "wire": "input.content",
               "sendDefault": false
             },
             "leadId": {
               "in": "variables",
-              "wire": "input.leadId",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.leadId",
               "sendDefault": false
             },
             "memberIds": {
               "in": "variables",
-              "wire": "input.memberIds",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
+              "wire": "input.memberIds",
               "sendDefault": false
             },
             "statusId": {
               "in": "variables",
-              "wire": "input.statusId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project status id."
               },
+              "required": false,
+              "wire": "input.statusId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4,
                 "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "startDate": {
               "in": "variables",
-              "wire": "input.startDate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.startDate",
               "sendDefault": false
             },
             "targetDate": {
               "in": "variables",
-              "wire": "input.targetDate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.targetDate",
               "sendDefault": false
             }
           },
+          "recordPath": "data.projectCreate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation ProjectCreate($input: ProjectCreateInput!) {\n  projectCreate(input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.projectCreate",
-          "guards": [],
           "idempotent": false,
           "destructive": false
         },
@@ -898,26 +898,24 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "variables",
-              "wire": "input.name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.name",
               "sendDefault": false
             },
             "teamIds": {
               "in": "variables",
-              "wire": "input.teamIds",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -925,76 +923,76 @@ export const definition: ConnectorDefinition = {
                 },
                 "minItems": 1
               },
+              "required": false,
+              "wire": "input.teamIds",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Short summary (plain text)."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "content": {
               "in": "variables",
-              "wire": "input.content",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project overview in markdown."
               },
+              "required": false,
+              "wire": "input.content",
               "sendDefault": false
             },
             "leadId": {
               "in": "variables",
-              "wire": "input.leadId",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
+              "wire": "input.leadId",
               "sendDefault": false
             },
             "memberIds": {
               "in": "variables",
-              "wire": "input.memberIds",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
+              "wire": "input.memberIds",
               "sendDefault": false
             },
             "statusId": {
               "in": "variables",
-              "wire": "input.statusId",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.statusId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "startDate": {
               "in": "variables",
-              "wire": "input.startDate",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -1003,12 +1001,12 @@ export const definition: ConnectorDefinition = {
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.startDate",
               "sendDefault": false
             },
             "targetDate": {
               "in": "variables",
-              "wire": "input.targetDate",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -1017,6 +1015,8 @@ export const definition: ConnectorDefinition = {
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.targetDate",
               "sendDefault": false
             }
           },
@@ -1032,12 +1032,12 @@ export const definition: ConnectorDefinition = {
             "startDate",
             "targetDate"
           ],
+          "recordPath": "data.projectUpdate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.projectUpdate",
-          "guards": [],
           "idempotent": false,
           "destructive": false
         }
@@ -1158,43 +1158,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
+          "recordsPath": "data.teams.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Teams($first: Int, $after: String) {\n  teams(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
-          "result": "many",
-          "recordsPath": "data.teams.nodes",
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.teams.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.teams.pageInfo.hasNextPage",
               "endCursor": "body.data.teams.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.teams.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "get": {
@@ -1205,21 +1205,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.team",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Team($id: String!) {\n  team(id: $id) {\n    id\n    name\n    key\n    displayName\n    description\n    color\n    icon\n    timezone\n    visibility\n    cyclesEnabled\n    triageEnabled\n    parent { id name }\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.team",
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         }
       }
@@ -1310,43 +1310,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
+          "recordsPath": "data.workflowStates.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query WorkflowStates($first: Int, $after: String) {\n  workflowStates(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
-          "result": "many",
-          "recordsPath": "data.workflowStates.nodes",
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.workflowStates.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.workflowStates.pageInfo.hasNextPage",
               "endCursor": "body.data.workflowStates.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.workflowStates.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "get": {
@@ -1357,21 +1357,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.workflowState",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query WorkflowState($id: String!) {\n  workflowState(id: $id) {\n    id\n    name\n    type\n    color\n    description\n    position\n    team { id name }\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.workflowState",
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         }
       }
@@ -1487,43 +1487,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
+          "recordsPath": "data.users.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Users($first: Int, $after: String) {\n  users(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
-          "result": "many",
-          "recordsPath": "data.users.nodes",
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.users.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.users.pageInfo.hasNextPage",
               "endCursor": "body.data.users.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.users.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "get": {
@@ -1534,21 +1534,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.user",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query User($id: String!) {\n  user(id: $id) {\n    id\n    name\n    displayName\n    email\n    active\n    admin\n    guest\n    avatarUrl\n    timezone\n    url\n    lastSeen\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.user",
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         }
       }
@@ -1657,43 +1657,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
+          "recordsPath": "data.comments.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
-          "result": "many",
-          "recordsPath": "data.comments.nodes",
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.comments.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.comments.pageInfo.hasNextPage",
               "endCursor": "body.data.comments.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.comments.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "get": {
@@ -1704,21 +1704,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.comment",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Comment($id: String!) {\n  comment(id: $id) {\n    id\n    body\n    url\n    issue { id identifier title }\n    user { id name }\n    parentId\n    editedAt\n    resolvedAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.comment",
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "create": {
@@ -1729,41 +1729,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueId": {
               "in": "variables",
-              "wire": "input.issueId",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue to comment on (UUID or identifier)."
               },
+              "required": true,
+              "wire": "input.issueId",
               "sendDefault": false
             },
             "body": {
               "in": "variables",
-              "wire": "input.body",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Comment text in markdown."
               },
+              "required": true,
+              "wire": "input.body",
               "sendDefault": false
             },
             "parentId": {
               "in": "variables",
-              "wire": "input.parentId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Comment to reply to."
               },
+              "required": false,
+              "wire": "input.parentId",
               "sendDefault": false
             }
           },
+          "recordPath": "data.commentCreate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation CommentCreate($input: CommentCreateInput!) {\n  commentCreate(input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.commentCreate",
-          "guards": [],
           "idempotent": false,
           "destructive": false
         },
@@ -1775,30 +1775,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "body": {
               "in": "variables",
-              "wire": "input.body",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "New comment text in markdown."
               },
+              "required": true,
+              "wire": "input.body",
               "sendDefault": false
             }
           },
+          "recordPath": "data.commentUpdate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {\n  commentUpdate(id: $id, input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.commentUpdate",
-          "guards": [],
           "idempotent": false,
           "destructive": false
         }

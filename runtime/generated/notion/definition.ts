@@ -111,9 +111,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.notion.com/reference/create-a-comment"
     }
   ],
-  "guidance": "Every request carries Notion-Version 2025-09-03: databases hold one or more data sources, and pages of a database have a data_source_id parent. Lists return up to page_size records (1 to 100) with next_cursor and has_more; merge next_params (start_cursor) into the same call for the next page. pages.list and data_sources.list run POST /v1/search filtered to that object type and only see what was shared with the integration. Page content is blocks: list them with blocks.list using the page id as block_id, append with blocks.create (children, at most 100 per call). To create a page give parent with exactly one of page_id, database_id, data_source_id or workspace (true; public integrations only); properties follow the parent data source's schema (a page under a page takes only title, e.g. {\"title\": {\"title\": [{\"text\": {\"content\": \"Notes\"}}]}}). icon or cover null removes them; archived/in_trash true moves a page to the trash and false restores it. Comments need the integration's comment capabilities; comments.list takes a page or block id as block_id. Rich text is an array like [{\"type\": \"text\", \"text\": {\"content\": \"...\"}}]. Notion allows an average of three requests per second per integration (429 with Retry-After above that).",
-  "baseUrl": "https://api.notion.com",
   "config": {},
+  "baseUrl": "https://api.notion.com",
   "headers": {
     "Notion-Version": "2025-09-03"
   },
@@ -182,6 +181,7 @@ export const definition: ConnectorDefinition = {
       }
     }
   ],
+  "guidance": "Every request carries Notion-Version 2025-09-03: databases hold one or more data sources, and pages of a database have a data_source_id parent. Lists return up to page_size records (1 to 100) with next_cursor and has_more; merge next_params (start_cursor) into the same call for the next page. pages.list and data_sources.list run POST /v1/search filtered to that object type and only see what was shared with the integration. Page content is blocks: list them with blocks.list using the page id as block_id, append with blocks.create (children, at most 100 per call). To create a page give parent with exactly one of page_id, database_id, data_source_id or workspace (true; public integrations only); properties follow the parent data source's schema (a page under a page takes only title, e.g. {\"title\": {\"title\": [{\"text\": {\"content\": \"Notes\"}}]}}). icon or cover null removes them; archived/in_trash true moves a page to the trash and false restores it. Comments need the integration's comment capabilities; comments.list takes a page or block id as block_id. Rich text is an array like [{\"type\": \"text\", \"text\": {\"content\": \"...\"}}]. Notion allows an average of three requests per second per integration (429 with Retry-After above that).",
   "entities": {
     "users": {
       "name": "users",
@@ -250,40 +250,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_cursor": {
               "in": "query",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -295,18 +295,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "user_id": {
               "in": "path",
-              "wire": "user_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The user's ID (UUID)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "user_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -446,8 +446,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "filter": {
               "in": "body",
-              "wire": "filter",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -470,13 +468,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Object filter; only {\"property\": \"object\", \"value\": \"page\"} is possible here (it is always sent).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "filter"
             },
             "sort": {
               "in": "body",
-              "wire": "sort",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -500,30 +498,32 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sort"
             },
             "start_cursor": {
               "in": "body",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "body",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
           "constantBody": {
@@ -532,20 +532,20 @@ export const definition: ConnectorDefinition = {
               "value": "page"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "idempotent": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "create": {
@@ -556,8 +556,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "parent": {
               "in": "body",
-              "wire": "parent",
-              "required": true,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -652,23 +650,23 @@ export const definition: ConnectorDefinition = {
                   "maxProperties": 1
                 }
               },
+              "required": true,
               "description": "Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "parent"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "properties"
             },
             "children": {
               "in": "body",
-              "wire": "children",
-              "required": false,
               "schema": {
                 "type": "array",
                 "maxItems": 100,
@@ -676,13 +674,13 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "children"
             },
             "icon": {
               "in": "body",
-              "wire": "icon",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -690,12 +688,12 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"🎯\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "icon"
             },
             "cover": {
               "in": "body",
-              "wire": "cover",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -703,11 +701,13 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "cover"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -719,19 +719,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_id": {
               "in": "path",
-              "wire": "page_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The page's ID (UUID",
                 "with or without dashes).": null
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "page_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -743,28 +743,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_id": {
               "in": "path",
-              "wire": "page_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "page_id"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Property values to change, keyed by property name or ID; properties not given are unchanged.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "properties"
             },
             "icon": {
               "in": "body",
-              "wire": "icon",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -772,12 +770,12 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"🎯\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "icon"
             },
             "cover": {
               "in": "body",
-              "wire": "cover",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -785,27 +783,29 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "cover"
             },
             "archived": {
               "in": "body",
-              "wire": "archived",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true archives the page (moves it to the trash); false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "archived"
             },
             "in_trash": {
               "in": "body",
-              "wire": "in_trash",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true moves the page to the trash; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "in_trash"
             }
           },
           "atLeastOneOf": [
@@ -815,8 +815,8 @@ export const definition: ConnectorDefinition = {
             "archived",
             "in_trash"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -953,25 +953,25 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_cursor": {
               "in": "body",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "body",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
           "constantBody": {
@@ -980,20 +980,20 @@ export const definition: ConnectorDefinition = {
               "value": "data_source"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "idempotent": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         },
         "get": {
@@ -1004,18 +1004,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "data_source_id": {
               "in": "path",
-              "wire": "data_source_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The data source's ID (UUID)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "data_source_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -1027,18 +1027,16 @@ export const definition: ConnectorDefinition = {
           "params": {
             "data_source_id": {
               "in": "path",
-              "wire": "data_source_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "data_source_id"
             },
             "title": {
               "in": "body",
-              "wire": "title",
-              "required": false,
               "schema": {
                 "type": "array",
                 "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].",
@@ -1046,12 +1044,12 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "title"
             },
             "description": {
               "in": "body",
-              "wire": "description",
-              "required": false,
               "schema": {
                 "type": "array",
                 "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].",
@@ -1060,27 +1058,29 @@ export const definition: ConnectorDefinition = {
                 },
                 "maxItems": 100
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "description"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Property schema changes keyed by property name or ID, e.g. {\"Status\": {\"select\": {\"options\": [{\"name\": \"Done\"}]}}, \"Old\": null}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "properties"
             },
             "in_trash": {
               "in": "body",
-              "wire": "in_trash",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true moves the data source to the trash; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "in_trash"
             }
           },
           "atLeastOneOf": [
@@ -1089,8 +1089,8 @@ export const definition: ConnectorDefinition = {
             "properties",
             "in_trash"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -1196,51 +1196,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of the parent block or page."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "start_cursor": {
               "in": "query",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1252,19 +1252,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of the parent block or page."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "children": {
               "in": "body",
-              "wire": "children",
-              "required": true,
               "schema": {
                 "type": "array",
                 "minItems": 1,
@@ -1273,22 +1271,24 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
+              "required": true,
               "description": "Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}].",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "children"
             },
             "after": {
               "in": "body",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "ID of the existing child block after which the new blocks are inserted."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "result": "many",
           "guards": [],
           "idempotent": false,
           "destructive": false
@@ -1301,17 +1301,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -1323,38 +1323,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "archived": {
               "in": "body",
-              "wire": "archived",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true archives (deletes) the block; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "archived"
             },
             "in_trash": {
               "in": "body",
-              "wire": "in_trash",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true moves the block to the trash; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "in_trash"
             }
           },
           "additionalParams": "body",
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -1458,51 +1458,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "query",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of the page or block whose comments are listed."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "start_cursor": {
               "in": "query",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1514,8 +1514,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "parent": {
               "in": "body",
-              "wire": "parent",
-              "required": false,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -1574,24 +1572,24 @@ export const definition: ConnectorDefinition = {
                   "maxProperties": 1
                 }
               },
+              "required": false,
               "description": "The page or block commented on: {\"page_id\": \"...\"} or {\"block_id\": \"...\"}. Not with discussion_id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "parent"
             },
             "discussion_id": {
               "in": "body",
-              "wire": "discussion_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of an existing discussion thread to reply to. Not with parent."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "discussion_id"
             },
             "rich_text": {
               "in": "body",
-              "wire": "rich_text",
-              "required": true,
               "schema": {
                 "type": "array",
                 "minItems": 1,
@@ -1599,20 +1597,22 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
+              "required": true,
               "description": "The comment text as rich text, e.g. [{\"text\": {\"content\": \"Looks good\"}}].",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "rich_text"
             }
           },
-          "atLeastOneOf": [
-            "parent",
-            "discussion_id"
-          ],
           "atMostOneOf": [
             "parent",
             "discussion_id"
           ],
-          "result": "one",
+          "atLeastOneOf": [
+            "parent",
+            "discussion_id"
+          ],
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }

@@ -51,9 +51,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://docs.withorb.com/api-reference/invoice/fetch-invoice"
     }
   ],
-  "guidance": "Lists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).",
-  "baseUrl": "https://api.withorb.com/v1",
   "config": {},
+  "baseUrl": "https://api.withorb.com/v1",
   "headers": {},
   "auth": [
     {
@@ -72,6 +71,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Lists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).",
   "entities": {
     "customers": {
       "name": "customers",
@@ -249,40 +249,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -294,18 +294,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "customer_id": {
               "in": "path",
-              "wire": "customer_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb customer id (not the external_customer_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "customer_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -499,53 +499,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "customer_id": {
               "in": "query",
-              "wire": "customer_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Only the subscriptions of this Orb customer id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "customer_id"
             },
             "external_customer_id": {
               "in": "query",
-              "wire": "external_customer_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Only the subscriptions of the customer with this external_customer_id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_customer_id"
             },
             "status": {
               "in": "query",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -554,22 +552,24 @@ export const definition: ConnectorDefinition = {
                   "upcoming"
                 ]
               },
+              "required": false,
               "description": "Only subscriptions in this status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -581,18 +581,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "subscription_id": {
               "in": "path",
-              "wire": "subscription_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb subscription id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "subscription_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -771,40 +771,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -816,18 +816,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "plan_id": {
               "in": "path",
-              "wire": "plan_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb plan id (not the external_plan_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "plan_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1107,40 +1107,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1152,18 +1152,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "invoice_id": {
               "in": "path",
-              "wire": "invoice_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb invoice id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "invoice_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }

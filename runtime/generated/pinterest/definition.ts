@@ -27,9 +27,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://github.com/pinterest/api-description"
     }
   ],
-  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
-  "baseUrl": "https://api.pinterest.com/v5",
   "config": {},
+  "baseUrl": "https://api.pinterest.com/v5",
   "headers": {},
   "auth": [
     {
@@ -84,6 +83,7 @@ export const definition: ConnectorDefinition = {
       }
     }
   ],
+  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
   "entities": {
     "ad_accounts": {
       "name": "ad_accounts",
@@ -161,50 +161,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "include_shared_accounts": {
               "in": "query",
-              "wire": "include_shared_accounts",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
+              "required": false,
               "description": "Include ad accounts shared with the user through Business Access (Pinterest's default true).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "include_shared_accounts"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -216,19 +216,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -343,31 +343,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "privacy": {
               "in": "query",
-              "wire": "privacy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -376,21 +374,23 @@ export const definition: ConnectorDefinition = {
                   "SECRET"
                 ]
               },
+              "required": false,
               "description": "Only boards of this privacy. Omit for every board the token can read.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "privacy"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -402,18 +402,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -574,43 +574,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "entity_statuses": {
               "in": "query",
-              "wire": "entity_statuses",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -628,14 +626,14 @@ export const definition: ConnectorDefinition = {
                   "PAUSED"
                 ]
               },
+              "required": false,
               "description": "Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED).",
               "sendDefault": false,
-              "serialize": "repeat"
+              "serialize": "repeat",
+              "wire": "entity_statuses"
             },
             "order": {
               "in": "query",
-              "wire": "order",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -643,21 +641,23 @@ export const definition: ConnectorDefinition = {
                   "DESCENDING"
                 ]
               },
+              "required": false,
               "description": "Sort by id; higher ids are more recent.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "order"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -880,51 +880,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1166,51 +1166,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1255,50 +1255,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1440,50 +1440,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1544,39 +1544,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1703,39 +1703,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1856,39 +1856,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2000,51 +2000,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2136,20 +2136,20 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "many",
           "recordsPath": "items",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         }
@@ -2253,51 +2253,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2382,50 +2382,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }

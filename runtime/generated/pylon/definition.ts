@@ -43,9 +43,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://static.usepylon.com/openapi.json"
     }
   ],
-  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
-  "baseUrl": "https://api.usepylon.com",
   "config": {},
+  "baseUrl": "https://api.usepylon.com",
   "headers": {},
   "auth": [
     {
@@ -64,6 +63,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
   "entities": {
     "issues": {
       "name": "issues",
@@ -313,51 +313,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": true,
               "description": "Start of the time window, RFC 3339 (e.g. 2025-01-01T00:00:00Z).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "query",
-              "wire": "end_time",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": true,
               "description": "End of the time window, RFC 3339; at most 30 days after start_time.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -369,30 +369,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "title": {
               "in": "body",
-              "wire": "title",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Title of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "title"
             },
             "body_html": {
               "in": "body",
-              "wire": "body_html",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "HTML body of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body_html"
             },
             "priority": {
               "in": "body",
-              "wire": "priority",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -402,75 +400,77 @@ export const definition: ConnectorDefinition = {
                   "low"
                 ]
               },
+              "required": false,
               "description": "Priority: urgent, high, medium or low.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "priority"
             },
             "requester_email": {
               "in": "body",
-              "wire": "requester_email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Email of the contact the issue is on behalf of (a contact is created if none matches).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "requester_email"
             },
             "requester_name": {
               "in": "body",
-              "wire": "requester_name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Full name of the requester (used when a contact is created from requester_email).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "requester_name"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the issue belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "assignee_id": {
               "in": "body",
-              "wire": "assignee_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to assign the issue to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee_id"
             },
             "team_id": {
               "in": "body",
-              "wire": "team_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Team to assign the issue to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -482,19 +482,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or number of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -506,19 +506,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "state": {
               "in": "body",
-              "wire": "state",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -527,51 +525,53 @@ export const definition: ConnectorDefinition = {
                   "closed"
                 ]
               },
+              "required": false,
               "description": "New state: open, snoozed or closed.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "state"
             },
             "assignee_id": {
               "in": "body",
-              "wire": "assignee_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to assign the issue to (\"\" removes the assignee).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee_id"
             },
             "team_id": {
               "in": "body",
-              "wire": "team_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Team to assign the issue to (\"\" removes the team).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the issue belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the issue; replaces the issue's tags.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             }
           },
           "atLeastOneOf": [
@@ -581,8 +581,8 @@ export const definition: ConnectorDefinition = {
             "account_id",
             "tags"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -594,18 +594,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": true
         }
@@ -642,77 +642,77 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "body_html": {
               "in": "body",
-              "wire": "body_html",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "HTML body of the reply.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body_html"
             },
             "message_id": {
               "in": "body",
-              "wire": "message_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the message to reply to (from messages list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "message_id"
             },
             "user_id": {
               "in": "body",
-              "wire": "user_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to post the reply as (not with contact_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_id"
             },
             "contact_id": {
               "in": "body",
-              "wire": "contact_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Contact to post the reply as (not with user_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "contact_id"
             },
             "attachment_urls": {
               "in": "body",
-              "wire": "attachment_urls",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Attachment URLs to attach to the reply.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "attachment_urls"
             }
           },
           "atMostOneOf": [
             "user_id",
             "contact_id"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -773,42 +773,42 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "assignee_id": {
               "in": "body",
-              "wire": "assignee_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to assign the issue to (\"\" removes the assignee).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee_id"
             },
             "team_id": {
               "in": "body",
-              "wire": "team_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Team to assign the issue to (\"\" removes the team).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             }
           },
           "atLeastOneOf": [
             "assignee_id",
             "team_id"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -869,29 +869,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -984,40 +984,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1054,82 +1054,82 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "body_html": {
               "in": "body",
-              "wire": "body_html",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "HTML body of the note.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body_html"
             },
             "thread_id": {
               "in": "body",
-              "wire": "thread_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Thread to post to (the id from issue_threads list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "thread_id"
             },
             "message_id": {
               "in": "body",
-              "wire": "message_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Internal-note message to reply to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "message_id"
             },
             "thread_name": {
               "in": "body",
-              "wire": "thread_name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Name of the thread created when neither thread_id nor message_id is given.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "thread_name"
             },
             "user_id": {
               "in": "body",
-              "wire": "user_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to post the note as (defaults to the token's user).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_id"
             },
             "attachment_urls": {
               "in": "body",
-              "wire": "attachment_urls",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Attachment URLs to attach to the note.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "attachment_urls"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -1201,19 +1201,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             }
           },
-          "result": "many",
           "recordsPath": "data",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -1225,28 +1225,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Name of the thread.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -1380,42 +1380,42 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999,
                 "default": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "limit"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1427,19 +1427,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Name of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "account_type": {
               "in": "body",
-              "wire": "account_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1449,120 +1447,122 @@ export const definition: ConnectorDefinition = {
                   "partner"
                 ]
               },
+              "required": false,
               "description": "Type of the account (Pylon's default: customer).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_type"
             },
             "domains": {
               "in": "body",
-              "wire": "domains",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "domains"
             },
             "primary_domain": {
               "in": "body",
-              "wire": "primary_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary domain; must be one of domains.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_domain"
             },
             "owner_id": {
               "in": "body",
-              "wire": "owner_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner_id"
             },
             "logo_url": {
               "in": "body",
-              "wire": "logo_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Logo URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "logo_url"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the account; replaces the account's tags.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             },
             "channels": {
               "in": "body",
-              "wire": "channels",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Channels linked to the account ({channel_id, source, is_primary}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "channels"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}); replaces the account's external IDs.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             },
             "subaccount_ids": {
               "in": "body",
-              "wire": "subaccount_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Account IDs to add as subaccounts.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "subaccount_ids"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -1574,19 +1574,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or external ID of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -1598,143 +1598,143 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or external ID of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "is_disabled": {
               "in": "body",
-              "wire": "is_disabled",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Whether the account is disabled.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "is_disabled"
             },
             "domains": {
               "in": "body",
-              "wire": "domains",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "domains"
             },
             "primary_domain": {
               "in": "body",
-              "wire": "primary_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary domain; must be one of domains.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_domain"
             },
             "owner_id": {
               "in": "body",
-              "wire": "owner_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner_id"
             },
             "logo_url": {
               "in": "body",
-              "wire": "logo_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Logo URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "logo_url"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the account; replaces the account's tags.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             },
             "channels": {
               "in": "body",
-              "wire": "channels",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Channels linked to the account ({channel_id, source, is_primary}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "channels"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}); replaces the account's external IDs.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             },
             "subaccount_ids": {
               "in": "body",
-              "wire": "subaccount_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Account IDs to add as subaccounts.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "subaccount_ids"
             }
           },
           "atLeastOneOf": [
@@ -1750,8 +1750,8 @@ export const definition: ConnectorDefinition = {
             "external_ids",
             "subaccount_ids"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -1862,41 +1862,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1908,127 +1908,127 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Name of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "email": {
               "in": "body",
-              "wire": "email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Email of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "email"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the contact belongs to (not with account_external_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "account_external_id": {
               "in": "body",
-              "wire": "account_external_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "External ID of the account the contact belongs to (not with account_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_external_id"
             },
             "avatar_url": {
               "in": "body",
-              "wire": "avatar_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Avatar URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "avatar_url"
             },
             "phone_numbers": {
               "in": "body",
-              "wire": "phone_numbers",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Phone numbers (digits only, at most 15).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "phone_numbers"
             },
             "primary_phone_number": {
               "in": "body",
-              "wire": "primary_phone_number",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary phone number; must be one of phone_numbers.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_phone_number"
             },
             "portal_role": {
               "in": "body",
-              "wire": "portal_role",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Portal role: no_access, member, admin or a custom role slug.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role"
             },
             "portal_role_id": {
               "in": "body",
-              "wire": "portal_role_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of a custom portal role (takes precedence over portal_role).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role_id"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -2040,19 +2040,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -2064,134 +2064,134 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "email": {
               "in": "body",
-              "wire": "email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Email of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "email"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the contact belongs to (not with account_external_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "account_external_id": {
               "in": "body",
-              "wire": "account_external_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "External ID of the account the contact belongs to (not with account_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_external_id"
             },
             "avatar_url": {
               "in": "body",
-              "wire": "avatar_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Avatar URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "avatar_url"
             },
             "phone_numbers": {
               "in": "body",
-              "wire": "phone_numbers",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Phone numbers (digits only, at most 15).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "phone_numbers"
             },
             "primary_phone_number": {
               "in": "body",
-              "wire": "primary_phone_number",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary phone number; must be one of phone_numbers.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_phone_number"
             },
             "portal_role": {
               "in": "body",
-              "wire": "portal_role",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Portal role: no_access, member, admin or a custom role slug.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role"
             },
             "portal_role_id": {
               "in": "body",
-              "wire": "portal_role_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of a custom portal role (takes precedence over portal_role).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role_id"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             }
           },
           "atLeastOneOf": [
@@ -2207,8 +2207,8 @@ export const definition: ConnectorDefinition = {
             "custom_fields",
             "external_ids"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -2255,29 +2255,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2289,31 +2289,31 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "user_ids": {
               "in": "body",
-              "wire": "user_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Users to add to the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_ids"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -2325,19 +2325,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -2349,46 +2349,46 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "user_ids": {
               "in": "body",
-              "wire": "user_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "The team's users; replaces the members.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_ids"
             }
           },
           "atLeastOneOf": [
             "name",
             "user_ids"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -2442,29 +2442,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2476,19 +2476,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "value": {
               "in": "body",
-              "wire": "value",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The tag text.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "value"
             },
             "object_type": {
               "in": "body",
-              "wire": "object_type",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2497,22 +2495,24 @@ export const definition: ConnectorDefinition = {
                   "contact"
                 ]
               },
+              "required": true,
               "description": "Object type the tag applies to: account, issue or contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "object_type"
             },
             "hex_color": {
               "in": "body",
-              "wire": "hex_color",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Hex color code of the tag (e.g. \"#3b82f6\").",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "hex_color"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -2524,19 +2524,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the tag.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -2548,43 +2548,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the tag.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "value": {
               "in": "body",
-              "wire": "value",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "The tag text.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "value"
             },
             "hex_color": {
               "in": "body",
-              "wire": "hex_color",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Hex color code of the tag.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "hex_color"
             }
           },
           "atLeastOneOf": [
             "value",
             "hex_color"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -2658,29 +2658,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2692,19 +2692,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the user.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2823,8 +2823,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "object_type": {
               "in": "query",
-              "wire": "object_type",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2836,34 +2834,36 @@ export const definition: ConnectorDefinition = {
                   "call_recording"
                 ]
               },
+              "required": true,
               "description": "Object type of the custom fields: account, issue, contact, task, project or call_recording.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "object_type"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2875,19 +2875,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the custom field.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2960,29 +2960,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2994,19 +2994,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the ticket form.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3053,29 +3053,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -3201,41 +3201,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3247,19 +3247,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the task.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3372,43 +3372,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "body",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "body",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             }
           },
           "constantBody": {},
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "idempotent": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false
         }
       }
@@ -3474,50 +3474,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Name of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "project_id": {
               "in": "body",
-              "wire": "project_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Project of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_id"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account of the project.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "due_date": {
               "in": "body",
-              "wire": "due_date",
-              "required": false,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": false,
               "description": "Due date, RFC 3339.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "due_date"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -3529,44 +3529,44 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "due_date": {
               "in": "body",
-              "wire": "due_date",
-              "required": false,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": false,
               "description": "Due date, RFC 3339.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "due_date"
             }
           },
           "atLeastOneOf": [
             "name",
             "due_date"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         }
@@ -3673,62 +3673,62 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "language": {
               "in": "query",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Language code of the articles (default language when omitted).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "language"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3740,40 +3740,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             },
             "article_id": {
               "in": "path",
-              "wire": "article_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the article.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "article_id"
             },
             "language": {
               "in": "query",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Language code of the article (default language when omitted).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "language"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3853,19 +3853,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             }
           },
-          "result": "many",
           "recordsPath": "data",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -3877,30 +3877,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             },
             "collection_id": {
               "in": "path",
-              "wire": "collection_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the collection.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "collection_id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3935,9 +3935,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/me",
           "params": {},
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }

@@ -139,9 +139,6 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_opportunitystage.htm"
     }
   ],
-  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
-  "baseUrl": "{{token.instance_url}}/services/data/v62.0",
-  "baseUrlHostPattern": "^[a-z0-9-]+(\\.[a-z0-9-]+)*\\.salesforce\\.com$",
   "config": {
     "login_environment": {
       "description": "Salesforce login host whose token endpoint refreshes the access token: login (login.salesforce.com, production and Developer Edition orgs) or test (test.salesforce.com, sandboxes).",
@@ -150,10 +147,12 @@ export const definition: ConnectorDefinition = {
         "test"
       ],
       "default": "login",
-      "example": "login",
-      "required": true
+      "required": true,
+      "example": "login"
     }
   },
+  "baseUrl": "{{token.instance_url}}/services/data/v62.0",
+  "baseUrlHostPattern": "^[a-z0-9-]+(\\.[a-z0-9-]+)*\\.salesforce\\.com$",
   "headers": {},
   "auth": [
     {
@@ -216,6 +215,7 @@ export const definition: ConnectorDefinition = {
       }
     }
   ],
+  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
   "entities": {
     "sobjects": {
       "name": "sobjects",
@@ -410,9 +410,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/sobjects",
           "params": {},
-          "result": "many",
           "recordsPath": "sobjects",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -424,19 +424,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             }
           },
           "additionalParams": "body",
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -448,40 +448,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -493,31 +493,31 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
           "additionalParams": "body",
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -529,30 +529,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": true
         }
@@ -825,54 +825,54 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -884,180 +884,180 @@ export const definition: ConnectorDefinition = {
           "params": {
             "Name": {
               "in": "body",
-              "wire": "Name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 255
               },
+              "required": true,
               "description": "Account name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Name"
             },
             "AccountNumber": {
               "in": "body",
-              "wire": "AccountNumber",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Account number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AccountNumber"
             },
             "Type": {
               "in": "body",
-              "wire": "Type",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Type picklist value, e.g. Customer - Direct, Prospect.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Type"
             },
             "Industry": {
               "in": "body",
-              "wire": "Industry",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Industry picklist value, e.g. Energy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Industry"
             },
             "Phone": {
               "in": "body",
-              "wire": "Phone",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Phone number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Phone"
             },
             "Website": {
               "in": "body",
-              "wire": "Website",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 255
               },
+              "required": false,
               "description": "Website URL.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Website"
             },
             "BillingStreet": {
               "in": "body",
-              "wire": "BillingStreet",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Billing street address.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingStreet"
             },
             "BillingCity": {
               "in": "body",
-              "wire": "BillingCity",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Billing city.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCity"
             },
             "BillingState": {
               "in": "body",
-              "wire": "BillingState",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing state or province.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingState"
             },
             "BillingPostalCode": {
               "in": "body",
-              "wire": "BillingPostalCode",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 20
               },
+              "required": false,
               "description": "Billing postal code.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingPostalCode"
             },
             "BillingCountry": {
               "in": "body",
-              "wire": "BillingCountry",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing country.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCountry"
             },
             "AnnualRevenue": {
               "in": "body",
-              "wire": "AnnualRevenue",
-              "required": false,
               "schema": {
                 "type": "number"
               },
+              "required": false,
               "description": "Estimated annual revenue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AnnualRevenue"
             },
             "NumberOfEmployees": {
               "in": "body",
-              "wire": "NumberOfEmployees",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Number of employees.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "NumberOfEmployees"
             },
             "Description": {
               "in": "body",
-              "wire": "Description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 32000
               },
+              "required": false,
               "description": "Text description.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Description"
             },
             "OwnerId": {
               "in": "body",
-              "wire": "OwnerId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "OwnerId"
             },
             "ParentId": {
               "in": "body",
-              "wire": "ParentId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the parent account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ParentId"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -1069,29 +1069,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -1103,187 +1103,187 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "Name": {
               "in": "body",
-              "wire": "Name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 255
               },
+              "required": false,
               "description": "Account name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Name"
             },
             "AccountNumber": {
               "in": "body",
-              "wire": "AccountNumber",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Account number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AccountNumber"
             },
             "Type": {
               "in": "body",
-              "wire": "Type",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Type picklist value, e.g. Customer - Direct, Prospect.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Type"
             },
             "Industry": {
               "in": "body",
-              "wire": "Industry",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Industry picklist value, e.g. Energy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Industry"
             },
             "Phone": {
               "in": "body",
-              "wire": "Phone",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Phone number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Phone"
             },
             "Website": {
               "in": "body",
-              "wire": "Website",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 255
               },
+              "required": false,
               "description": "Website URL.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Website"
             },
             "BillingStreet": {
               "in": "body",
-              "wire": "BillingStreet",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Billing street address.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingStreet"
             },
             "BillingCity": {
               "in": "body",
-              "wire": "BillingCity",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Billing city.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCity"
             },
             "BillingState": {
               "in": "body",
-              "wire": "BillingState",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing state or province.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingState"
             },
             "BillingPostalCode": {
               "in": "body",
-              "wire": "BillingPostalCode",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 20
               },
+              "required": false,
               "description": "Billing postal code.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingPostalCode"
             },
             "BillingCountry": {
               "in": "body",
-              "wire": "BillingCountry",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing country.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCountry"
             },
             "AnnualRevenue": {
               "in": "body",
-              "wire": "AnnualRevenue",
-              "required": false,
               "schema": {
                 "type": "number"
               },
+              "required": false,
               "description": "Estimated annual revenue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AnnualRevenue"
             },
             "NumberOfEmployees": {
               "in": "body",
-              "wire": "NumberOfEmployees",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Number of employees.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "NumberOfEmployees"
             },
             "Description": {
               "in": "body",
-              "wire": "Description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 32000
               },
+              "required": false,
               "description": "Text description.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Description"
             },
             "OwnerId": {
               "in": "body",
-              "wire": "OwnerId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "OwnerId"
             },
             "ParentId": {
               "in": "body",
-              "wire": "ParentId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the parent account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ParentId"
             }
           },
           "atLeastOneOf": [
@@ -1304,9 +1304,9 @@ export const definition: ConnectorDefinition = {
             "OwnerId",
             "ParentId"
           ],
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false
         },
@@ -1318,19 +1318,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": true
         }
@@ -1555,55 +1555,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate FROM Contact"
               },
+              "required": false,
               "description": "A SOQL query FROM Contact (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1615,29 +1615,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1897,55 +1897,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, CreatedDate, LastModifiedDate FROM Lead"
               },
+              "required": false,
               "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1957,29 +1957,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2196,55 +2196,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, CreatedDate, LastModifiedDate FROM Opportunity"
               },
+              "required": false,
               "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2256,29 +2256,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2477,55 +2477,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CreatedDate, LastModifiedDate FROM Task"
               },
+              "required": false,
               "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2537,29 +2537,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -2751,55 +2751,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate FROM Event"
               },
+              "required": false,
               "description": "A SOQL query FROM Event (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -2811,29 +2811,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3049,55 +3049,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate FROM Campaign"
               },
+              "required": false,
               "description": "A SOQL query FROM Campaign (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3109,29 +3109,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3331,55 +3331,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate FROM Case"
               },
+              "required": false,
               "description": "A SOQL query FROM Case (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3391,29 +3391,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3524,55 +3524,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate FROM Note"
               },
+              "required": false,
               "description": "A SOQL query FROM Note (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3584,29 +3584,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3785,55 +3785,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate FROM ContentVersion"
               },
+              "required": false,
               "description": "A SOQL query FROM ContentVersion (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -3845,29 +3845,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -3996,55 +3996,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate FROM Attachment"
               },
+              "required": false,
               "description": "A SOQL query FROM Attachment (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -4056,29 +4056,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -4283,55 +4283,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, CreatedDate, LastModifiedDate FROM User"
               },
+              "required": false,
               "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -4343,29 +4343,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -4501,55 +4501,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate FROM OpportunityStage"
               },
+              "required": false,
               "description": "A SOQL query FROM OpportunityStage (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -4561,29 +4561,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -4808,8 +4808,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/analytics/reports",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -4821,19 +4821,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "reportMetadata",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -4873,54 +4873,54 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "A SOQL query, e.g. SELECT Id, Name FROM Contact WHERE Email != null LIMIT 50.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }

@@ -75,17 +75,16 @@ export const definition: ConnectorDefinition = {
       "url": "https://github.com/getsentry/sentry-api-schema"
     }
   ],
-  "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",
-  "baseUrl": "https://{{config.host}}/api/0",
   "config": {
     "host": {
       "description": "Host name of the Sentry instance: sentry.io (default), a data-residency host such as de.sentry.io, or the host of a self-hosted Sentry (sentry.example.com). A host name only: no scheme, port, path or user info.",
       "pattern": "^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
       "default": "sentry.io",
-      "example": "sentry.example.com",
-      "required": true
+      "required": true,
+      "example": "sentry.example.com"
     }
   },
+  "baseUrl": "https://{{config.host}}/api/0",
   "headers": {},
   "auth": [
     {
@@ -105,6 +104,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",
   "entities": {
     "organizations": {
       "name": "organizations",
@@ -247,28 +247,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "owner": {
               "in": "query",
-              "wire": "owner",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "true restricts the list to organizations the user owns.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Search query, e.g. \"slug:acme\" or \"status:active\".",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "sortBy": {
               "in": "query",
-              "wire": "sortBy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -277,34 +275,36 @@ export const definition: ConnectorDefinition = {
                   "events"
                 ]
               },
+              "required": false,
               "description": "Sort by number of members, projects or events in the last 24 hours (default by creation date).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sortBy"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -316,19 +316,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "detailed": {
               "in": "query",
-              "wire": "detailed",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -336,12 +334,14 @@ export const definition: ConnectorDefinition = {
                   "1"
                 ]
               },
+              "required": false,
               "description": "\"0\" returns the organization without its projects and teams.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "detailed"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -701,40 +701,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -746,29 +746,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "project_slug": {
               "in": "path",
-              "wire": "project_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the project (projects list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_slug"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         },
@@ -780,29 +780,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "project_slug": {
               "in": "path",
-              "wire": "project_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the project (projects list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_slug"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1106,41 +1106,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "project_slug": {
               "in": "path",
-              "wire": "project_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the project (projects list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_slug"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "is:unresolved"
               },
+              "required": false,
               "description": "Sentry structured search query. When omitted Sentry applies is:unresolved itself (nothing is sent); an empty string is sent as query= and returns issues of every status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "statsPeriod": {
               "in": "query",
-              "wire": "statsPeriod",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1150,13 +1148,13 @@ export const definition: ConnectorDefinition = {
                 ],
                 "default": "24h"
               },
+              "required": false,
               "description": "Timeline stats to include, \"24h\" (Sentry's default) or \"14d\"; \"\" disables them.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "statsPeriod"
             },
             "shortIdLookup": {
               "in": "query",
-              "wire": "shortIdLookup",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1164,34 +1162,36 @@ export const definition: ConnectorDefinition = {
                   "1"
                 ]
               },
+              "required": false,
               "description": "\"1\" also looks the query up as a short ID (e.g. PUMP-STATION-1), which may return an issue of another project.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "shortIdLookup"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1203,29 +1203,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Numeric ID of the issue (the id field of issues, not the shortId).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1441,125 +1441,125 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Numeric ID of the issue (the id field of issues, not the shortId).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start of the period (ISO 8601), with end.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start"
             },
             "end": {
               "in": "query",
-              "wire": "end",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End of the period (ISO 8601), with start.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end"
             },
             "statsPeriod": {
               "in": "query",
-              "wire": "statsPeriod",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+[smhdw]$"
               },
+              "required": false,
               "description": "Period up to now, a number followed by s, m, h, d or w (e.g. 24h); overrides start and end.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "statsPeriod"
             },
             "environment": {
               "in": "query",
-              "wire": "environment",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Environment names to filter by (the key is repeated).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "environment"
             },
             "full": {
               "in": "query",
-              "wire": "full",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "true includes the full event body (stack trace, entries) in each event.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "full"
             },
             "sample": {
               "in": "query",
-              "wire": "sample",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "true returns the events in a deterministic pseudo-random order.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sample"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Event search query, e.g. \"transaction:foo AND release:abc\".",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1571,53 +1571,53 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Numeric ID of the issue (the id field of issues, not the shortId).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "event_id": {
               "in": "path",
-              "wire": "event_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^([0-9a-fA-F]{32}|latest|oldest|recommended)$"
               },
+              "required": true,
               "description": "32-character hexadecimal event ID, or latest, oldest or recommended.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "event_id"
             },
             "environment": {
               "in": "query",
-              "wire": "environment",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Environment names (for latest, oldest and recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "environment"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1792,50 +1792,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Keeps releases whose version starts with this text.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -1847,29 +1847,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "version": {
               "in": "path",
-              "wire": "version",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Version identifier of the release (the version field).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "version"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1996,19 +1996,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "detailed": {
               "in": "query",
-              "wire": "detailed",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2016,34 +2014,36 @@ export const definition: ConnectorDefinition = {
                   "1"
                 ]
               },
+              "required": false,
               "description": "\"0\" returns the teams without their projects.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "detailed"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false
         },
@@ -2055,30 +2055,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "team_slug": {
               "in": "path",
-              "wire": "team_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_slug"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2086,25 +2084,27 @@ export const definition: ConnectorDefinition = {
                   "externalTeams"
                 ]
               },
+              "required": false,
               "description": "Opt in to additional data (projects or externalTeams).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "expand"
             },
             "collapse": {
               "in": "query",
-              "wire": "collapse",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
                   "organization"
                 ]
               },
+              "required": false,
               "description": "Opt out of the organization object.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "collapse"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }

@@ -55,9 +55,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.snap.com/api/marketing-api/Ads-API/customer-lists"
     }
   ],
-  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
-  "baseUrl": "https://adsapi.snapchat.com/v1",
   "config": {},
+  "baseUrl": "https://adsapi.snapchat.com/v1",
   "headers": {},
   "auth": [
     {
@@ -108,6 +107,7 @@ export const definition: ConnectorDefinition = {
       }
     }
   ],
+  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
   "entities": {
     "organizations": {
       "name": "organizations",
@@ -280,9 +280,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/me/organizations",
           "params": {},
-          "result": "many",
           "recordsPath": "organizations",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -294,19 +294,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "organizations.0.organization",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -467,49 +467,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_id": {
               "in": "path",
-              "wire": "organization_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Organization ID (from organizations list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "adaccounts",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -521,19 +521,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adaccounts.0.adaccount",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -677,49 +677,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "campaigns",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -731,19 +731,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "campaigns.0.campaign",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -955,49 +955,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Campaign ID (from campaigns list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "adsquads",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1009,19 +1009,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adsquads.0.adsquad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1140,49 +1140,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_squad_id": {
               "in": "path",
-              "wire": "ad_squad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad squad ID (from adsquads list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_squad_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "ads",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1194,19 +1194,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "ads.0.ad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1386,49 +1386,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "creatives",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1440,19 +1440,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "creatives.0.creative",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1600,49 +1600,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "media",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1654,19 +1654,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "media.0.media",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1791,49 +1791,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "segments",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -1845,19 +1845,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "segments.0.segment",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }

@@ -55,24 +55,9 @@ export const definition: ConnectorDefinition = {
       "url": "https://business-api.tiktok.com/portal/docs?id=1740302848100353"
     }
   ],
-  "guidance": "Start with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.",
-  "baseUrl": "https://business-api.tiktok.com/open_api/v1.3",
   "config": {},
+  "baseUrl": "https://business-api.tiktok.com/open_api/v1.3",
   "headers": {},
-  "errorInBody": {
-    "path": "code",
-    "success": [
-      0
-    ],
-    "message": "message",
-    "auth_values": [
-      40104,
-      40105
-    ],
-    "rate_limit_values": [
-      40100
-    ]
-  },
   "auth": [
     {
       "optionTitle": "Access Token",
@@ -91,6 +76,21 @@ export const definition: ConnectorDefinition = {
       "value": "{{credentials.access_token}}"
     }
   ],
+  "errorInBody": {
+    "path": "code",
+    "success": [
+      0
+    ],
+    "message": "message",
+    "auth_values": [
+      40104,
+      40105
+    ],
+    "rate_limit_values": [
+      40100
+    ]
+  },
+  "guidance": "Start with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.",
   "entities": {
     "advertisers": {
       "name": "advertisers",
@@ -274,42 +274,42 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_ids": {
               "in": "query",
-              "wire": "advertiser_ids",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$"
               },
+              "required": true,
               "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_ids"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         }
@@ -494,51 +494,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -798,51 +798,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1086,51 +1086,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1279,51 +1279,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1447,51 +1447,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1640,51 +1640,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1747,51 +1747,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 50
               },
+              "required": false,
               "description": "Records per page, 1 to 50 (TikTok's default 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1879,51 +1879,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "bc_id": {
               "in": "query",
-              "wire": "bc_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Business Center ID (an advertiser's owner_bc_id, or /bc/get/ in TikTok).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bc_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1975,71 +1975,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"spend\",\"cash_spend\",\"voucher_spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2050,18 +2050,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2114,71 +2114,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2189,18 +2189,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2254,71 +2254,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2329,18 +2329,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2395,71 +2395,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2470,18 +2470,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2536,71 +2536,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; hourly reports cover at most one day (use start_date).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2611,18 +2611,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_hour"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2673,49 +2673,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2726,18 +2726,18 @@ export const definition: ConnectorDefinition = {
             ],
             "query_lifetime": true
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }

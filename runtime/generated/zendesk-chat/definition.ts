@@ -75,16 +75,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.zendesk.com/api-reference/live-chat/chat-api/triggers/"
     }
   ],
-  "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
-  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/chat",
   "config": {
     "subdomain": {
       "description": "Your Zendesk subdomain: acme for acme.zendesk.com",
       "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$",
-      "example": "acme",
-      "required": true
+      "required": true,
+      "example": "acme"
     }
   },
+  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/chat",
   "headers": {},
   "auth": [
     {
@@ -103,6 +102,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
   "entities": {
     "accounts": {
       "name": "accounts",
@@ -151,8 +151,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/account",
           "params": {},
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -259,29 +259,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Number of agents to return."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "since_id": {
               "in": "query",
-              "wire": "since_id",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Return agents whose id is greater than or equal to this id."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "since_id"
             }
           },
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -293,17 +293,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "agent_id": {
               "in": "path",
-              "wire": "agent_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "agent_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -364,60 +364,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in microseconds to export from (at least five minutes in the past). Defaults to 0."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000,
                 "description": "Number of records per page. Zendesk's default and maximum is 1000."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "agent_timeline(*)",
                 "description": "Properties to return (resource expansion). agent_timeline(*) returns every property."
               },
-              "sendDefault": true
+              "required": false,
+              "sendDefault": true,
+              "wire": "fields"
             },
             "start_id": {
               "in": "query",
-              "wire": "start_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_id"
             }
           },
-          "result": "many",
           "recordsPath": "agent_timeline",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page",
               "count": "body.count"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -484,17 +484,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ban_id": {
               "in": "path",
-              "wire": "ban_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "ban_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -702,60 +702,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in seconds to export from (at least five minutes in the past). Defaults to 0."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000,
                 "description": "Number of records per page. Zendesk's default and maximum is 1000."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "chats(*)",
                 "description": "Properties to return (resource expansion). chats(*) returns every property; without it Zendesk returns ids only."
               },
-              "sendDefault": true
+              "required": false,
+              "sendDefault": true,
+              "wire": "fields"
             },
             "start_id": {
               "in": "query",
-              "wire": "start_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_id"
             }
           },
-          "result": "many",
           "recordsPath": "chats",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page",
               "count": "body.count"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -767,18 +767,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "chat_id": {
               "in": "path",
-              "wire": "chat_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The chat id, e.g. 1712.4987.QeUipU4eZOoO3."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "chat_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -843,8 +843,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/departments",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -856,17 +856,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "department_id": {
               "in": "path",
-              "wire": "department_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "department_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -938,8 +938,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/goals",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -951,17 +951,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "goal_id": {
               "in": "path",
-              "wire": "goal_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "goal_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1026,8 +1026,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/roles",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -1039,17 +1039,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "role_id": {
               "in": "path",
-              "wire": "role_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "role_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1108,9 +1108,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/routing_settings/account",
           "params": {},
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1188,8 +1188,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/shortcuts",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -1201,19 +1201,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "shortcut_id": {
               "in": "path",
-              "wire": "shortcut_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "pattern": "^[^/\\\\$]+$",
                 "description": "The shortcut id (its name), e.g. question."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "shortcut_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1272,8 +1272,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/skills",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         },
@@ -1285,17 +1285,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "skill_id": {
               "in": "path",
-              "wire": "skill_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "skill_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1353,8 +1353,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/triggers",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false
         }

@@ -47,16 +47,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.zendesk.com/rest_api/docs/talk-partner-edition-api/introduction"
     }
   ],
-  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
-  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/channels/voice",
   "config": {
     "subdomain": {
       "description": "Your Zendesk subdomain: acme for acme.zendesk.com",
       "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$",
-      "example": "acme",
-      "required": true
+      "required": true,
+      "example": "acme"
     }
   },
+  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/channels/voice",
   "headers": {},
   "auth": [
     {
@@ -96,6 +95,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
   "entities": {
     "phone_numbers": {
       "name": "phone_numbers",
@@ -317,38 +317,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "phone_numbers",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -360,19 +360,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "phone_number_id": {
               "in": "path",
-              "wire": "phone_number_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the phone number."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "phone_number_id"
             }
           },
-          "result": "one",
           "recordPath": "phone_number",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -461,38 +461,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "addresses",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -504,19 +504,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "address_id": {
               "in": "path",
-              "wire": "address_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the address."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "address_id"
             }
           },
-          "result": "one",
           "recordPath": "address",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -631,38 +631,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "greetings",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -674,8 +674,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "greeting_id": {
               "in": "path",
-              "wire": "greeting_id",
-              "required": true,
               "schema": {
                 "type": [
                   "integer",
@@ -684,12 +682,14 @@ export const definition: ConnectorDefinition = {
                 "pattern": "^[^/]+$",
                 "description": "The ID of the greeting."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "greeting_id"
             }
           },
-          "result": "one",
           "recordPath": "greeting",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -729,38 +729,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "greeting_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -772,19 +772,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "greeting_category_id": {
               "in": "path",
-              "wire": "greeting_category_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the greeting category."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "greeting_category_id"
             }
           },
-          "result": "one",
           "recordPath": "greeting_category",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -844,38 +844,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "ivrs",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         },
@@ -887,19 +887,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ivr_id": {
               "in": "path",
-              "wire": "ivr_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the IVR."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "ivr_id"
             }
           },
-          "result": "one",
           "recordPath": "ivr",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1089,38 +1089,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "agents_activity",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -1275,9 +1275,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/stats/agents_overview",
           "params": {},
-          "result": "one",
           "recordPath": "agents_overview",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1432,9 +1432,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/stats/account_overview",
           "params": {},
-          "result": "one",
           "recordPath": "account_overview",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1499,9 +1499,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/stats/current_queue_activity",
           "params": {},
-          "result": "one",
           "recordPath": "current_queue_activity",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false
         }
@@ -1828,26 +1828,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "start_time"
             }
           },
-          "result": "many",
           "recordsPath": "calls",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }
@@ -2032,26 +2032,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "start_time"
             }
           },
-          "result": "many",
           "recordsPath": "legs",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false
         }

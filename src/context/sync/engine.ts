@@ -17,7 +17,7 @@ import {
   type EntityDefinition,
 } from '../../../runtime/index.js';
 import { getPath } from '../../../runtime/paths.js';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults } from './plan.js';
