@@ -27,6 +27,8 @@ export interface ConnectorOptions {
   onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>;
   /** Makes OAuth refreshes single-flight across processes sharing stored credentials (replaces onTokenRefresh: the lock persists). */
   tokenRefreshLock?: TokenRefreshLock;
+  /** Replaces the scheme, host and port of the OAuth token URL (a vendor sandbox or a test double). */
+  oauthServerUrl?: string;
 }
 
 export interface ExecuteResult<TData = unknown, TPagination = Record<string, unknown>> {
@@ -114,7 +116,7 @@ export class Connector {
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
     this.redact = redactor(() => this.authenticator.secrets());
-    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh, options.tokenRefreshLock);
+    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh, options.tokenRefreshLock, options.oauthServerUrl);
   }
 
   get authOptionTitle(): string {

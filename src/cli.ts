@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import { addLibraryCommands, runProgram } from '../runtime/cli.js';
 import { AdminApiError, adminRequest, serviceUrl } from './admin-client.js';
 import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
+import { addConnectCommand, ConnectCommandError } from './connect-cli.js';
 import type { Store } from './db/database.js';
 import { StoreLockedError } from './db/store-lock.js';
 import { KeyringError } from './security/keyring.js';
@@ -66,6 +67,7 @@ const program = new Command()
   .name('switchyard')
   .description('Reach third-party APIs through Switchyard connectors (library mode), and provision the hosted service (admin).');
 addLibraryCommands(program);
+addConnectCommand(program);
 
 const admin = program
   .command('admin')
@@ -216,7 +218,7 @@ program
 await runProgram(program, {
   expected(error) {
     if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
-    if (error instanceof AdminError || error instanceof AdminApiError || error instanceof StoreLockedError || error instanceof KeyRotationError || error instanceof KeyringError) return error.message;
+    if (error instanceof AdminError || error instanceof AdminApiError || error instanceof ConnectCommandError || error instanceof StoreLockedError || error instanceof KeyRotationError || error instanceof KeyringError) return error.message;
     return undefined;
   },
 });

@@ -36,6 +36,17 @@ export interface ServiceConfig {
    * absent: the offline word-vector model. The key is never logged.
    */
   embeddings?: { url: string; model: string; apiKey?: string };
+  /**
+   * Connect flow (docs/api-reference.md, "Connect page"). publicUrl (PUBLIC_URL): the service's URL as
+   * browsers reach it, used for the OAuth redirect URI and connect links (absent: the request's own host).
+   */
+  publicUrl?: string;
+  /** URLs the connect page may send the browser back to after connecting (CONNECT_REDIRECT_URIS, comma-separated). */
+  connectRedirectUris?: string[];
+  /** Lifetime of widget tokens (CONNECT_TOKEN_TTL_SECONDS, default 900). */
+  connectTokenTtlSeconds?: number;
+  /** connector_type -> origin replacing the host of its OAuth authorization and token URLs (OAUTH_SERVER_URLS; a vendor sandbox or a test double). */
+  oauthServerUrls?: Record<string, string>;
   /** Minutes between automatic context store syncs of a connector that sets none (SYNC_INTERVAL_MINUTES, default 60; 0 = no automatic syncs). */
   syncIntervalMinutes?: number;
   /** Seconds a start waits for an unreachable PostgreSQL before giving up (STORE_WAIT_SECONDS, default 30). */
@@ -58,23 +69,46 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
-export function parseUpstreamBaseUrls(raw: string | undefined): Record<string, string> {
+export function parseUpstreamBaseUrls(raw: string | undefined, name = 'UPSTREAM_BASE_URLS'): Record<string, string> {
   if (raw === undefined || raw.trim() === '') return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ConfigError('UPSTREAM_BASE_URLS must be a JSON object of connector_type to base URL.');
+    throw new ConfigError(`${name} must be a JSON object of connector_type to base URL.`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('UPSTREAM_BASE_URLS must be a JSON object.');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${name} must be a JSON object.`);
   const known = connectorTypes();
   const result: Record<string, string> = {};
   for (const [type, url] of Object.entries(parsed)) {
-    if (!known.includes(type)) throw new ConfigError(`UPSTREAM_BASE_URLS names "${type}", which is not a connector type (${known.join(', ')}).`);
-    if (typeof url !== 'string' || !/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`UPSTREAM_BASE_URLS["${type}"] must be an http(s) URL.`);
+    if (!known.includes(type)) throw new ConfigError(`${name} names "${type}", which is not a connector type (${known.join(', ')}).`);
+    if (typeof url !== 'string' || !/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`${name}["${type}"] must be an http(s) URL.`);
     result[type] = url.replace(/\/+$/, '');
   }
   return result;
+}
+
+/** An absolute http(s) URL without query or fragment, e.g. PUBLIC_URL or an entry of CONNECT_REDIRECT_URIS. */
+function absoluteUrl(raw: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must hold absolute http(s) URLs; "${raw}" is not one.`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`${name} must hold http(s) URLs without query, fragment or user info; "${raw}" is not one.`);
+  }
+  return url.toString();
+}
+
+export function parseRedirectUris(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => absoluteUrl(entry, 'CONNECT_REDIRECT_URIS'));
 }
 
 export function parseEmbeddings(env: NodeJS.ProcessEnv): ServiceConfig['embeddings'] {
@@ -126,5 +160,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     storeWaitSeconds: integer(env, 'STORE_WAIT_SECONDS', 30, 0, 3600),
     ...(env.METRICS_TOKEN?.trim() ? { metricsToken: secretSetting(env, 'METRICS_TOKEN') } : {}),
     ...(env.SWITCHYARD_OPERATOR_TOKEN?.trim() ? { operatorToken: secretSetting(env, 'SWITCHYARD_OPERATOR_TOKEN') } : {}),
+    ...(env.PUBLIC_URL?.trim() ? { publicUrl: absoluteUrl(env.PUBLIC_URL.trim(), 'PUBLIC_URL').replace(/\/+$/, '') } : {}),
+    connectRedirectUris: parseRedirectUris(env.CONNECT_REDIRECT_URIS),
+    connectTokenTtlSeconds: integer(env, 'CONNECT_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+    oauthServerUrls: parseUpstreamBaseUrls(env.OAUTH_SERVER_URLS, 'OAUTH_SERVER_URLS'),
   };
 }

@@ -47,6 +47,15 @@ export const SERVICE_ERRORS = {
   not_implemented: { status: 501, meaning: "An Airbyte Agent API operation of Airbyte's data-pipeline product (destinations, connection templates), which Switchyard does not offer." },
   scoped_token_required: { status: 400, meaning: 'The call needs a scoped token and was made with an application token.' },
   invalid_query: { status: 400, meaning: 'A search query without any word (letters or digits).' },
+  oauth_not_supported: { status: 400, meaning: 'The connector kind has no OAuth consent flow (manifest key authorization_code), so it takes no OAuth app.' },
+  oauth_app_missing: { status: 400, meaning: "OAuth consent on the connect page without the organization's OAuth app for that kind (PUT /api/v1/oauth/credentials)." },
+  unsupported_option: { status: 400, meaning: 'The connect page was asked for a credential option the connector kind does not offer there.' },
+  invalid_state: { status: 400, meaning: 'An OAuth redirect whose state is missing, altered or not issued by this service.' },
+  expired_state: { status: 400, meaning: 'An OAuth redirect whose consent was already used or has expired (10 minutes).' },
+  consent_refused: { status: 400, meaning: 'The vendor did not grant access (the end user denied it, or no code came back).' },
+  token_exchange_failed: { status: 400, meaning: 'The vendor could not be reached or refused to exchange the authorization code.' },
+  no_refresh_token: { status: 400, meaning: 'The vendor granted access without a refresh token, so the connection could not be kept.' },
+  workspace_gone: { status: 400, meaning: 'The workspace a connect link was made for no longer exists.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 type Catalogue = typeof RUNTIME_ERRORS & typeof SERVICE_ERRORS;

@@ -143,6 +143,30 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       if (option.fields.access_token && option.fields.access_token.required !== false) {
         report([...at, 'fields', 'access_token'], 'oauth-fields', 'access_token must be optional (required: false) in an oauth2_refresh option');
       }
+      const flow = option.authorization_code;
+      if (flow !== undefined) {
+        checkTemplate(flow.authorization_url, [...at, 'authorization_code', 'authorization_url'], own, new Set());
+        if (templateReferences(flow.authorization_url).some((ref) => ref.source === 'credentials')) {
+          report([...at, 'authorization_code', 'authorization_url'], 'authorization-fields', 'authorization_url may use only {{config.X}}: no credential exists before consent');
+        }
+        const filled = [
+          ...Object.keys(flow.from_callback ?? {}).map((field) => ({ field, key: 'from_callback' })),
+          ...Object.keys(flow.from_token ?? {}).map((field) => ({ field, key: 'from_token' })),
+        ];
+        for (const { field, key } of filled) {
+          if (!option.fields[field] || ['client_id', 'client_secret', 'refresh_token', 'access_token'].includes(field)) {
+            report([...at, 'authorization_code', key, field], 'authorization-fields', `${key} may only fill a declared field of the option other than client_id, client_secret, refresh_token and access_token`);
+          }
+        }
+        for (const [field, source] of Object.entries(flow.from_callback ?? {})) {
+          if (source.pattern === undefined) continue;
+          try {
+            new RegExp(source.pattern);
+          } catch {
+            report([...at, 'authorization_code', 'from_callback', field, 'pattern'], 'authorization-fields', 'pattern is not a valid regular expression');
+          }
+        }
+      }
     }
   });
 
@@ -211,9 +235,15 @@ let paramValueAjv: Ajv2020 | undefined;
 function checkConnectorCheck(m: Manifest, report: (segments: string[], rule: string, message: string, atKey?: boolean) => void): void {
   const { entity: entityName, action: actionName, params = {} } = m.check;
   const entity = m.entities[entityName];
-  if (!entity) return report(['check', 'entity'], 'unknown-entity', `check names entity "${entityName}", which this connector does not declare`);
+  if (!entity) {
+    report(['check', 'entity'], 'unknown-entity', `check names entity "${entityName}", which this connector does not declare`);
+    return;
+  }
   const action = entity.actions[actionName];
-  if (!action) return report(['check', 'action'], 'unknown-action', `check names action "${actionName}", which entity ${entityName} does not declare`);
+  if (!action) {
+    report(['check', 'action'], 'unknown-action', `check names action "${actionName}", which entity ${entityName} does not declare`);
+    return;
+  }
   const readOnly = action.graphql ? !/^\s*mutation\b/.test(action.graphql.document) : action.method === 'GET';
   if (!readOnly || action.destructive === true) {
     report(['check', 'action'], 'check-read-only', `check must call a read (GET or a GraphQL query): ${entityName}.${actionName} is ${action.graphql ? 'a mutation' : action.method}`);

@@ -22,9 +22,10 @@ export class Authenticator {
     redact: Redactor,
     onTokenRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
     tokenRefreshLock?: TokenRefreshLock,
+    oauthServerUrl?: string,
   ) {
     if (option.type === 'oauth2_refresh') {
-      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh, tokenRefreshLock);
+      this.oauth = new OAuth2TokenManager(option, context, http, redact, onTokenRefresh, tokenRefreshLock, oauthServerUrl);
     }
   }
 

@@ -34,6 +34,19 @@ export interface TokenRefreshLock {
   refresh(held: { refresh_token: string; access_token?: string }, refresh: (refreshToken: string) => Promise<TokenRefresh>): Promise<StoredTokens>;
 }
 
+/**
+ * The URL with its scheme, host and port replaced by `origin` (path and query kept): how a vendor sandbox or
+ * a test double stands in for a vendor's OAuth endpoints.
+ */
+export function withOrigin(url: string, origin: string | undefined): string {
+  if (origin === undefined) return url;
+  const target = new URL(url);
+  const replacement = new URL(origin);
+  target.protocol = replacement.protocol;
+  target.host = replacement.host;
+  return target.toString();
+}
+
 /** Refresh this long before the announced expiry (at most half the token's lifetime). */
 const EXPIRY_SKEW_MS = 60_000;
 
@@ -56,6 +69,7 @@ export class OAuth2TokenManager {
     private readonly redact: Redactor,
     private readonly onRefresh?: (refresh: TokenRefresh) => void | Promise<void>,
     private readonly lock?: TokenRefreshLock,
+    private readonly serverOrigin?: string,
   ) {
     this.refreshToken = context.credentials.refresh_token ?? '';
     this.accessToken = context.credentials.access_token || undefined;
@@ -137,7 +151,7 @@ export class OAuth2TokenManager {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(params).toString();
     }
-    const url = renderTemplate(option.tokenUrl, context);
+    const url = withOrigin(renderTemplate(option.tokenUrl, context), this.serverOrigin);
     const response = await sendRequest({ method: 'POST', url, headers, body }, this.http, false);
     if (response.status < 200 || response.status >= 300) {
       const detail = vendorMessage(response.text, this.redact);

@@ -270,6 +270,56 @@ export interface AuthOauth2Refresh extends AuthCommon {
    * @default []
    */
   keep: Array<string>;
+  /**
+   * The vendor's OAuth 2.0 authorization-code flow (consent in the browser) that obtains this option's
+   * refresh_token: the hosted connect page sends the end user to authorization_url and exchanges the
+   * returned code at the option's token_url (same client_auth, body_format and token_headers).
+   */
+  authorizationCode?: AuthorizationCode;
+}
+
+export interface AuthorizationCode {
+  /** Consent page; https:// or a template of config values ({{config.X}}). */
+  authorizationUrl: string;
+  /**
+   * Scopes asked for, joined with scope_separator into the scope parameter (omitted when empty).
+   * @default []
+   */
+  scopes: Array<string>;
+  /**
+   * How scopes are joined (a space, or a comma for vendors that want one).
+   * @default " "
+   */
+  scopeSeparator: string;
+  /**
+   * Send an S256 code_challenge and the code_verifier (RFC 7636) where the vendor supports it.
+   * @default false
+   */
+  pkce: boolean;
+  /**
+   * Extra query parameters of the authorization URL (e.g. owner=user, prompt=consent).
+   * @default {}
+   */
+  extraParams: Record<string, string>;
+  /**
+   * Credential fields filled from a query parameter of the redirect back (e.g. Harvest's account id in
+   * scope=harvest:123): the first capture group of pattern, or the whole value without one.
+   * @default {}
+   */
+  fromCallback: Record<string, {
+    /** The query parameter of the redirect back. */
+    param: string;
+    /** Regular expression whose first capture group is the value. */
+    pattern?: string;
+  }>;
+  /**
+   * Credential fields filled from a string value of the token response (field -> response key, e.g.
+   * instance_url).
+   * @default {}
+   */
+  fromToken: Record<string, string>;
+  /** The vendor's page describing this flow. */
+  docs: string;
 }
 
 export interface Entity {

@@ -242,4 +242,58 @@ ${DATE_INDEXES}
       );
     `,
   },
+  {
+    version: 7,
+    name: 'connect flow: source templates, organizations\' OAuth apps, pending OAuth consents',
+    // Sealed values use the columns credentials_* of connectors (AES-256-GCM bound to the row id), so the
+    // same helpers open them and key rotation re-seals them. Templates and OAuth apps are soft-deleted, as
+    // the reference service does; a consent (oauth_sessions) is single-use: used_at is set when its
+    // callback arrives, and rows expire at expires_at.
+    sql: `
+      CREATE TABLE source_templates (
+        id uuid PRIMARY KEY,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        definition_id uuid NOT NULL,
+        connector_type text NOT NULL,
+        name text NOT NULL,
+        partial_default_config jsonb NOT NULL DEFAULT '{}',
+        customization jsonb,
+        mode text NOT NULL DEFAULT 'REPLICATION' CHECK (mode IN ('DIRECT', 'REPLICATION', 'MULTI')),
+        tags jsonb NOT NULL DEFAULT '[]',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        deleted_at timestamptz
+      );
+      CREATE INDEX source_templates_live ON source_templates (organization_id, created_at) WHERE deleted_at IS NULL;
+      CREATE TABLE oauth_apps (
+        id uuid PRIMARY KEY,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        connector_type text NOT NULL,
+        definition_id uuid NOT NULL,
+        credentials_key_id text NOT NULL,
+        credentials_iv text NOT NULL,
+        credentials_ciphertext text NOT NULL,
+        credentials_tag text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        deleted_at timestamptz
+      );
+      CREATE UNIQUE INDEX oauth_apps_live ON oauth_apps (organization_id, connector_type) WHERE deleted_at IS NULL;
+      CREATE TABLE oauth_sessions (
+        id uuid PRIMARY KEY,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        workspace_id uuid NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
+        template_id uuid NOT NULL,
+        option_title text NOT NULL,
+        credentials_key_id text NOT NULL,
+        credentials_iv text NOT NULL,
+        credentials_ciphertext text NOT NULL,
+        credentials_tag text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        used_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX oauth_sessions_expiry ON oauth_sessions (expires_at);
+    `,
+  },
 ];

@@ -116,6 +116,58 @@ export interface ContextSemanticStateTable {
   indexed_at: Timestamp;
 }
 
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+/** AES-256-GCM envelope columns, as in connectors (src/services/credentials.ts opens them). */
+interface SealedColumns {
+  credentials_key_id: string;
+  credentials_iv: string;
+  credentials_ciphertext: string;
+  credentials_tag: string;
+}
+
+export type SourceTemplateMode = 'DIRECT' | 'REPLICATION' | 'MULTI';
+
+/** A connector type an organization's end users may connect through the connect page (migration 5). */
+export interface SourceTemplatesTable {
+  id: string;
+  organization_id: string;
+  definition_id: string;
+  connector_type: string;
+  name: string;
+  /** Non-secret connector settings preset by the organization (replication_config values). */
+  partial_default_config: Json<Record<string, string>>;
+  customization: ColumnType<unknown, string | null | undefined, string | null>;
+  mode: ColumnType<SourceTemplateMode, SourceTemplateMode | undefined, SourceTemplateMode>;
+  tags: ColumnType<string[], string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+/** An organization's own OAuth app for one connector type; client_id and client_secret are sealed (migration 5). */
+export interface OAuthAppsTable extends SealedColumns {
+  id: string;
+  organization_id: string;
+  connector_type: string;
+  definition_id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+/** A consent in progress: what the callback needs (PKCE verifier, connector name and settings), sealed (migration 5). */
+export interface OAuthSessionsTable extends SealedColumns {
+  id: string;
+  organization_id: string;
+  workspace_id: string;
+  template_id: string;
+  option_title: string;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  used_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -143,5 +195,8 @@ export interface DatabaseSchema {
   context_sync_state: ContextSyncStateTable;
   context_passages: ContextPassagesTable;
   context_semantic_state: ContextSemanticStateTable;
+  source_templates: SourceTemplatesTable;
+  oauth_apps: OAuthAppsTable;
+  oauth_sessions: OAuthSessionsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -94,3 +94,56 @@ function expiryOf(token: string): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * Widget tokens: short-lived, for an end user's browser on the connect page (GET /connect). Bound to one
+ * workspace of one organization; they carry the origin allowed to embed the page and receive its
+ * messages, and the template tag filter. A separate audience, so a widget token never passes as an
+ * application token (nor the other way round).
+ */
+const WIDGET_AUDIENCE = 'switchyard-connect';
+
+export interface WidgetTokenClaims {
+  organizationId: string;
+  workspaceId: string;
+  workspaceName: string;
+  /** The origin (scheme://host[:port]) allowed to embed the page and receive postMessage. */
+  allowedOrigin: string;
+  /** Only templates with these tags are offered (empty: every template of the organization). */
+  tags: string[];
+  tagsMode: 'all' | 'any';
+}
+
+export async function issueWidgetToken(claims: WidgetTokenClaims, key: Uint8Array, ttlSeconds: number): Promise<string> {
+  return new SignJWT({ org: claims.organizationId, ws: claims.workspaceId, wsn: claims.workspaceName, origin: claims.allowedOrigin, tags: claims.tags, tags_mode: claims.tagsMode })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setSubject(claims.workspaceId)
+    .setIssuer(ISSUER)
+    .setAudience(WIDGET_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSeconds}s`)
+    .sign(key);
+}
+
+export async function verifyWidgetToken(token: string, key: Uint8Array): Promise<WidgetTokenClaims> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: WIDGET_AUDIENCE });
+    const { org, ws, wsn, origin, tags, tags_mode: tagsMode } = payload;
+    if (
+      typeof org !== 'string' ||
+      typeof ws !== 'string' ||
+      typeof wsn !== 'string' ||
+      typeof origin !== 'string' ||
+      !Array.isArray(tags) ||
+      !tags.every((tag): tag is string => typeof tag === 'string') ||
+      (tagsMode !== 'all' && tagsMode !== 'any')
+    ) {
+      throw new TokenError('The widget token is missing its claims.', false);
+    }
+    return { organizationId: org, workspaceId: ws, workspaceName: wsn, allowedOrigin: origin, tags, tagsMode };
+  } catch (error) {
+    if (error instanceof TokenError) throw error;
+    if (error instanceof joseErrors.JWTExpired) throw new TokenError('This connect link has expired; ask the application for a new one.', true);
+    throw new TokenError('This connect link is not valid.', false);
+  }
+}

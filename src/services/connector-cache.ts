@@ -23,6 +23,7 @@ import type { Keyring } from '../security/keyring.js';
 import type { ConnectorRow } from './connector-lookup.js';
 import { openCredentials, sealCredentials } from './credentials.js';
 import { StoreTokenCoordinator } from './token-coordinator.js';
+import { upstreamOptions } from './upstream-options.js';
 
 export const DEFAULT_MAX_STALENESS_MS = 30_000;
 const DEFAULT_MAX_ENTRIES = 1_000;
@@ -160,19 +161,12 @@ export class ConnectorCache {
   private build(row: ConnectorRow): Connector {
     const { config, keyring, log } = this.deps;
     const credentials = openCredentials(keyring, row.id, row);
-    const baseUrl = config.upstreamBaseUrls[row.connector_type];
-    const http = {
-      ...(config.upstreamTimeoutMs !== undefined && { timeoutMs: config.upstreamTimeoutMs }),
-      ...(config.upstreamRetries !== undefined && { retries: config.upstreamRetries }),
-      ...(config.upstreamMaxResponseBytes !== undefined && { maxResponseBytes: config.upstreamMaxResponseBytes }),
-    };
     const coordinator = this.coordinator;
     let refreshToken = credentials.refresh_token;
     const instance: Connector = createConnector(row.connector_type, {
       credentials: { ...credentials, option_title: row.auth_option },
       config: row.config,
-      ...(baseUrl !== undefined && { baseUrl }),
-      http,
+      ...upstreamOptions({ config }, row.connector_type),
       ...(coordinator !== undefined
         ? {
             tokenRefreshLock: coordinator.forConnector(row.id, (iv) => {

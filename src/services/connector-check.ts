@@ -21,7 +21,7 @@ import {
 } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { ConnectorCheckFailedError, VendorUnreachableError } from '../errors.js';
-import { upstreamOptions } from './execution.js';
+import { upstreamOptions } from './upstream-options.js';
 
 /** Outcome of one check read. */
 export interface CheckOutcome {

@@ -49,18 +49,6 @@ export interface ExecuteResponse {
 
 export const CONTEXT_STORE_SEARCH = 'context_store_search';
 
-/** The service's upstream settings for a connector of this type: base URL override, timeout, retries and body cap. */
-export function upstreamOptions(ctx: Pick<ServiceContext, 'config'>, connectorType: string): Pick<ConnectorOptions, 'baseUrl' | 'http'> {
-  const { config } = ctx;
-  const baseUrl = config.upstreamBaseUrls[connectorType];
-  const http = {
-    ...(config.upstreamTimeoutMs !== undefined && { timeoutMs: config.upstreamTimeoutMs }),
-    ...(config.upstreamRetries !== undefined && { retries: config.upstreamRetries }),
-    ...(config.upstreamMaxResponseBytes !== undefined && { maxResponseBytes: config.upstreamMaxResponseBytes }),
-  };
-  return { ...(baseUrl !== undefined && { baseUrl }), http };
-}
-
 /** The warm connector instance of a stored connector (shared with execute; the context store sync reads through it). */
 export function connectorInstance(ctx: ServiceContext, row: ConnectorRow): Connector {
   return ctx.connectors.instanceFor(row);

@@ -34,32 +34,44 @@ export interface RotationResult {
   resumed: boolean;
 }
 
+/** Tables holding values sealed in credentials_* columns bound to the row id, and what a row is called in errors. */
+const SEALED_TABLES = [
+  { table: 'connectors', label: 'connector' },
+  { table: 'oauth_apps', label: 'OAuth app' },
+  { table: 'oauth_sessions', label: 'pending OAuth consent' },
+] as const;
+
 /**
- * Re-encrypts every connector's credentials: opened with `from`, sealed with `to` (its current
- * key), in ONE transaction that also blocks concurrent writes to the table. A row that does not
- * open aborts the whole rotation.
+ * Re-encrypts every sealed value (connectors' credentials, organizations' OAuth app secrets, pending
+ * consents): opened with `from`, sealed with `to` (its current key), in ONE transaction that also blocks
+ * concurrent writes to those tables. A row that does not open aborts the whole rotation. Returns how
+ * many connectors were re-encrypted.
  */
 export async function reencryptCredentials(db: Kysely<DatabaseSchema>, from: Keyring, to: Keyring): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    await sql`LOCK TABLE connectors IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
-    const rows = await trx
-      .selectFrom('connectors')
-      .select(['id', 'credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag'])
-      .orderBy('id')
-      .execute();
-    for (const row of rows) {
-      let credentials: Record<string, string>;
-      try {
-        credentials = openCredentials(from, row.id, row);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new KeyRotationError(`The credentials of connector ${row.id} (key id ${row.credentials_key_id}) do not open: ${reason} Nothing was changed.`);
+    let connectors = 0;
+    for (const { table, label } of SEALED_TABLES) {
+      await sql`LOCK TABLE ${sql.table(table)} IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
+      const rows = await trx
+        .selectFrom(table)
+        .select(['id', 'credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag'])
+        .orderBy('id')
+        .execute();
+      for (const row of rows) {
+        let credentials: Record<string, string>;
+        try {
+          credentials = openCredentials(from, row.id, row);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new KeyRotationError(`The sealed values of ${label} ${row.id} (key id ${row.credentials_key_id}) do not open: ${reason} Nothing was changed.`);
+        }
+        await trx.updateTable(table).set(sealCredentials(to, row.id, credentials)).where('id', '=', row.id).execute();
       }
-      await trx.updateTable('connectors').set(sealCredentials(to, row.id, credentials)).where('id', '=', row.id).execute();
+      if (table === 'connectors') connectors = rows.length;
     }
     await announceChange(trx, { kind: 'all' });
     await resealKeyCheck(trx, to);
-    return rows.length;
+    return connectors;
   });
 }
 

@@ -140,4 +140,37 @@ describe('manifest validation: auth options', () => {
       expect(diagnose(withCheck('{ entity: widgets, action: list, params: { size: 1 }, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'unknown-param', path: 'check.params.size' }]);
     });
   });
+
+  it('checks an OAuth option\'s authorization_code: filled fields, templates and patterns', () => {
+    const oauth = `  - type: oauth2_refresh
+    option_title: OAuth
+    token_url: https://acme.example/oauth/token
+    authorization_code:
+      authorization_url: "https://{{config.subdomain}}.acme.example/oauth/authorize?hint={{credentials.account}}"
+      pkce: true
+      from_callback: { account: { param: scope, pattern: '^acme:(' }, refresh_token: { param: code } }
+      from_token: { region: region }
+      docs: https://acme.example/docs/oauth
+    fields:
+      client_id: { description: Client id, secret: false }
+      client_secret: { description: Client secret }
+      refresh_token: { description: Refresh token }
+      account: { description: Account id, secret: false }
+`;
+    const yaml = VALID.replace('pagination:\n', `${oauth}pagination:\n`);
+    const rules = diagnose(yaml).map((d) => `${d.path} ${d.rule}`);
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        'auth.1.authorization_code.authorization_url authorization-fields',
+        'auth.1.authorization_code.from_callback.account.pattern authorization-fields',
+        'auth.1.authorization_code.from_callback.refresh_token authorization-fields',
+        'auth.1.authorization_code.from_token.region authorization-fields',
+      ]),
+    );
+    const fixed = yaml
+      .replace('?hint={{credentials.account}}', '')
+      .replace("pattern: '^acme:(' }, refresh_token: { param: code } }", () => "pattern: '^acme:([0-9]+)$' } }")
+      .replace('      from_token: { region: region }\n', '');
+    expect(diagnose(fixed)).toEqual([]);
+  });
 });

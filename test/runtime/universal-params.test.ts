@@ -54,7 +54,7 @@ describe('the universal limit', () => {
 
   it('Linear GraphQL: limit becomes the first variable, clamped to 250', async () => {
     const linear = createConnector('linear', { credentials: { api_key: 'lin_api_0001' } });
-    const document = (connectorModules.linear?.definition.entities.users?.actions.list as ActionDefinition).graphql?.document;
+    const document = (connectorModules.linear?.definition.entities.users?.actions.list as ActionDefinition | undefined)?.graphql?.document;
     for (const [limit, first] of [
       [1, 1],
       [1000, 250],

@@ -142,7 +142,22 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer",
       "extraTokenParams": {},
       "tokenHeaders": {},
-      "keep": []
+      "keep": [],
+      "authorizationCode": {
+        "authorizationUrl": "https://id.getharvest.com/oauth2/authorize",
+        "scopes": [],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {
+          "account_id": {
+            "param": "scope",
+            "pattern": "^harvest:([0-9]+)$"
+          }
+        },
+        "fromToken": {},
+        "docs": "https://help.getharvest.com/api-v2/authentication-api/authentication/authentication/"
+      }
     },
     {
       "optionTitle": "Personal Access Token",

@@ -92,7 +92,19 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer",
       "extraTokenParams": {},
       "tokenHeaders": {},
-      "keep": []
+      "keep": [],
+      "authorizationCode": {
+        "authorizationUrl": "https://accounts.snapchat.com/login/oauth2/authorize",
+        "scopes": [
+          "snapchat-marketing-api"
+        ],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developers.snap.com/api/marketing-api/Ads-API/authentication"
+      }
     }
   ],
   "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record in its responses ({sub_request_status, campaign: {...}}); list and get both unwrap it and return the records themselves. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",

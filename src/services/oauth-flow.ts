@@ -1,0 +1,278 @@
+/**
+ * The OAuth 2.0 authorization-code round trip of the connect page, for options whose manifest declares
+ * authorization_code. startConsent records what the callback will need in a sealed, expiring,
+ * single-use session and builds the vendor's consent URL; its `state` is the session id signed with a
+ * key derived for this purpose. completeConsent spends the session (once), exchanges the code at the
+ * option's token URL with the organization's own OAuth app, and creates the connector through the
+ * same function as POST /api/v1/integrations/connectors, so the tokens are stored sealed like any
+ * credentials and the runtime refreshes them as usual.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { DEFAULT_HTTP_OPTIONS, sendRequest } from '../../runtime/http.js';
+import { renderTemplate } from '../../runtime/templates.js';
+import { withOrigin, type ConnectorDefinition } from '../../runtime/index.js';
+import type { ServiceContext } from '../service-context.js';
+import { BadRequestError } from '../errors.js';
+import { openPayload, signPayload } from '../security/signed-payload.js';
+import type { WidgetTokenClaims } from '../security/tokens.js';
+import { checkReplicationConfig, createConnector, type ConnectorView } from './connectors.js';
+import { openCredentials, sealCredentials } from './credentials.js';
+import { consentOptions, findOAuthApp, type ConsentOption } from './oauth-apps.js';
+import { getTemplateRow, presetConfig, templateDefinition, type TemplateRow } from './source-templates.js';
+
+/** How long an end user has to finish consenting at the vendor. */
+export const CONSENT_TTL_SECONDS = 600;
+const STATE_SCOPE = 'oauth-state';
+
+/** A consent that cannot go on: shown to the end user on the connect page (never a secret in the message). */
+export class ConsentError extends BadRequestError {}
+
+export interface ConsentStart {
+  widget: WidgetTokenClaims;
+  templateId: string;
+  optionTitle: string;
+  connectorName: string;
+  /** Settings the end user entered (the template's presets are added and win). */
+  settings: Record<string, string>;
+  /** Where the browser goes after connecting (already checked against CONNECT_REDIRECT_URIS). */
+  returnTo?: string;
+  /** This service's /connect/oauth/callback URL, registered with the vendor's OAuth app. */
+  callbackUrl: string;
+}
+
+/** What the connect page needs after a consent: the new connector and where to report it. */
+export interface ConsentResult {
+  connector: ConnectorView;
+  allowedOrigin: string;
+  returnTo?: string;
+  widgetToken: string;
+}
+
+function stateKey(ctx: ServiceContext): Uint8Array {
+  return ctx.keyring.derive('oauth-state');
+}
+
+export function findConsentOption(definition: ConnectorDefinition, optionTitle: string): ConsentOption {
+  const option = consentOptions(definition).find((candidate) => candidate.optionTitle === optionTitle);
+  if (!option) throw new ConsentError(`${definition.displayName} has no OAuth consent option "${optionTitle}".`, 'unsupported_option');
+  return option;
+}
+
+/** The template's presets over the end user's settings, checked with the connector's configuration rules. */
+export function templateSettings(definition: ConnectorDefinition, template: TemplateRow, settings: Record<string, string>): Record<string, string> {
+  const merged = { ...settings, ...presetConfig(template) };
+  checkReplicationConfig(definition, merged);
+  return merged;
+}
+
+function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(48).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The vendor's consent URL for this option, with this organization's app: the browser is sent there. */
+export async function startConsent(ctx: ServiceContext, start: ConsentStart, widgetToken: string): Promise<string> {
+  const { widget } = start;
+  const template = await getTemplateRow(ctx, widget.organizationId, start.templateId);
+  const definition = templateDefinition(template);
+  const option = findConsentOption(definition, start.optionTitle);
+  const app = await findOAuthApp(ctx, widget.organizationId, definition.connectorType);
+  if (!app) {
+    throw new ConsentError(
+      `${definition.displayName} cannot be connected with OAuth yet: the application has not configured its OAuth app (PUT /api/v1/oauth/credentials).`,
+      'oauth_app_missing',
+    );
+  }
+  const settings = templateSettings(definition, template, start.settings);
+  const flow = option.authorizationCode;
+  const pkce = flow.pkce ? pkcePair() : undefined;
+  const id = randomUUID();
+  const details: Record<string, string> = {
+    name: start.connectorName,
+    settings: JSON.stringify(settings),
+    callback_url: start.callbackUrl,
+    allowed_origin: widget.allowedOrigin,
+    widget_token: widgetToken,
+    ...(start.returnTo !== undefined && { return_to: start.returnTo }),
+    ...(pkce && { code_verifier: pkce.verifier }),
+  };
+  await ctx.store.db
+    .insertInto('oauth_sessions')
+    .values({
+      id,
+      organization_id: widget.organizationId,
+      workspace_id: widget.workspaceId,
+      template_id: template.id,
+      option_title: option.optionTitle,
+      expires_at: new Date(Date.now() + CONSENT_TTL_SECONDS * 1000),
+      ...sealCredentials(ctx.keyring, id, details),
+    })
+    .execute();
+  // Expired consents are of no use to anyone: swept whenever a new one starts.
+  await ctx.store.db.deleteFrom('oauth_sessions').where('expires_at', '<', sql<Date>`now() - interval '1 day'`).execute();
+  const state = signPayload(stateKey(ctx), STATE_SCOPE, { sid: id });
+  const base = renderTemplate(flow.authorizationUrl, { credentials: {}, config: settings, token: {} });
+  const url = new URL(withOrigin(base, ctx.config.oauthServerUrls?.[definition.connectorType]));
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', app.client_id);
+  url.searchParams.set('redirect_uri', start.callbackUrl);
+  url.searchParams.set('state', state);
+  if (flow.scopes.length > 0) url.searchParams.set('scope', flow.scopes.join(flow.scopeSeparator));
+  if (pkce) {
+    url.searchParams.set('code_challenge', pkce.challenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+  }
+  for (const [name, value] of Object.entries(flow.extraParams)) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+/** Marks the session named by `state` used, exactly once and before it expires; its row and opened details. */
+async function spendSession(ctx: ServiceContext, state: string) {
+  const opened = openPayload(stateKey(ctx), STATE_SCOPE, state);
+  const sid = 'payload' in opened ? opened.payload.sid : undefined;
+  if (typeof sid !== 'string' || !/^[0-9a-f-]{36}$/.test(sid)) {
+    throw new ConsentError(
+      'This sign-in answer is not valid (its state was altered or does not come from this service). Start again from the connect page.',
+      'invalid_state',
+    );
+  }
+  const row = await ctx.store.db
+    .updateTable('oauth_sessions')
+    .set({ used_at: new Date() })
+    .where('id', '=', sid)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new ConsentError('This sign-in was already used or has expired. Start again from the connect page.', 'expired_state');
+  return { row, details: openCredentials(ctx.keyring, row.id, row) };
+}
+
+function callbackValue(query: Record<string, string>, source: { param: string; pattern?: string }): string | undefined {
+  const raw = query[source.param];
+  if (raw === undefined || raw === '') return undefined;
+  if (source.pattern === undefined) return raw;
+  const match = new RegExp(source.pattern).exec(raw);
+  return match ? (match[1] ?? match[0]) : undefined;
+}
+
+/** POST token_url with grant_type=authorization_code, as the option's refresh requests are sent. */
+async function exchangeCode(
+  ctx: ServiceContext,
+  definition: ConnectorDefinition,
+  option: ConsentOption,
+  app: { client_id: string; client_secret: string },
+  input: { code: string; callbackUrl: string; verifier?: string; settings: Record<string, string> },
+): Promise<Record<string, unknown>> {
+  const context = { credentials: { ...app }, config: input.settings, token: {} };
+  const params: Record<string, string> = { grant_type: 'authorization_code', code: input.code, redirect_uri: input.callbackUrl };
+  if (input.verifier !== undefined) params.code_verifier = input.verifier;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  for (const [name, template] of Object.entries(option.tokenHeaders)) headers[name.toLowerCase()] = renderTemplate(template, context);
+  if (option.clientAuth === 'basic') {
+    headers.authorization = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
+  } else {
+    params.client_id = app.client_id;
+    params.client_secret = app.client_secret;
+  }
+  let body: string;
+  if (option.bodyFormat === 'json') {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(params);
+  } else {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(params).toString();
+  }
+  const url = withOrigin(renderTemplate(option.tokenUrl, context), ctx.config.oauthServerUrls?.[definition.connectorType]);
+  const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
+  let response;
+  try {
+    response = await sendRequest({ method: 'POST', url, headers, body }, http, false);
+  } catch {
+    throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
+  }
+  let token: unknown;
+  try {
+    token = JSON.parse(response.text);
+  } catch {
+    token = undefined;
+  }
+  if (response.status < 200 || response.status >= 300 || token === null || typeof token !== 'object') {
+    const vendorCode =
+      token !== null && typeof token === 'object' && typeof (token as Record<string, unknown>).error === 'string'
+        ? ` (${String((token as Record<string, unknown>).error).slice(0, 100)})`
+        : '';
+    throw new ConsentError(
+      `${definition.displayName} refused to finish the sign-in: HTTP ${response.status}${vendorCode}. Start again from the connect page.`,
+      'token_exchange_failed',
+    );
+  }
+  return token as Record<string, unknown>;
+}
+
+/** Handles the redirect back from the vendor: spends the state, exchanges the code, creates the connector. */
+export async function completeConsent(ctx: ServiceContext, query: Record<string, string>): Promise<ConsentResult> {
+  if (!query.state) throw new ConsentError('The sign-in answer has no state. Start again from the connect page.', 'invalid_state');
+  const { row, details } = await spendSession(ctx, query.state);
+  const template = await getTemplateRow(ctx, row.organization_id, row.template_id);
+  const definition = templateDefinition(template);
+  if (query.error) {
+    const reason = (query.error_description || query.error).slice(0, 300);
+    throw new ConsentError(`${definition.displayName} did not grant access: ${reason}.`, 'consent_refused');
+  }
+  if (!query.code)
+    throw new ConsentError(`${definition.displayName} answered without an authorization code. Start again from the connect page.`, 'consent_refused');
+  const option = findConsentOption(definition, row.option_title);
+  const app = await findOAuthApp(ctx, row.organization_id, definition.connectorType);
+  if (!app) throw new ConsentError(`The application removed its ${definition.displayName} OAuth app during the sign-in.`, 'oauth_app_missing');
+  const settings = JSON.parse(details.settings ?? '{}') as Record<string, string>;
+  const token = await exchangeCode(ctx, definition, option, app, {
+    code: query.code,
+    callbackUrl: details.callback_url ?? '',
+    ...(details.code_verifier !== undefined && { verifier: details.code_verifier }),
+    settings,
+  });
+  const credentials: Record<string, string> = { option_title: option.optionTitle, client_id: app.client_id, client_secret: app.client_secret };
+  for (const name of ['refresh_token', 'access_token'] as const) {
+    if (typeof token[name] === 'string' && token[name] !== '') credentials[name] = token[name];
+  }
+  if (credentials.refresh_token === undefined) {
+    throw new ConsentError(
+      `${definition.displayName} granted access without a refresh token, so the connection could not be kept; check the OAuth app's scopes and settings.`,
+      'no_refresh_token',
+    );
+  }
+  for (const [field, key] of Object.entries(option.authorizationCode.fromToken)) {
+    if (typeof token[key] === 'string' && token[key] !== '') credentials[field] = token[key];
+  }
+  for (const [field, source] of Object.entries(option.authorizationCode.fromCallback)) {
+    const value = callbackValue(query, source);
+    if (value !== undefined) credentials[field] = value;
+  }
+  const workspace = await ctx.store.db
+    .selectFrom('workspaces')
+    .select('name')
+    .where('id', '=', row.workspace_id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!workspace) throw new ConsentError('The workspace this link was made for no longer exists.', 'workspace_gone');
+  const connector = await createConnector(
+    ctx,
+    row.organization_id,
+    {
+      workspace_name: workspace.name,
+      connector_type: definition.connectorType,
+      name: details.name ?? definition.displayName,
+      credentials,
+      replication_config: settings,
+    },
+    { check: true },
+  );
+  return {
+    connector,
+    allowedOrigin: details.allowed_origin ?? '',
+    widgetToken: details.widget_token ?? '',
+    ...(details.return_to !== undefined && { returnTo: details.return_to }),
+  };
+}

@@ -1,0 +1,15 @@
+import type { ConnectorOptions } from '../../runtime/index.js';
+import type { ServiceConfig } from '../config.js';
+
+/** The service's upstream settings for a connector of this type: base URL and OAuth server overrides, timeout, retries and body cap. */
+export function upstreamOptions(ctx: { config: ServiceConfig }, connectorType: string): Pick<ConnectorOptions, 'baseUrl' | 'http' | 'oauthServerUrl'> {
+  const { config } = ctx;
+  const baseUrl = config.upstreamBaseUrls[connectorType];
+  const oauthServerUrl = config.oauthServerUrls?.[connectorType];
+  const http = {
+    ...(config.upstreamTimeoutMs !== undefined && { timeoutMs: config.upstreamTimeoutMs }),
+    ...(config.upstreamRetries !== undefined && { retries: config.upstreamRetries }),
+    ...(config.upstreamMaxResponseBytes !== undefined && { maxResponseBytes: config.upstreamMaxResponseBytes }),
+  };
+  return { ...(baseUrl !== undefined && { baseUrl }), ...(oauthServerUrl !== undefined && { oauthServerUrl }), http };
+}
