@@ -65,6 +65,7 @@ function normalizeAction(name: string, raw: RawAction, named: Record<string, Raw
     guards: raw.guards ?? [],
     idempotent: raw.idempotent ?? readOnlyMethod,
     destructive: raw.destructive ?? name === 'delete',
+    readOnly: raw.read_only ?? (raw.method === 'GET' || (raw.graphql !== undefined && isGraphqlQuery(raw.graphql.document))),
   };
 }
 
@@ -157,24 +158,14 @@ export function normalize(raw: RawManifest): ConnectorDefinition {
   };
 }
 
+/** A GraphQL document whose operation is a query (or the query shorthand `{ ... }`): a read. */
+function isGraphqlQuery(document: string): boolean {
+  const text = document.replace(/#[^\n]*/g, '').trimStart();
+  return text.startsWith('{') || /^query\b/.test(text);
+}
+
 function withoutNullableFlag(schema: JsonObject): JsonObject {
   if (!('nullable' in schema)) return schema;
   const { nullable: _ignored, ...rest } = schema;
   return rest;
-}
-
-/** The JSON Schema a params object of this action must satisfy. */
-export function paramsSchema(action: ActionDefinition): JsonObject {
-  const properties: JsonObject = {};
-  const required: string[] = [];
-  for (const [name, param] of Object.entries(action.params)) {
-    properties[name] = param.description !== undefined && param.schema.description === undefined ? { ...param.schema, description: param.description } : param.schema;
-    if (param.required) required.push(name);
-  }
-  return {
-    type: 'object',
-    properties,
-    ...(required.length > 0 && { required }),
-    additionalProperties: action.additionalParams === 'body',
-  };
 }

@@ -73,6 +73,8 @@ export interface ActionDefinition {
   guards: Array<{ name: GuardName; param: string }>;
   idempotent: boolean;
   destructive: boolean;
+  /** Changes nothing at the vendor (a read, a search). */
+  readOnly: boolean;
 }
 
 export interface RecordDefinition {

@@ -34,6 +34,7 @@ export interface RawAction {
   guards?: Array<{ name: 'bounded_jql'; param: string }>;
   idempotent?: boolean;
   destructive?: boolean;
+  read_only?: boolean;
 }
 
 export interface RawEntity {

@@ -250,7 +250,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -509,7 +510,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -543,7 +545,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -828,7 +831,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1049,7 +1053,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1083,7 +1088,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1226,7 +1232,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1499,7 +1506,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1692,7 +1700,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1726,7 +1735,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1877,7 +1887,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2085,7 +2096,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2179,7 +2191,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2213,7 +2226,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2303,7 +2317,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2523,7 +2538,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2557,7 +2573,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2932,7 +2949,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3127,7 +3145,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3161,7 +3180,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3344,7 +3364,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3378,7 +3399,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3536,7 +3558,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3570,7 +3593,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3733,7 +3757,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3767,7 +3792,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3933,7 +3959,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -4357,7 +4384,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

@@ -252,7 +252,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -276,7 +277,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "user",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -480,7 +482,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -504,7 +507,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "call",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -698,7 +702,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

@@ -514,7 +514,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -664,7 +665,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -687,7 +689,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -861,7 +864,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -884,7 +888,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -1153,7 +1158,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "api_search": {
           "name": "api_search",
@@ -1234,7 +1240,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1295,7 +1302,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1341,7 +1349,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1426,7 +1435,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -1449,7 +1459,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -1636,7 +1647,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "api_search": {
           "name": "api_search",
@@ -1727,7 +1739,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1831,7 +1844,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1854,7 +1868,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1958,7 +1973,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -1981,7 +1997,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2053,7 +2070,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "teams",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2076,7 +2094,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2187,7 +2206,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "admins",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2210,7 +2230,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2268,7 +2289,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2351,7 +2373,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2374,7 +2397,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "delete": {
           "name": "delete",
@@ -2398,7 +2422,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2491,7 +2516,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2564,7 +2590,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "segments",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2587,7 +2614,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2674,7 +2702,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2697,7 +2726,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

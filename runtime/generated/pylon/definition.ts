@@ -359,7 +359,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -472,7 +473,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -496,7 +498,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -584,7 +587,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -607,7 +611,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -714,7 +719,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -810,7 +816,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -893,7 +900,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1019,7 +1027,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1131,7 +1140,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1215,7 +1225,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1248,7 +1259,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1417,7 +1429,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1564,7 +1577,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1588,7 +1602,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1753,7 +1768,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1898,7 +1914,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2030,7 +2047,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2054,7 +2072,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2210,7 +2229,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2279,7 +2299,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2315,7 +2336,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2339,7 +2361,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2390,7 +2413,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2466,7 +2490,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2514,7 +2539,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2538,7 +2564,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2586,7 +2613,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2682,7 +2710,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2706,7 +2735,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2865,7 +2895,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2889,7 +2920,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2984,7 +3016,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3008,7 +3041,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3077,7 +3111,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3237,7 +3272,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3261,7 +3297,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3409,7 +3446,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3519,7 +3557,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "update": {
           "name": "update",
@@ -3568,7 +3607,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3730,7 +3770,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3775,7 +3816,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3867,7 +3909,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3902,7 +3945,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3939,7 +3983,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "data",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "sentry",
   "title": "Sentry connector",
   "summary": "Sentry error tracking (web API /api/0) on sentry.io or a self-hosted Sentry: read organizations, their projects (with the full project detail), the issues of a project with Sentry's structured search, the events of an issue, releases and teams. Lists page with Sentry's Link-header cursors. Authenticates with a Sentry auth token sent as a bearer token.",
-  "version": "e4f0a8cd55b5",
+  "version": "82fa1ea4826e",
   "tags": [
     "sentry",
     "error tracking"

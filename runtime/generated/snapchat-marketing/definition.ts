@@ -272,7 +272,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "organizations",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -296,7 +297,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "organizations.0.organization",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -499,7 +501,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -523,7 +526,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "adaccounts.0.adaccount",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -709,7 +713,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -733,7 +738,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "campaigns.0.campaign",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -987,7 +993,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1011,7 +1018,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "adsquads.0.adsquad",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1172,7 +1180,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1196,7 +1205,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "ads.0.ad",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1418,7 +1428,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1442,7 +1453,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "creatives.0.creative",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1632,7 +1644,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1656,7 +1669,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "media.0.media",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1823,7 +1837,8 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1847,7 +1862,8 @@ export const definition: ConnectorDefinition = {
           "recordPath": "segments.0.segment",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }
