@@ -7,6 +7,7 @@
  */
 import { Command } from 'commander';
 import { addLibraryCommands, runProgram } from '../runtime/cli.js';
+import { addMcpCommand } from './mcp/cli.js';
 import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
 import type { Store } from './db/database.js';
 import { StoreLockedError } from './db/store-lock.js';
@@ -49,6 +50,7 @@ const program = new Command()
   .name('switchyard')
   .description('Reach third-party APIs through Switchyard connectors (library mode), and provision the hosted service (admin).');
 addLibraryCommands(program);
+addMcpCommand(program);
 
 const admin = program
   .command('admin')

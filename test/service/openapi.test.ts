@@ -32,6 +32,8 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
     });
     // Route modules are registered when the app becomes ready, so this hook sees every one of them.
     app.addHook('onRoute', (route: RouteOptions) => {
+      // Hidden routes are protocol plumbing (the 405 answers of GET/DELETE /mcp), not API operations.
+      if ((route.schema as { hide?: boolean } | undefined)?.hide === true) return;
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue;
         routes.push({ method: method.toLowerCase(), url: route.url, public: route.config?.public === true });
