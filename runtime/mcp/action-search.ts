@@ -85,7 +85,7 @@ export class ActionIndex {
       for (const entity of Object.values(definition.entities)) {
         for (const action of Object.values(entity.actions)) {
           const sectionId = `${entity.name}.${action.name}`;
-          const names = `${entity.name} ${action.name} ${action.description ?? ''}`;
+          const names = `${definition.connectorType} ${definition.displayName} ${entity.name} ${entity.name} ${action.name} ${action.description ?? ''}`;
           const tokens = [
             ...Array.from({ length: NAME_WEIGHT }, () => tokenize(names)).flat(),
             ...tokenize(`${definition.displayName} ${entity.description} ${sections.get(sectionId) ?? ''}`),
