@@ -201,7 +201,7 @@ export class SwitchyardMcp {
         const connector = await this.resolve(args.connector as string);
         const entity = args.entity as string;
         const action = args.action as string;
-        if (action === 'context_store_search') {
+        if (action === 'context_store_search' && this.backend.contextStoreSearch) {
           throw new ValidationError('Use the context_store_search tool to search synchronized data.', [
             { field: 'action', rule: 'use_tool', message: 'action context_store_search runs through the context_store_search tool' },
           ]);

@@ -28,7 +28,16 @@ export class ServiceBackend implements McpBackend {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  async connectors(): Promise<McpConnector[]> {
+  private listed?: Promise<McpConnector[]>;
+
+  /** Read once per backend: the HTTP transport builds one backend per request. */
+  connectors(): Promise<McpConnector[]> {
+    this.listed ??= this.load();
+    this.listed.catch(() => (this.listed = undefined));
+    return this.listed;
+  }
+
+  private async load(): Promise<McpConnector[]> {
     const all = await listConnectors(this.ctx, this.scope.organizationId, {});
     const { workspaceIds } = this.scope;
     return all
