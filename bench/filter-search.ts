@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { connectorModules } from '../runtime/index.js';
 import { buildApp } from '../src/app.js';
+import { composeService } from '../src/composition.js';
 import type { ServiceConfig } from '../src/config.js';
 import { openStore, type Store } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';
@@ -149,7 +150,7 @@ async function benchStore(kind: 'pglite' | 'postgres', store: Store): Promise<Ro
     .execute();
   const seedMs = await seed(store, organizationId, connectorId);
   console.log(`[${kind}] seeded ${RECORDS} records in ${Math.round(seedMs)} ms (with ANALYZE)`);
-  const app = buildApp({ store, keyring, config });
+  const app = buildApp(composeService({ store, keyring, config }).ctx);
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
     const tokenResponse = await fetch(`${base}/api/v1/account/applications/token`, {

@@ -17,7 +17,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { connectorModules, type EntityDefinition } from '../runtime/index.js';
 import type { ServiceConfig } from '../src/config.js';
-import type { ServiceContext } from '../src/context.js';
+import { composeService } from '../src/composition.js';
+import type { ServiceContext } from '../src/service-context.js';
 import { sha256 } from '../src/context/semantic/chunking.js';
 import { OfflineEmbeddingProvider } from '../src/context/semantic/providers.js';
 import { setEmbeddingProvider } from '../src/context/semantic/runtime.js';
@@ -182,7 +183,7 @@ function recallAt10(found: string[][], truth: string[][]): number {
 
 function context(store: Store, keyring: Keyring): ServiceContext {
   const config: ServiceConfig = { host: '127.0.0.1', port: 0, dataDir: 'memory://', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 };
-  return { store, keyring, config };
+  return composeService({ store, keyring, config }).ctx;
 }
 
 interface Corpus {

@@ -12,10 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import type { ServiceConfig } from '../src/config.js';
-import type { ServiceContext } from '../src/context.js';
-import { SyncService } from '../src/context/sync/service.js';
+import { composeService } from '../src/composition.js';
 import { openStore, type Store } from '../src/db/database.js';
 import { Keyring } from '../src/security/keyring.js';
 import { createConnector } from '../src/services/connectors.js';
@@ -39,10 +37,11 @@ async function measure(store: Store, label: string, upstream: StandIn, dataDir: 
     bodyLimitBytes: 1_048_576,
     ...(databaseUrl !== undefined && { databaseUrl }),
   };
-  const ctx: ServiceContext = { store, keyring: new Keyring(randomBytes(32)), config };
+  const composed = composeService({ store, keyring: new Keyring(randomBytes(32)), config });
+  const { ctx } = composed;
   const { organization_id } = await createOrganization(store.db, 'Bench');
   const connector = await createConnector(ctx, organization_id, { workspace_name: 'default', connector_type: 'typeform', name: 'bench', credentials: { access_token: upstream.token } });
-  const syncs = new SyncService(ctx, pino({ level: 'silent' }));
+  const syncs = ctx.syncs;
   const rows: Row[] = [];
   try {
     for (const run of ['first sync (all new)', 're-sync (all unchanged)']) {
@@ -61,7 +60,7 @@ async function measure(store: Store, label: string, upstream: StandIn, dataDir: 
       });
     }
   } finally {
-    await syncs.close();
+    await composed.close();
   }
   return rows;
 }

@@ -25,8 +25,14 @@ import {
   SwitchyardError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
+  SERVICE_ERRORS,
+  type BadRequestCode,
   type ErrorEnvelope,
 } from '../src/errors.js';
+
+function isBadRequestCode(code: string): code is BadRequestCode {
+  return Object.hasOwn(SERVICE_ERRORS, code) && SERVICE_ERRORS[code as keyof typeof SERVICE_ERRORS].status === 400;
+}
 
 function isEnvelope(body: unknown): body is ErrorEnvelope {
   return body !== null && typeof body === 'object' && typeof (body as ErrorEnvelope).message === 'string' && Array.isArray((body as ErrorEnvelope).errors);
@@ -74,7 +80,7 @@ export function errorFromResponse(status: number, body: unknown, headers: Header
   }
   switch (status) {
     case 400:
-      return issues.length > 0 ? new ValidationError(message, issues) : new BadRequestError(message, code ?? 'bad_request');
+      return code !== undefined && isBadRequestCode(code) ? new BadRequestError(message, code) : new ValidationError(message, issues);
     case 401:
       return new UnauthorizedError(message);
     case 403:

@@ -1,16 +1,24 @@
-import type {
-  ActionDefinition,
-  AuthOption,
-  ConnectorDefinition,
-  EntityDefinition,
-  JsonObject,
-  PaginationDefinition,
-} from '../runtime/definition.js';
-import type { RawAction, RawAuthOption, RawManifest, RawPagination } from './manifest/types.js';
+import type { ActionDefinition, ConnectorDefinition, EntityDefinition, JsonObject, PaginationDefinition, ParamDefinition } from '../runtime/definition.js';
+import type * as Shape from '../runtime/generated/definition-shape.js';
+import type { Manifest } from './generated/manifest.js';
+import { applySchema, manifestSchema, type SchemaNode } from './manifest/schema.js';
 
-const PAGINATION_DEFAULTS: Record<string, Record<string, unknown>> = {
-  link_header: { rel: 'next' },
-  page_number: { first_page: 1 },
+/**
+ * Defaults that depend on other values, which a schema `default` cannot express. The schema names each
+ * one (`x-derived-default`); this is the only place that computes them.
+ */
+export const derivedDefaults = {
+  result: (actionName: string): 'many' | 'one' => (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one'),
+  idempotent: (method: Shape.Action['method']): boolean => method === 'GET' || method === 'PUT' || method === 'DELETE',
+  destructive: (actionName: string): boolean => actionName === 'delete',
+  /** GET, or a GraphQL document whose operation is a query (or the `{ ... }` shorthand). */
+  readOnly: (method: Shape.Action['method'], graphqlDocument: string | undefined): boolean => {
+    if (method === 'GET') return true;
+    if (graphqlDocument === undefined) return false;
+    const text = graphqlDocument.replace(/#[^\n]*/g, '').trimStart();
+    return text.startsWith('{') || /^query\b/.test(text);
+  },
+  wire: (paramName: string): string => paramName,
 };
 
 function nullable(schema: JsonObject): JsonObject {
@@ -24,144 +32,64 @@ function fieldSchema(field: string | JsonObject): JsonObject {
   return typeof field === 'string' ? { type: field } : field;
 }
 
-function normalizePagination(raw: RawPagination): PaginationDefinition {
-  return { ...PAGINATION_DEFAULTS[raw.style], ...raw } as unknown as PaginationDefinition;
-}
-
-function normalizeAction(name: string, raw: RawAction, named: Record<string, RawPagination>): ActionDefinition {
-  const params: ActionDefinition['params'] = {};
-  for (const [paramName, p] of Object.entries(raw.params ?? {})) {
-    params[paramName] = {
-      in: p.in,
-      wire: p.wire ?? paramName,
-      required: p.required ?? false,
-      schema: p.schema,
-      ...(p.description !== undefined && { description: p.description }),
-      sendDefault: p.send_default ?? false,
-      ...(p.serialize !== undefined && { serialize: p.serialize }),
-      ...(p.value_template !== undefined && { valueTemplate: p.value_template }),
-    };
-  }
-  const pagination = raw.pagination === undefined ? undefined : typeof raw.pagination === 'string' ? named[raw.pagination] : raw.pagination;
-  const readOnlyMethod = raw.method === 'GET' || raw.method === 'PUT' || raw.method === 'DELETE';
+function normalizeAction(name: string, action: Shape.Action, named: Record<string, PaginationDefinition>): ActionDefinition {
+  const params: Record<string, ParamDefinition> = {};
+  for (const [paramName, param] of Object.entries(action.params)) params[paramName] = { ...param, wire: param.wire ?? derivedDefaults.wire(paramName) };
+  const { pagination, graphql, ...rest } = action;
+  const resolved = typeof pagination === 'string' ? named[pagination] : pagination;
   return {
     name,
-    ...(raw.description !== undefined && { description: raw.description }),
-    method: raw.method,
-    path: raw.path,
+    ...rest,
     params,
-    ...(raw.at_least_one_of !== undefined && { atLeastOneOf: raw.at_least_one_of }),
-    ...(raw.at_most_one_of !== undefined && { atMostOneOf: raw.at_most_one_of }),
-    ...(raw.additional_params !== undefined && { additionalParams: raw.additional_params }),
-    ...(raw.constant_body !== undefined && { constantBody: raw.constant_body }),
-    ...(raw.constant_query !== undefined && { constantQuery: raw.constant_query }),
-    ...(raw.graphql !== undefined && { graphql: { document: raw.graphql.document.trim() } }),
-    result: raw.result ?? (name === 'list' || name === 'api_search' ? 'many' : 'one'),
-    ...(raw.records_path !== undefined && { recordsPath: raw.records_path }),
-    ...(raw.record_item_path !== undefined && { recordItemPath: raw.record_item_path }),
-    ...(raw.record_path !== undefined && { recordPath: raw.record_path }),
-    ...(raw.empty_response !== undefined && { emptyResponse: raw.empty_response }),
-    ...(pagination !== undefined && { pagination: normalizePagination(pagination) }),
-    guards: raw.guards ?? [],
-    idempotent: raw.idempotent ?? readOnlyMethod,
-    destructive: raw.destructive ?? name === 'delete',
-    readOnly: raw.read_only ?? (raw.method === 'GET' || (raw.graphql !== undefined && isGraphqlQuery(raw.graphql.document))),
+    ...(graphql !== undefined && { graphql: { document: graphql.document.trim() } }),
+    result: action.result ?? derivedDefaults.result(name),
+    ...(resolved !== undefined && { pagination: resolved }),
+    idempotent: action.idempotent ?? derivedDefaults.idempotent(action.method),
+    destructive: action.destructive ?? derivedDefaults.destructive(name),
+    readOnly: action.readOnly ?? derivedDefaults.readOnly(action.method, graphql?.document),
   };
 }
 
-function normalizeAuth(raw: RawAuthOption): AuthOption {
-  const fields: AuthOption['fields'] = {};
-  for (const [name, f] of Object.entries(raw.fields)) {
-    fields[name] = {
-      description: f.description,
-      required: f.required ?? true,
-      secret: f.secret ?? true,
-      ...(f.pattern !== undefined && { pattern: f.pattern }),
-      ...(f.example !== undefined && { example: f.example }),
-    };
+function normalizeEntity(name: string, entity: Shape.Entity, named: Record<string, PaginationDefinition>): EntityDefinition {
+  const idTopFields = [entity.record.idField].flat().map((f) => f.split('.')[0]);
+  const fields: Record<string, JsonObject> = {};
+  for (const [field, spec] of Object.entries(entity.record.fields)) {
+    const schema = fieldSchema(spec);
+    fields[field] = idTopFields.includes(field) || schema.nullable === false ? withoutNullableFlag(schema) : nullable(withoutNullableFlag(schema));
   }
-  const common = {
-    optionTitle: raw.option_title,
-    ...(raw.description !== undefined && { description: raw.description }),
-    fields,
-    headers: raw.headers ?? {},
-    ...(raw.base_url !== undefined && { baseUrl: raw.base_url }),
-  };
-  switch (raw.type) {
-    case 'bearer':
-      return { ...common, type: 'bearer', token: raw.token as string, scheme: raw.scheme ?? 'Bearer' };
-    case 'api_key':
-      return { ...common, type: 'api_key', in: raw.in as 'header' | 'query', name: raw.name as string, value: raw.value as string };
-    case 'basic':
-      return { ...common, type: 'basic', username: raw.username as string, password: raw.password as string };
-    case 'oauth2_refresh':
-      return {
-        ...common,
-        type: 'oauth2_refresh',
-        tokenUrl: raw.token_url as string,
-        clientAuth: raw.client_auth ?? 'body',
-        bodyFormat: raw.body_format ?? 'form',
-        scheme: raw.scheme ?? 'Bearer',
-        extraTokenParams: raw.extra_token_params ?? {},
-        tokenHeaders: raw.token_headers ?? {},
-        keep: raw.keep ?? [],
-      };
-  }
+  const actions: Record<string, ActionDefinition> = {};
+  for (const [actionName, action] of Object.entries(entity.actions)) actions[actionName] = normalizeAction(actionName, action, named);
+  return { name, ...entity, record: { ...entity.record, fields }, search: { ...entity.search, fields: searchFields(entity) }, actions };
 }
 
-/** A validated manifest with every default made explicit: what the runtime executes. */
-export function normalize(raw: RawManifest): ConnectorDefinition {
-  const named = raw.pagination ?? {};
+/**
+ * The searchable fields of an entity: none unless the manifest declares some (the entity has no context
+ * store search); else those declared, then every other top-level record field and every derived field,
+ * so that whatever a record holds at its top level can be filtered, sorted and selected.
+ */
+function searchFields(entity: Shape.Entity): string[] {
+  const declared = entity.search.fields;
+  if (declared.length === 0) return [];
+  return [...new Set([...declared, ...Object.keys(entity.record.fields), ...Object.keys(entity.search.derived ?? {})])];
+}
+
+/**
+ * A validated manifest with every default made explicit: what the runtime executes. The schema pass
+ * (`applySchema`) applies every schema default and the runtime's key names; what follows here is only
+ * what the schema cannot say.
+ */
+export function normalize(raw: Manifest, schema: SchemaNode = manifestSchema()): ConnectorDefinition {
+  const shaped = applySchema(raw, schema, schema) as Shape.Manifest;
+  const namedSchema = schema.properties?.pagination ?? {};
+  const named = applySchema(raw.pagination ?? {}, namedSchema, schema) as Record<string, PaginationDefinition>;
   const entities: Record<string, EntityDefinition> = {};
-  for (const [name, entity] of Object.entries(raw.entities)) {
-    const idField = entity.record.id_field ?? 'id';
-    const idTopFields = [idField].flat().map((f) => f.split('.')[0]);
-    const fields: Record<string, JsonObject> = {};
-    for (const [field, spec] of Object.entries(entity.record.fields)) {
-      const schema = fieldSchema(spec);
-      fields[field] = idTopFields.includes(field) || schema.nullable === false ? withoutNullableFlag(schema) : nullable(withoutNullableFlag(schema));
-    }
-    const actions: Record<string, ActionDefinition> = {};
-    for (const [actionName, action] of Object.entries(entity.actions)) actions[actionName] = normalizeAction(actionName, action, named);
-    entities[name] = {
-      name,
-      description: entity.description,
-      record: { singleton: entity.record.singleton ?? false, idField, fields },
-      search: {
-        fields: entity.search?.fields ?? [],
-        ...(entity.search?.fan_out !== undefined && { fanOut: entity.search.fan_out }),
-        ...(entity.search?.metadata !== undefined && { metadata: entity.search.metadata }),
-        semantic: entity.search?.semantic ?? [],
-      },
-      actions,
-    };
-  }
-  const config: ConnectorDefinition['config'] = {};
-  for (const [name, c] of Object.entries(raw.config ?? {})) config[name] = { ...c, required: c.required ?? true };
+  for (const [name, entity] of Object.entries(shaped.entities)) entities[name] = normalizeEntity(name, entity, named);
   return {
-    connectorType: raw.connector_type,
-    displayName: raw.display_name,
-    definitionId: raw.definition_id,
-    iconUrl: raw.icon_url,
-    supportLevel: raw.support_level,
-    category: raw.category,
-    description: raw.description.trim(),
-    docs: raw.docs,
-    ...(raw.guidance !== undefined && { guidance: raw.guidance.trim() }),
-    baseUrl: raw.base_url,
-    ...(raw.base_url_host_pattern !== undefined && { baseUrlHostPattern: raw.base_url_host_pattern }),
-    config,
-    headers: raw.headers ?? {},
-    ...(raw.error_in_body !== undefined && { errorInBody: raw.error_in_body }),
-    auth: raw.auth.map(normalizeAuth),
+    ...shaped,
+    description: shaped.description.trim(),
+    ...(shaped.guidance !== undefined && { guidance: shaped.guidance.trim() }),
     entities,
   };
-}
-
-/** A GraphQL document whose operation is a query (or the query shorthand `{ ... }`): a read. */
-function isGraphqlQuery(document: string): boolean {
-  const text = document.replace(/#[^\n]*/g, '').trimStart();
-  return text.startsWith('{') || /^query\b/.test(text);
 }
 
 function withoutNullableFlag(schema: JsonObject): JsonObject {

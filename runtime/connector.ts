@@ -2,11 +2,12 @@ import { Authenticator } from './auth/authenticator.js';
 import type { TokenRefresh } from './auth/oauth2.js';
 import { selectAuthOption } from './auth/select-option.js';
 import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from './definition.js';
-import { HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
+import { GeneratedCodeMissingError, HostedOnlyError, UnknownOperationError, UpstreamError, ValidationError, type ErrorIssue } from './errors.js';
 import { graphqlError, isGraphqlAuthFailure } from './graphql-errors.js';
 import { guards } from './guards/index.js';
 import { DEFAULT_HTTP_OPTIONS, sendRequest, type HttpOptions, type HttpResponse } from './http.js';
 import { buildBlock, computeNextParams } from './pagination/next-params.js';
+import { prepareParams, UNIVERSAL_LIMIT } from './params.js';
 import { getPath } from './paths.js';
 import { buildFollowRequest, buildRequest, resolveBaseUrl } from './request.js';
 import { renderTemplate, type TemplateContext } from './templates.js';
@@ -50,7 +51,9 @@ export function validateConfig(definition: ConnectorDefinition, input: Record<st
     if (!(key in definition.config)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
   }
   for (const [name, field] of Object.entries(definition.config)) {
-    const raw = input[name] ?? field.default;
+    const given = input[name];
+    // A number or boolean where text is expected (a client's `account_id: 123456`) counts as its string form.
+    const raw = (typeof given === 'number' && Number.isFinite(given)) || typeof given === 'boolean' ? String(given) : (given ?? field.default);
     if (raw === undefined || raw === '') {
       if (field.required) issues.push({ field: `config.${name}`, rule: 'required', message: `config.${name} is required: ${field.description}` });
       continue;
@@ -137,13 +140,23 @@ export class Connector {
     return action;
   }
 
-  /** Validates params against the action's declared schema, reporting every violation at once. */
+  /**
+   * Validates params against the action's declared schema, reporting every violation at once. Scalars
+   * given as text are read as the declared type and the universal limit becomes the page-size param
+   * (runtime/params.ts) first.
+   */
   validate(entityName: string, actionName: string, params: Record<string, unknown>): Record<string, unknown> {
+    return this.checkParams(entityName, actionName, params).params;
+  }
+
+  private checkParams(entityName: string, actionName: string, input: Record<string, unknown>): { params: Record<string, unknown>; keepAtMost?: number } {
     const action = this.action(entityName, actionName);
     const validator = this.validators[validatorName(entityName, actionName)];
-    if (!validator) throw new UpstreamError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
+    if (!validator) throw new GeneratedCodeMissingError(`No validator was generated for ${entityName}.${actionName}; run npm run generate.`);
+    const { params, keepAtMost, limitProblem } = prepareParams(action, input);
     const issues: ErrorIssue[] = [];
     if (!validator(params)) issues.push(...issuesFromValidator(validator.errors ?? []));
+    if (limitProblem !== undefined) issues.push({ field: UNIVERSAL_LIMIT, rule: 'type', message: limitProblem, limit: 'positive integer' });
     if (action.atLeastOneOf && action.atLeastOneOf.every((name) => params[name] === undefined)) {
       issues.push({
         field: 'params',
@@ -173,19 +186,21 @@ export class Connector {
     for (const [name, param] of Object.entries(action.params)) {
       if (withDefaults[name] === undefined && param.sendDefault && param.schema.default !== undefined) withDefaults[name] = param.schema.default;
     }
-    return withDefaults;
+    return { params: withDefaults, ...(keepAtMost !== undefined && { keepAtMost }) };
   }
 
   async execute<TData = unknown, TPagination = Record<string, unknown>>(
     entityName: string,
     actionName: string,
-    params: Record<string, unknown> = {},
+    params: Record<string, unknown> | null = {},
   ): Promise<ExecuteResult<TData, TPagination>> {
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+    // null means no params, as clients that always send the key write it.
+    const given = params ?? {};
+    if (typeof given !== 'object' || Array.isArray(given)) {
       throw new ValidationError('params must be an object.', [{ field: 'params', rule: 'type', message: 'params must be an object', limit: 'object' }]);
     }
     const action = this.action(entityName, actionName);
-    const validParams = this.validate(entityName, actionName, params);
+    const { params: validParams, keepAtMost } = this.checkParams(entityName, actionName, given);
 
     await this.authenticator.prepare();
     const target = resolveBaseUrl(
@@ -231,7 +246,7 @@ export class Connector {
       const error = errorInBody(this.definition.errorInBody, body, response.status, this.redact);
       if (error) throw error;
     }
-    return this.shape<TData, TPagination>(action, validParams, body, response, target.origin);
+    return this.shape<TData, TPagination>(action, validParams, body, response, target.origin, keepAtMost);
   }
 
   private shape<TData, TPagination>(
@@ -240,6 +255,7 @@ export class Connector {
     body: unknown,
     response: HttpResponse,
     origin: string,
+    keepAtMost?: number,
   ): ExecuteResult<TData, TPagination> {
     let data: unknown;
     if (action.result === 'many') {
@@ -266,6 +282,8 @@ export class Connector {
       result.pagination = buildBlock(action.pagination, { ...view, next }) as TPagination;
       if (next !== undefined) result.next_params = next;
     }
+    // The universal limit applied by cutting the page (no page-size param, or one whose minimum is larger).
+    if (keepAtMost !== undefined && Array.isArray(result.data) && result.data.length > keepAtMost) result.data = result.data.slice(0, keepAtMost) as TData;
     return result;
   }
 }

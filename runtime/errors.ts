@@ -28,41 +28,61 @@ export abstract class SwitchyardError extends Error {
   }
 }
 
+/** One entry of an error catalogue: the HTTP status the hosted service answers with, and what the code means. */
+export interface ErrorSpec {
+  status: number;
+  meaning: string;
+}
+
+/**
+ * Every error code the runtime raises, declared once. The service adds its own (src/errors.ts) and
+ * docs/api-reference.md lists both; a test fails when they differ. Retired codes are never reused.
+ */
+export const RUNTIME_ERRORS = {
+  validation_failed: { status: 400, meaning: 'Params or connector settings break a declared rule; nothing was sent to the vendor. errors[] has one item per problem.' },
+  unknown_operation: { status: 400, meaning: 'Unknown connector type, entity or action; the message lists the valid ones.' },
+  invalid_credentials: { status: 400, meaning: 'Credentials are missing, malformed, or match no auth option of the connector.' },
+  hosted_mode_only: { status: 400, meaning: 'The action exists only in the hosted service (context_store_search called through the library).' },
+  credentials_rejected: { status: 424, meaning: 'The vendor refused the stored credentials (HTTP 401/403, or a failed OAuth refresh).' },
+  not_found: { status: 404, meaning: 'No such resource: a Switchyard resource the caller cannot see, or one the vendor answered 404 for.' },
+  rate_limited: { status: 429, meaning: "The vendor's rate limit was reached after the retries; Retry-After carries its delay when it gave one." },
+  upstream_rejected: { status: 400, meaning: 'The vendor rejected the request as invalid (HTTP 400/409/422, or a failure reported in a 2xx body).' },
+  upstream_error: { status: 502, meaning: 'The vendor failed (5xx after the retries), could not be reached, or answered with a body that is not what the action expects.' },
+  upstream_timeout: { status: 504, meaning: 'The vendor did not answer within the timeout.' },
+  generated_code_missing: { status: 500, meaning: 'This deployment lacks generated code for the action (npm run generate was not run after a manifest changed).' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;
+
+/** The base class of an error with one catalogue code: its code and status come from the catalogue entry. */
+export function codedError<const C extends string>(catalogue: Readonly<Record<C, ErrorSpec>>, code: C) {
+  abstract class CodedError extends SwitchyardError {
+    readonly code: C = code;
+    readonly status: number = catalogue[code].status;
+  }
+  return CodedError;
+}
+
 /** Params or config that break a declared rule; nothing was sent upstream. */
-export class ValidationError extends SwitchyardError {
-  readonly code = 'validation_failed';
-  readonly status = 400;
+export class ValidationError extends codedError(RUNTIME_ERRORS, 'validation_failed') {
   constructor(message: string, issues: ErrorIssue[]) {
     super(message, { issues });
   }
 }
 
 /** Unknown connector type, entity or action. */
-export class UnknownOperationError extends SwitchyardError {
-  readonly code = 'unknown_operation';
-  readonly status = 400;
-}
+export class UnknownOperationError extends codedError(RUNTIME_ERRORS, 'unknown_operation') {}
 
 /** Credentials missing, malformed, or not matching any auth option (caller side). */
-export class CredentialsError extends SwitchyardError {
-  readonly code = 'invalid_credentials';
-  readonly status = 400;
-}
+export class CredentialsError extends codedError(RUNTIME_ERRORS, 'invalid_credentials') {}
 
 /** The vendor refused the credentials (upstream 401/403, or a failed token refresh). */
-export class AuthenticationError extends SwitchyardError {
-  readonly code = 'credentials_rejected';
-  readonly status = 424;
-}
+export class AuthenticationError extends codedError(RUNTIME_ERRORS, 'credentials_rejected') {}
 
-export class NotFoundError extends SwitchyardError {
-  readonly code = 'not_found';
-  readonly status = 404;
-}
+/** A resource that does not exist for the caller: in Switchyard (connector, workspace, route...) or at the vendor. */
+export class NotFoundError extends codedError(RUNTIME_ERRORS, 'not_found') {}
 
-export class RateLimitedError extends SwitchyardError {
-  readonly code = 'rate_limited';
-  readonly status = 429;
+export class RateLimitedError extends codedError(RUNTIME_ERRORS, 'rate_limited') {
   /** Seconds the vendor asked to wait, when it said. */
   readonly retryAfterSeconds?: number;
   constructor(message: string, options: { upstreamStatus?: number; retryAfterSeconds?: number } = {}) {
@@ -72,24 +92,15 @@ export class RateLimitedError extends SwitchyardError {
 }
 
 /** The vendor rejected the request as invalid (upstream 400/409/422). */
-export class UpstreamRejectedError extends SwitchyardError {
-  readonly code = 'upstream_rejected';
-  readonly status = 400;
-}
+export class UpstreamRejectedError extends codedError(RUNTIME_ERRORS, 'upstream_rejected') {}
 
 /** Upstream 5xx, unparseable body, or a protocol surprise. */
-export class UpstreamError extends SwitchyardError {
-  readonly code = 'upstream_error';
-  readonly status = 502;
-}
+export class UpstreamError extends codedError(RUNTIME_ERRORS, 'upstream_error') {}
 
-export class UpstreamTimeoutError extends SwitchyardError {
-  readonly code = 'upstream_timeout';
-  readonly status = 504;
-}
+export class UpstreamTimeoutError extends codedError(RUNTIME_ERRORS, 'upstream_timeout') {}
 
 /** An action that exists only in hosted mode, called in library mode. */
-export class HostedOnlyError extends SwitchyardError {
-  readonly code = 'hosted_mode_only';
-  readonly status = 400;
-}
+export class HostedOnlyError extends codedError(RUNTIME_ERRORS, 'hosted_mode_only') {}
+
+/** Generated code (a params validator) this action needs is missing: a deployment fault, not the vendor's. */
+export class GeneratedCodeMissingError extends codedError(RUNTIME_ERRORS, 'generated_code_missing') {}

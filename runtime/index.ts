@@ -2,7 +2,7 @@
  * Switchyard as a library (open-source mode): execute operations against a vendor API with
  * credentials you supply. `createConnector('jira', { credentials, config }).execute('issues', 'get', {...})`.
  */
-import { Connector, type ConnectorOptions } from './connector.js';
+import { Connector, type ConnectorModule, type ConnectorOptions } from './connector.js';
 import { UnknownOperationError } from './errors.js';
 import { connectorModules, skillDocsLoaders } from './generated/index.js';
 import type { SkillDocs } from './skill-docs.js';
@@ -17,14 +17,21 @@ export async function loadSkillDocs(connectorType: string): Promise<SkillDocs | 
   return load === undefined ? undefined : load();
 }
 
+/** The generated module of a connector type, found by connector_type or one of its aliases (e.g. Airbyte's clickup-api). */
+export function findConnectorModule(name: string): ConnectorModule | undefined {
+  if (Object.hasOwn(connectorModules, name)) return connectorModules[name];
+  return Object.values(connectorModules).find((module) => module.definition.aliases?.includes(name));
+}
+
 export function createConnector(connectorType: string, options: ConnectorOptions): Connector {
-  const module = connectorModules[connectorType];
+  const module = findConnectorModule(connectorType);
   if (!module) throw new UnknownOperationError(`Unknown connector type "${connectorType}". Known types: ${connectorTypes().join(', ')}.`);
   return new Connector(module, options);
 }
 
 export { Connector, type ConnectorModule, type ConnectorOptions, type ExecuteResult } from './connector.js';
 export type { TokenRefresh } from './auth/oauth2.js';
+export { limitDescription, limitPlan, pageSizeParam, UNIVERSAL_LIMIT, type LimitPlan } from './params.js';
 export type * from './definition.js';
 export * from './errors.js';
 export { connectorModules } from './generated/index.js';

@@ -1,8 +1,9 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { ServiceContext } from './context.js';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { LoggerOptions } from 'pino';
+import type { ServiceContext } from './service-context.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerRoutes } from './routes/index.js';
@@ -16,9 +17,10 @@ function validators(): { body: Ajv; text: Ajv } {
   return { body, text };
 }
 
-export function buildApp(ctx: ServiceContext, options: { logger?: FastifyServerOptions['logger'] } = {}): FastifyInstance {
+/** The HTTP app over a composed service (src/composition.ts); it logs through the service's logger. */
+export function buildApp(ctx: ServiceContext): FastifyInstance {
   const app = Fastify({
-    logger: options.logger ?? false,
+    loggerInstance: ctx.log,
     bodyLimit: ctx.config.bodyLimitBytes,
     return503OnClosing: true,
   });
@@ -47,7 +49,7 @@ export function buildApp(ctx: ServiceContext, options: { logger?: FastifyServerO
 }
 
 /** pino settings for the service: credentials and tokens never reach a log line. */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'], censor: '[redacted]' },

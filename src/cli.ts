@@ -142,14 +142,14 @@ program
   .action(async (connectorId: string, options: { entity?: string; json?: boolean }) => {
     if (!UUID.test(connectorId)) throw new AdminError(`"${connectorId}" is not a connector id (a UUID).`);
     const { loadKeyring } = await import('./security/keyring.js');
-    const { closeSyncService, syncServiceFor } = await import('./context/sync/service.js');
+    const { composeService } = await import('./composition.js');
     const { ProgressDisplay } = await import('./context/sync/progress.js');
     const { SwitchyardError } = await import('./errors.js');
     const outcomes = await withStore(async (store, config) => {
       const { keyring } = loadKeyring({ ...(config.masterKey !== undefined && { masterKey: config.masterKey }), dataDir: config.dataDir });
-      const ctx = { store, keyring, config };
+      const composed = composeService({ store, keyring, config });
       const display = new ProgressDisplay(process.stderr);
-      const service = syncServiceFor(ctx);
+      const service = composed.ctx.syncs;
       const interrupt = () => void service.close();
       process.once('SIGINT', interrupt);
       process.once('SIGTERM', interrupt);
@@ -169,7 +169,7 @@ program
       } finally {
         process.removeListener('SIGINT', interrupt);
         process.removeListener('SIGTERM', interrupt);
-        await closeSyncService(ctx);
+        await composed.close();
       }
     });
     const entities = outcomes.map((o) => ({

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { composeService } from './composition.js';
 import type { ServiceConfig } from './config.js';
 import { openStore, type Store } from './db/database.js';
 import { loadKeyring } from './security/keyring.js';
@@ -10,22 +12,30 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Loads the keyring, opens the store, builds the app and listens: what `npm start` runs. */
+/**
+ * What `npm start` runs, in order: keyring, store, the service's parts (src/composition.ts), the HTTP app,
+ * then the background work (periodic syncs, semantic indexing). close() undoes them in reverse.
+ */
 export async function startService(config: ServiceConfig, options: { quiet?: boolean } = {}): Promise<RunningService> {
   const { keyring, source } = loadKeyring({ ...(config.masterKey !== undefined && { masterKey: config.masterKey }), dataDir: config.dataDir });
   // The HTTP app (Fastify, the routes, the connector catalog) loads while the store opens: each takes about a second.
   const appModule = import('./app.js');
   appModule.catch(() => undefined); // a store that fails to open is the error to report
   const store = await openStore({ ...(config.databaseUrl !== undefined && { databaseUrl: config.databaseUrl }), dataDir: config.dataDir });
-  let app: FastifyInstance | undefined;
+  const { buildApp, loggerOptions } = await appModule.catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const service = composeService({ store, keyring, config }, { ownStore: true, log: pino(options.quiet ? { level: 'silent' } : loggerOptions(config.logLevel)) });
+  let app: FastifyInstance;
   let url: string;
   try {
-    const { buildApp, loggerOptions } = await appModule;
-    app = buildApp({ store, keyring, config }, { logger: options.quiet ? false : loggerOptions(config.logLevel) });
+    app = buildApp(service.ctx);
+    const built = app;
+    service.adopt(() => built.close());
     url = await app.listen({ host: config.host, port: config.port });
   } catch (error) {
-    await app?.close();
-    await store.close();
+    await service.close();
     throw error;
   }
   const storeText = store.kind === 'pglite' ? `the embedded PGlite store in ${store.location}` : `the PostgreSQL store at ${store.location}`;
@@ -33,26 +43,7 @@ export async function startService(config: ServiceConfig, options: { quiet?: boo
     { store: store.kind, location: store.location, masterKey: source, startupMs: Math.round(performance.now()) },
     `Switchyard listening on ${url} with ${storeText}`,
   );
-  const running = app;
   // Context store syncs: at creation of a connector, then every sync interval (SYNC_INTERVAL_MINUTES).
-  // Imported here: the app has already loaded what it needs (the runtime), so start-up does not wait for it.
-  const { startSyncScheduler } = await import('./context/sync/scheduler.js');
-  const scheduler = startSyncScheduler(running.ctx, running.log);
-  // Semantic index: embeds what the syncs write, and catches up at start-up (new records, another provider).
-  const { startSemanticIndexing } = await import('./context/semantic/indexer.js');
-  const semantic = startSemanticIndexing(running.ctx, running.log);
-  return {
-    app: running,
-    store,
-    url,
-    async close() {
-      try {
-        await scheduler.stop();
-        await semantic.stop();
-        await running.close();
-      } finally {
-        await store.close();
-      }
-    },
-  };
+  await service.startBackground();
+  return { app, store, url, close: () => service.close() };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import type { ActionDefinition, ConnectorDefinition, JsonObject } from '../../runtime/definition.js';
+import { limitDescription, limitPlan, UNIVERSAL_LIMIT } from '../../runtime/params.js';
 import type { SkillDocs, SkillSection } from '../../runtime/skill-docs.js';
 import { markdownToBlocks } from './markdown-blocks.js';
 import { schemaToType } from './types.js';
@@ -49,6 +50,8 @@ function actionSection(entity: string, name: string, action: ActionDefinition, d
     limits: limitsOf(p.schema),
     description: p.description ?? p.schema.description ?? '',
   }));
+  const limit = limitPlan(action);
+  if (limit !== undefined) params.push({ name: UNIVERSAL_LIMIT, type: 'integer', required: 'no', limits: 'minimum 1', description: limitDescription(limit) });
   const exampleParams: Record<string, unknown> = {};
   for (const [paramName, p] of Object.entries(action.params)) if (p.required) exampleParams[paramName] = exampleValue(paramName, p.schema);
   const fields = definition.entities[entity]?.record.fields ?? {};
@@ -87,7 +90,7 @@ export function buildSkillDocs(definition: ConnectorDefinition): SkillDocs {
       template('authentication')({
         auth: definition.auth.map((a) => ({
           ...a,
-          fieldRows: Object.entries(a.fields).map(([name, f]) => ({ name, required: f.required ? 'yes' : 'no', secret: f.secret ? 'yes' : 'no', description: f.description })),
+          fieldRows: Object.entries(a.fields).map(([name, f]) => ({ name: f.aliases ? `${name} (or ${f.aliases.join(', ')})` : name, required: f.required ? 'yes' : 'no', secret: f.secret ? 'yes' : 'no', description: f.description })),
         })),
         configRows: Object.entries(definition.config).map(([name, c]) => ({
           name,

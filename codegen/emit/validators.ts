@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import ts from 'typescript';
 import type { ConnectorDefinition } from '../../runtime/definition.js';
 import { validatorName } from '../../runtime/connector.js';
 import { paramsSchema } from '../../runtime/params-schema.js';
@@ -21,7 +22,13 @@ export function emitValidators(definition: ConnectorDefinition): string {
       refs[id] = id;
     }
   }
-  const code = standaloneCode(ajv, refs);
+  const code = standaloneCode(ajv, refs).replace(/^"use strict";\n?/, '');
   // ajv's ESM output still loads its runtime helpers with require().
-  return `${GENERATED_HEADER}import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${code.replace(/^"use strict";\n?/, '')}\n`;
+  return `${GENERATED_HEADER}import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${readable(code)}`;
+}
+
+/** ajv writes each validator on one line; reprinted one statement per line, so a reader (or a debugger) can follow it. */
+function readable(code: string): string {
+  const source = ts.createSourceFile('validators.js', code, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS);
+  return ts.createPrinter({ newLine: ts.NewLineKind.LineFeed }).printFile(source);
 }

@@ -1,21 +1,22 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { parse } from 'yaml';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { titleKey } from '../../runtime/auth/select-option.js';
 import { templateReferences } from '../../runtime/templates.js';
+import type { Action, Manifest, Pagination } from '../generated/manifest.js';
+import { derivedDefaults } from '../normalize.js';
 import { positionOf, type Diagnostic, type LoadedManifest } from './load.js';
-import type { RawAction, RawManifest, RawPagination } from './types.js';
+import { manifestSchema, type SchemaNode } from './schema.js';
 
-export const SCHEMA_FILE = fileURLToPath(new URL('../../manifests/schema/manifest.schema.yaml', import.meta.url));
+export { SCHEMA_FILE } from './schema.js';
 
-let compiled: ValidateFunction | undefined;
+const compiled = new WeakMap<SchemaNode, ValidateFunction>();
 
-function schemaValidator(): ValidateFunction {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    compiled = ajv.compile(parse(readFileSync(SCHEMA_FILE, 'utf8')) as object);
+function schemaValidator(schema: SchemaNode): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = new Ajv2020({ allErrors: true, strict: false, discriminator: true }).compile(schema);
+    compiled.set(schema, validate);
   }
-  return compiled;
+  return validate;
 }
 
 function segmentsOf(instancePath: string): string[] {
@@ -29,6 +30,8 @@ function describe(error: ErrorObject): { message: string; rule: string; extra?: 
   switch (error.keyword) {
     case 'additionalProperties':
       return { rule: 'unknown-key', message: `unknown key "${String(error.params.additionalProperty)}"`, extra: String(error.params.additionalProperty) };
+    case 'unevaluatedProperties':
+      return { rule: 'unknown-key', message: `unknown key "${String(error.params.unevaluatedProperty)}"`, extra: String(error.params.unevaluatedProperty) };
     case 'required':
       return { rule: 'missing-key', message: `missing required key "${String(error.params.missingProperty)}"` };
     case 'enum':
@@ -41,13 +44,15 @@ function describe(error: ErrorObject): { message: string; rule: string; extra?: 
 }
 
 /** Structural validation against the manifest JSON Schema, one diagnostic per broken rule. */
-export function validateAgainstSchema(manifest: LoadedManifest): Diagnostic[] {
-  const validate = schemaValidator();
+export function validateAgainstSchema(manifest: LoadedManifest, schema: SchemaNode = manifestSchema()): Diagnostic[] {
+  const validate = schemaValidator(schema);
   if (validate(manifest.data)) return [];
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   for (const error of validate.errors ?? []) {
     if (['if', 'anyOf', 'oneOf', 'allOf'].includes(error.keyword)) continue;
+    // A discriminator without a known tag value is reported by the enum (or type) of the tag itself.
+    if (error.keyword === 'discriminator') continue;
     // An enum failure on a discriminator makes every branch complain; the enum message is enough.
     if (error.keyword === 'propertyNames' && error.params.propertyName === undefined) continue;
     const segments = segmentsOf(error.instancePath);
@@ -66,7 +71,7 @@ const PAGINATION_PARAM_KEYS = ['cursor_param', 'token_param', 'page_param', 'off
 
 /** Cross-reference checks the JSON Schema cannot express. Runs only on schema-valid manifests. */
 export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
-  const m = manifest.data as RawManifest;
+  const m = manifest.data as Manifest;
   const diagnostics: Diagnostic[] = [];
   const report = (segments: string[], rule: string, message: string, atKey = false) =>
     diagnostics.push({ file: manifest.file, ...positionOf(manifest, segments, atKey), path: segments.join('.'), rule, message });
@@ -91,23 +96,35 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   };
 
   const allOptions = m.auth.map((o) => ({ title: o.option_title, fields: new Set(Object.keys(o.fields)) }));
-  const keptTokens = new Set(m.auth.flatMap((o) => o.keep ?? []));
+  const keptTokens = new Set(m.auth.flatMap((o) => (o.type === 'oauth2_refresh' ? (o.keep ?? []) : [])));
   const tokenTemplate = (t: string) => templateReferences(t).some((r) => r.source === 'token');
 
   const titles = new Set<string>();
   m.auth.forEach((option, index) => {
     const at = ['auth', String(index)];
-    if (titles.has(option.option_title)) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice`);
-    titles.add(option.option_title);
+    // Titles match ignoring case, spaces and punctuation, so two options may not differ only in those.
+    if (titles.has(titleKey(option.option_title))) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice (titles match ignoring case, spaces and punctuation)`);
+    titles.add(titleKey(option.option_title));
+    const names = new Map<string, string>(Object.keys(option.fields).map((name) => [name, name]));
+    for (const [name, field] of Object.entries(option.fields)) {
+      for (const alias of field.aliases ?? []) {
+        if (names.has(alias)) {
+          report([...at, 'fields', name, 'aliases'], 'duplicate-field-name', `alias "${alias}" of ${name} is already a name of field ${names.get(alias)} of this option`);
+        }
+        names.set(alias, name);
+      }
+    }
     const own = [{ title: option.option_title, fields: new Set(Object.keys(option.fields)) }];
     // Only an OAuth option has token values, and never before its token URL has answered.
-    const ownKept = new Set(option.keep ?? []);
+    const ownKept = new Set(option.type === 'oauth2_refresh' ? (option.keep ?? []) : []);
+    const templates = option as Partial<Record<'token' | 'value' | 'username' | 'password' | 'token_url', string>>;
     for (const key of ['token', 'value', 'username', 'password', 'token_url'] as const) {
-      const template = option[key];
+      const template = templates[key];
       if (template !== undefined) checkTemplate(template, [...at, key], own, key === 'token_url' ? new Set() : ownKept);
     }
     for (const [name, template] of Object.entries(option.headers ?? {})) checkTemplate(template, [...at, 'headers', name], own, ownKept);
-    for (const [name, template] of Object.entries(option.token_headers ?? {})) checkTemplate(template, [...at, 'token_headers', name], own, new Set());
+    const tokenHeaders = option.type === 'oauth2_refresh' ? (option.token_headers ?? {}) : {};
+    for (const [name, template] of Object.entries(tokenHeaders)) checkTemplate(template, [...at, 'token_headers', name], own, new Set());
     if (option.base_url !== undefined) {
       checkTemplate(option.base_url, [...at, 'base_url'], own, ownKept);
       if (templateReferences(option.base_url).some((r) => r.source === 'token') && m.base_url_host_pattern === undefined) {
@@ -151,6 +168,13 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         }
       });
     }
+    for (const [name, source] of Object.entries(entity.search?.derived ?? {})) {
+      const at = ['entities', entityName, 'search', 'derived', name];
+      const [origin, first] = source.split('.') as [string, string];
+      if (fieldNames.has(name)) report(at, 'derived-field', `derived field "${name}" is already a record field; search it directly`, true);
+      if (origin === 'record' && !fieldNames.has(first.replace(/\[\]$/, ''))) report(at, 'unknown-field', `derived "${name}" reads "${source}", whose first segment is not a record field`);
+      if (origin === 'params' && !entity.actions.list?.params?.[first]) report(at, 'unknown-param', `derived "${name}" reads "${source}", which is not a param of ${entityName}.list`);
+    }
     for (const [name, path] of Object.entries(entity.search?.metadata ?? {})) {
       if (!fieldNames.has(path.split('.')[0] as string)) {
         report(['entities', entityName, 'search', 'metadata', name], 'unknown-field', `metadata "${name}" reads "${path}", which is not a record field`);
@@ -180,8 +204,8 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
 function checkAction(
   entityName: string,
   actionName: string,
-  action: RawAction,
-  named: Record<string, RawPagination>,
+  action: Action,
+  named: Record<string, Pagination>,
   report: (segments: string[], rule: string, message: string, atKey?: boolean) => void,
 ): void {
   const at = ['entities', entityName, 'actions', actionName];
@@ -207,7 +231,7 @@ function checkAction(
     if (param.send_default && param.schema.default === undefined) report([...at, 'params', name], 'send-default', 'send_default needs schema.default', true);
   }
   if (action.graphql && action.method !== 'POST') report([...at, 'method'], 'graphql-method', 'a graphql action must use POST');
-  const result = action.result ?? (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one');
+  const result = action.result ?? derivedDefaults.result(actionName);
   if (result === 'one' && action.record_item_path !== undefined) report([...at, 'record_item_path'], 'result-shape', 'record_item_path applies to each record of a list; use record_path for one record');
   if (result === 'one' && action.records_path !== undefined) report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
   for (const key of ['at_least_one_of', 'at_most_one_of'] as const) {
@@ -229,9 +253,10 @@ function checkAction(
       report([...at, 'pagination'], 'unknown-pagination', `pagination "${String(action.pagination)}" is not defined under the top-level pagination key`);
       return;
     }
-    const shortPage = pagination.short_page_ends as { limit_param?: string } | undefined;
+    const shortPage = 'short_page_ends' in pagination ? pagination.short_page_ends : undefined;
+    const paramKeys = pagination as Partial<Record<(typeof PAGINATION_PARAM_KEYS)[number], string>>;
     const paramRefs: Array<readonly [string, unknown]> = [
-      ...PAGINATION_PARAM_KEYS.map((key) => [key, pagination[key]] as const),
+      ...PAGINATION_PARAM_KEYS.map((key) => [key, paramKeys[key]] as const),
       ['short_page_ends.limit_param', shortPage?.limit_param] as const,
     ];
     for (const [key, param] of paramRefs) {

@@ -3,6 +3,23 @@ import { CredentialsError } from '../errors.js';
 
 export type Credentials = Record<string, string>;
 
+/** A title reduced to what identifies it: "OAuth 2.0 Authentication", "oauth2.0-authentication" and "OAuth20Authentication" are one title. */
+export function titleKey(title: string): string {
+  return title.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/** The options a credentials.option_title selects: by their own title or one of their title aliases. */
+export function optionsForTitle(options: AuthOption[], title: string): AuthOption[] {
+  const wanted = titleKey(title);
+  return options.filter((o) => [o.optionTitle, ...(o.titleAliases ?? [])].some((t) => titleKey(t) === wanted));
+}
+
+/** The field of the option a key given by the client fills: the field of that name, else the field that lists it as an alias. */
+export function fieldForKey(option: AuthOption, key: string): string | undefined {
+  if (Object.hasOwn(option.fields, key)) return key;
+  return Object.entries(option.fields).find(([, field]) => field.aliases?.includes(key))?.[0];
+}
+
 function requiredFields(option: AuthOption): string[] {
   return Object.entries(option.fields)
     .filter(([, field]) => field.required)
@@ -14,40 +31,75 @@ function describeOptions(options: AuthOption[]): string {
 }
 
 /**
- * Picks the auth option for a credentials object: by `option_title` when given, else the one option
- * whose required fields are all present and whose fields cover every key given. Errors name keys, never values.
+ * A credential value as text: strings as given, numbers and booleans in their string form (a client may
+ * send an account id as 123456); anything else is not a credential value.
+ */
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** Whether every required field of the option is given (under its name or an alias), and whether every key given is one of its fields. */
+function fit(option: AuthOption, keys: string[]): { complete: boolean; exact: boolean } {
+  const filled = new Set(keys.map((k) => fieldForKey(option, k)).filter((f): f is string => f !== undefined));
+  return { complete: requiredFields(option).every((f) => filled.has(f)), exact: keys.every((k) => fieldForKey(option, k) !== undefined) };
+}
+
+/** Among several options, the one the keys given fit: complete, and exact when several are complete. */
+function pickByFields(candidates: AuthOption[], keys: string[], all: AuthOption[]): AuthOption {
+  const complete = candidates.filter((o) => fit(o, keys).complete);
+  const exact = complete.filter((o) => fit(o, keys).exact);
+  const chosen = exact.length > 0 ? exact : complete;
+  if (chosen.length !== 1) {
+    const reason = chosen.length === 0 ? 'match no credential option' : 'match several credential options; set credentials.option_title';
+    throw new CredentialsError(`The credentials provided (${keys.join(', ') || 'none'}) ${reason}. Options: ${describeOptions(all)}.`);
+  }
+  return chosen[0] as AuthOption;
+}
+
+/**
+ * Picks the auth option for a credentials object and returns its credentials under the option's own
+ * field names. `option_title` (matched ignoring case, spaces and punctuation, title aliases included)
+ * narrows the options; where several remain, or none was named, the one option whose required fields
+ * are all present and whose fields cover every key given wins. Keys may be field aliases; null means
+ * absent; numbers and booleans count as their string form. Errors name keys, never values.
  */
 export function selectAuthOption(options: AuthOption[], input: Record<string, unknown>): { option: AuthOption; credentials: Credentials } {
   const { option_title: title, ...rest } = input;
-  const provided = Object.keys(rest);
-  let option: AuthOption | undefined;
-  if (title !== undefined) {
-    option = options.find((o) => o.optionTitle === title);
-    if (!option) {
-      throw new CredentialsError(`credentials.option_title "${String(title)}" is not offered by this connector. Options: ${describeOptions(options)}.`);
+  const given = Object.entries(rest).filter(([, value]) => value !== null && value !== undefined);
+  const keys = given.map(([key]) => key);
+  let option: AuthOption;
+  if (title !== undefined && title !== null) {
+    const titled = typeof title === 'string' ? optionsForTitle(options, title) : [];
+    if (titled.length === 0) {
+      const shown = typeof title === 'string' ? `"${title}"` : `of type ${typeof title}`;
+      throw new CredentialsError(`credentials.option_title ${shown} is not offered by this connector. Options: ${describeOptions(options)}.`);
     }
+    option = titled.length === 1 ? (titled[0] as AuthOption) : pickByFields(titled, keys, options);
   } else {
-    const complete = options.filter((o) => requiredFields(o).every((f) => provided.includes(f)));
-    const exact = complete.filter((o) => provided.every((k) => k in o.fields));
-    const candidates = exact.length > 0 ? exact : complete;
-    if (candidates.length !== 1) {
-      const reason = candidates.length === 0 ? 'match no credential option' : 'match several credential options; set credentials.option_title';
-      throw new CredentialsError(`The credentials provided (${provided.join(', ') || 'none'}) ${reason}. Options: ${describeOptions(options)}.`);
-    }
-    option = candidates[0] as AuthOption;
+    option = options.length === 1 ? (options[0] as AuthOption) : pickByFields(options, keys, options);
   }
+
   const credentials: Credentials = {};
+  const givenAs = new Map<string, string>();
   const problems: string[] = [];
-  for (const key of provided) {
-    const field = option.fields[key];
-    const value = rest[key];
-    if (!field) problems.push(`"${key}" is not a field of option "${option.optionTitle}"`);
-    else if (typeof value !== 'string') problems.push(`"${key}" must be a string`);
-    else if (field.pattern !== undefined && !new RegExp(field.pattern).test(value)) problems.push(`"${key}" does not match ${field.pattern}`);
-    else credentials[key] = value;
+  for (const [key, value] of given) {
+    const name = fieldForKey(option, key);
+    const field = name === undefined ? undefined : option.fields[name];
+    const text = textOf(value);
+    if (name === undefined || !field) problems.push(`"${key}" is not a field of option "${option.optionTitle}"`);
+    else if (givenAs.has(name)) problems.push(`"${givenAs.get(name)}" and "${key}" both give "${name}"; send one`);
+    else if (text === undefined) problems.push(`"${key}" must be a string`);
+    else if (field.pattern !== undefined && !new RegExp(field.pattern).test(text)) problems.push(`"${key}" does not match ${field.pattern}`);
+    else credentials[name] = text;
+    if (name !== undefined && !givenAs.has(name)) givenAs.set(name, key);
   }
   for (const name of requiredFields(option)) {
-    if (rest[name] === undefined || rest[name] === '') problems.push(`"${name}" is required by option "${option.optionTitle}"`);
+    if (!givenAs.has(name) || credentials[name] === '') {
+      const aliases = option.fields[name]?.aliases ?? [];
+      problems.push(`"${name}"${aliases.length > 0 ? ` (or ${aliases.map((a) => `"${a}"`).join(', ')})` : ''} is required by option "${option.optionTitle}"`);
+    }
   }
   if (problems.length > 0) throw new CredentialsError(`Invalid credentials: ${problems.join('; ')}.`);
   return { option, credentials };

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { ensureStatistics } from '../db/statistics.js';
 import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';
@@ -273,8 +273,9 @@ async function filterSearch(ctx: ServiceContext, scope: SearchScope, search: Ext
   return { data, has_more: hasMore, cursor };
 }
 
+/** Whole milliseconds, rounded up (clients type took_ms as an integer; a search is never 0 ms). */
 function elapsed(started: number): number {
-  return Math.round((performance.now() - started) * 100) / 100;
+  return Math.max(1, Math.ceil(performance.now() - started));
 }
 
 /** Runs context_store_search for a connector the caller's organization owns. */

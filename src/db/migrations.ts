@@ -26,6 +26,41 @@ const DATE_INDEXES = DATE_INDEXED_FIELDS.map(
     ` WHERE deleted_at IS NULL AND data ? '${field}';`,
 ).join('\n');
 
+/**
+ * Migration 5: the catalog took Airbyte's definition ids (so that clients written for Airbyte's Agent API
+ * find each connector kind); connectors stored before keep working under the new ids. Pairs of
+ * [old id, new id]. Part of a released migration: never edit.
+ */
+export const DEFINITION_ID_CHANGES: ReadonlyArray<readonly [string, string]> = [
+  ['c129736f-2748-4f8a-8eef-d54d6ce4b804', '311a7a27-3fb5-4f7e-8265-5e4afe258b66'], // clickup
+  ['e43f4401-18f7-44ee-82e1-28f03069873a', '34f697bc-b989-4eda-b06f-d0f39b88825b'], // customer-io
+  ['bf96eaf8-222b-4e5f-a862-6c66e0a96177', 'e7778cfc-e97c-4458-9ecb-b4f2bba8946c'], // facebook-marketing
+  ['2e9d55ba-9637-4ada-9b79-05ada60fca83', '32382e40-3b49-4b99-9c5c-4076501914e7'], // gong
+  ['7a3e9f52-1c4b-4d8e-9b6a-2f5c8d1e0a47', 'fe2b4084-3386-4d3b-9ad6-308f61a6f1e6'], // harvest
+  ['05d9564f-e071-4ba0-b2cb-01121b66d5cf', 'd8313939-3782-41b0-be29-b3ca20d8dd3a'], // intercom
+  ['b6d2e8f1-4a7c-4b3e-8f9d-1c5a7e3b9d20', '68e63de2-bb83-4c7e-93fa-a8a9051e3993'], // jira
+  ['37dfc2b0-bf1b-4984-8403-0e729a8d286d', '95e8cffd-b8c4-4039-968e-d32fb4a69bde'], // klaviyo
+  ['3f1b7c9e-8a2d-4e6f-b5c3-9d0a1e2f4b68', '1c5d8316-ed42-4473-8fbc-2626f03f070c'], // linear
+  ['addee1d5-7c5d-4b72-8e1a-99c2d4d26cf4', '6e00b415-b02e-4160-bf02-58176a0ae687'], // notion
+  ['e9b4b2e1-9d1a-4b65-87a8-81e08754808b', '7f0455fb-4518-4ec0-b7a3-d808bf8081cc'], // orb
+  ['46bfcf63-1411-4363-8138-d241e232dace', '5cb7e5fe-38c2-11ec-8d3d-0242ac130003'], // pinterest
+  ['c3510d9d-1991-4e48-8c6a-d7d4a05b4a9f', 'f2e53e88-3c6b-4e5a-b7c2-a1d9c5e8f4b6'], // pylon
+  ['3ab5d40b-18b5-4c2c-934c-023be7eecdd3', 'b117307c-14b6-41aa-9422-947e34922962'], // salesforce
+  ['9e311efd-a846-4cd4-b29d-da5c7d244b93', 'cdaf146a-9b75-49fd-9dd2-9d64a0bb4781'], // sentry
+  ['30f0e653-458f-4b2c-9d36-093392a33a6c', '200330b2-ea62-4d11-ac6d-cfe3e3f8ab2b'], // snapchat-marketing
+  ['60a49fe7-12df-48a2-b00d-02c628c464cc', '4bfac00d-ce15-44ff-95b9-9e3c3e8fbd35'], // tiktok-marketing
+  ['18792fc5-34c8-4fb9-893c-9c3762cb5edb', 'e7eff203-90bf-43e5-a240-19ea3056c474'], // typeform
+  ['b19e6b20-d9bd-4762-9a4d-f7850ed97fc3', '40d24d0f-b8f9-4fe0-9e6c-b06c0f3f45e4'], // zendesk-chat
+  ['7efcc316-9c9c-4893-be96-4ced177b51eb', 'c8630570-086d-4a40-99ae-ea5b18673071'], // zendesk-talk
+];
+
+const DEFINITION_ID_UPDATE = `
+      UPDATE connectors SET definition_id = changes.new_id::uuid
+      FROM (VALUES
+${DEFINITION_ID_CHANGES.map(([from, to]) => `        ('${from}', '${to}')`).join(',\n')}
+      ) AS changes (old_id, new_id)
+      WHERE connectors.definition_id = changes.old_id::uuid;`;
+
 export const migrations: Migration[] = [
   {
     version: 1,
@@ -186,5 +221,10 @@ export const migrations: Migration[] = [
       $fn$;
 ${DATE_INDEXES}
     `,
+  },
+  {
+    version: 5,
+    name: "catalog: Airbyte's definition ids for stored connectors",
+    sql: DEFINITION_ID_UPDATE,
   },
 ];

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { listConnectors } from '../services/connectors.js';
 import { CONTEXT_STORE_SEARCH, executeOperation } from '../services/execution.js';
 import { outcomeFromResponse, type ExecuteOutcome, type McpBackend, type McpConnector, type SearchOutcome } from './backend.js';

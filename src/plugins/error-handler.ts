@@ -44,7 +44,7 @@ function fromFastifyError(error: FastifyError): SwitchyardError {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw, request, reply) => {
     const error = raw instanceof SwitchyardError ? raw : fromFastifyError(raw as FastifyError);
-    if (error instanceof InternalError) request.log.error({ err: raw }, 'unhandled error');
+    if (error.status === 500) request.log.error({ err: raw }, 'unhandled error');
     if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     void reply.status(error.status).send(toEnvelope(error));
   });

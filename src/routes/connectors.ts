@@ -18,12 +18,17 @@ const timestamp = { type: 'string', format: 'date-time' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
 const mode = { type: 'string', enum: ['DIRECT', 'REPLICATION', 'MULTI'] } as const;
 
-/** Credential fields are strings; which ones are allowed depends on the connector, so they are checked by the service. */
+/**
+ * Credential fields are text; numbers and booleans pass as their string form and null as absent (the
+ * runtime's option selection converts them). Which fields are allowed depends on the connector, so
+ * they are checked by the service.
+ */
 const credentialsSchema = {
   type: 'object',
-  description: 'Credential fields of one auth option of the connector (see auth_options of its definition); option_title selects the option, else it is inferred.',
-  properties: { option_title: { type: 'string', minLength: 1, maxLength: 200 } },
-  additionalProperties: { type: 'string', maxLength: 16_384 },
+  description:
+    'Credential fields of one auth option of the connector (see auth_options of its definition), under their names or aliases; option_title selects the option (ignoring case, spaces and punctuation), else it is inferred. Numbers and booleans count as their string form, null as absent.',
+  properties: { option_title: { type: ['string', 'null'], minLength: 1, maxLength: 200 } },
+  additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 16_384 },
   maxProperties: 50,
 } as const;
 
@@ -36,7 +41,7 @@ const replicationConfigSchema = {
       description: 'Minutes between automatic context store syncs of this connector (0: none; default SYNC_INTERVAL_MINUTES of the service).',
     },
   },
-  additionalProperties: { type: 'string', maxLength: 2048 },
+  additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 2048 },
   maxProperties: 50,
 } as const;
 

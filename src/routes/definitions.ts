@@ -62,12 +62,12 @@ export default async function definitionsRoutes(app: FastifyInstance): Promise<v
     {
       schema: {
         summary: 'List the connector definitions (the catalog)',
-        description: 'Every connector kind this service offers, sorted by name. `name` keeps the entries whose display name or connector_type contains it, ignoring case. Needs no configured connector.',
+        description: 'Every connector kind this service offers, sorted by name. `name` keeps the entries whose display name, connector_type or an alias of it (the name Airbyte uses, e.g. clickup-api) contains it, ignoring case. Needs no configured connector.',
         tags: ['Definitions'],
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { name: { type: 'string', maxLength: 200, description: 'Case-insensitive substring of the display name or connector_type.' } },
+          properties: { name: { type: 'string', maxLength: 200, description: 'Case-insensitive substring of the display name, connector_type or an alias of it.' } },
         },
         response: {
           200: { type: 'object', required: ['definitions'], properties: { definitions: { type: 'array', items: definitionSummarySchema } } },

@@ -27,7 +27,12 @@ export default async function executeRoutes(app: FastifyInstance): Promise<void>
           properties: {
             entity: { type: 'string', minLength: 1, maxLength: 200, description: 'Entity name, lowercase snake case (see inspect).' },
             action: { type: 'string', minLength: 1, maxLength: 200, description: 'Action name: list, get, create, update, delete, api_search...' },
-            params: { type: 'object', additionalProperties: true, description: 'Action parameters; omit for actions without required parameters.' },
+            params: {
+              type: ['object', 'null'],
+              additionalProperties: true,
+              description:
+                'Action parameters; omit (or null) for actions without required parameters. Actions returning many records also take `limit` (see inspect). Scalars may be given as text ("1001" for an integer).',
+            },
             select_fields: { ...fieldPaths, description: 'Dot paths to keep in each returned record. Takes priority over exclude_fields.' },
             exclude_fields: { ...fieldPaths, description: 'Dot paths to remove from each returned record. Ignored when select_fields is given.' },
             skip_truncation: { type: 'boolean', description: 'Accepted for compatibility; Switchyard never truncates fields.' },

@@ -39,6 +39,18 @@ const actionSchema = {
       required: ['style', 'block_keys'],
       properties: { style: { type: 'string' }, block_keys: { type: 'array', items: { type: 'string' } } },
     },
+    limit: {
+      type: 'object',
+      description:
+        'The universal `limit` param (the most records to return) of an action returning many records that does not declare `limit` itself: the page-size param it is sent as, clamped to minimum..maximum, or null when the returned page is cut instead.',
+      required: ['page_size_param', 'minimum', 'maximum', 'description'],
+      properties: {
+        page_size_param: { type: ['string', 'null'] },
+        minimum: { type: ['integer', 'null'] },
+        maximum: { type: ['integer', 'null'] },
+        description: { type: 'string' },
+      },
+    },
   },
 } as const;
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { closeSyncService, syncServiceFor } from '../context/sync/service.js';
+import { syncServiceFor } from '../context/sync/service.js';
 import { errorResponses, idParamsSchema } from './shared-schemas.js';
 
 interface SyncBody {
@@ -7,11 +7,6 @@ interface SyncBody {
 }
 
 export default async function syncRoutes(app: FastifyInstance): Promise<void> {
-  // Running syncs stop (and record "interrupted") before the store closes.
-  app.addHook('onClose', async () => {
-    await closeSyncService(app.ctx);
-  });
-
   app.post<{ Params: { id: string }; Body: SyncBody | null | undefined }>(
     '/api/v1/integrations/connectors/:id/sync',
     {
@@ -53,7 +48,7 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const entity = request.body?.entity;
-      const started = await syncServiceFor(app.ctx, app.log).start({
+      const started = await syncServiceFor(app.ctx).start({
         organizationId: request.principal.organizationId,
         connectorId: request.params.id,
         ...(entity !== undefined && { entity }),

@@ -85,11 +85,16 @@ export function summarize(definition: ConnectorDefinition): DefinitionSummary {
   };
 }
 
-/** The catalog, sorted by display name; `name` keeps entries whose display name or connector_type contains it (any case). */
+/** The names a connector kind answers to: connector_type, its aliases (e.g. Airbyte's name) and the display name. */
+function namesOf(definition: ConnectorDefinition): string[] {
+  return [definition.connectorType, ...(definition.aliases ?? []), definition.displayName].map((n) => n.toLowerCase());
+}
+
+/** The catalog, sorted by display name; `name` keeps entries whose display name, connector_type or an alias of it contains it (any case). */
 export function listDefinitions(name?: string): DefinitionSummary[] {
   const needle = name?.trim().toLowerCase() ?? '';
   return definitions()
-    .filter((d) => needle === '' || d.displayName.toLowerCase().includes(needle) || d.connectorType.toLowerCase().includes(needle))
+    .filter((d) => needle === '' || namesOf(d).some((n) => n.includes(needle)))
     .sort(byName)
     .map(summarize);
 }
@@ -100,10 +105,10 @@ export function definitionById(id: string): ConnectorDefinition | undefined {
   return definitions().find((d) => d.definitionId.toLowerCase() === wanted);
 }
 
-/** The definition for a connector type given by name: case-insensitive exact match on connector_type or display name. */
+/** The definition for a connector type given by name: case-insensitive exact match on connector_type, an alias of it or the display name. */
 export function definitionByType(connectorType: string): ConnectorDefinition | undefined {
   const wanted = connectorType.trim().toLowerCase();
-  return definitions().find((d) => d.connectorType.toLowerCase() === wanted || d.displayName.toLowerCase() === wanted);
+  return definitions().find((d) => namesOf(d).includes(wanted));
 }
 
 /** Every connector_type of the catalog, sorted, for error messages. */

@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import { selectAuthOption } from '../../runtime/auth/select-option.js';
+import { optionsForTitle, selectAuthOption } from '../../runtime/auth/select-option.js';
 import { validateConfig } from '../../runtime/connector.js';
 import { connectorModules, CredentialsError, ValidationError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
 import { connectorCreated, MAX_SYNC_INTERVAL_MINUTES } from '../context/sync/scheduler.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import type { DatabaseSchema } from '../db/schema.js';
 import { BadRequestError, InternalError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
@@ -164,10 +164,10 @@ export function checkCredentials(definition: ConnectorDefinition, input: Record<
   } catch (error) {
     if (!(error instanceof CredentialsError)) throw error;
     const title = input.option_title;
-    const unsupported = title !== undefined && !definition.auth.some((option) => option.optionTitle === title);
+    const unsupported = title !== undefined && title !== null && (typeof title !== 'string' || optionsForTitle(definition.auth, title).length === 0);
     const field = unsupported ? 'credentials.option_title' : 'credentials';
     const rule = unsupported ? 'unsupported_option' : 'invalid_credentials';
-    throw new BadRequestError(error.message, 'invalid_credentials', [{ field, rule, message: error.message }]);
+    throw new CredentialsError(error.message, { issues: [{ field, rule, message: error.message }] });
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type EntityDefinition,
   type TokenRefresh,
 } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { excludePaths, selectPaths } from '../field-paths.js';
 import { contextStoreSearch } from '../context/search.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
@@ -25,7 +25,8 @@ import { assertWorkspaceActive, findWorkspace } from './workspaces.js';
 export interface ExecuteRequest {
   entity: string;
   action: string;
-  params?: Record<string, unknown>;
+  /** null means no params. */
+  params?: Record<string, unknown> | null;
   /** Dot paths to keep in each returned record; wins over exclude_fields. */
   select_fields?: string[] | null;
   /** Dot paths to remove from each returned record. */
@@ -65,7 +66,7 @@ function versionOf(row: Pick<ConnectorRow, 'updated_at' | 'credentials_iv'>): st
   return `${new Date(row.updated_at).getTime()}|${row.credentials_iv}`;
 }
 
-class ConnectorInstances {
+export class ConnectorInstances {
   private readonly entries = new Map<string, CachedInstance>();
 
   constructor(
@@ -146,25 +147,9 @@ async function persistRotation(ctx: ServiceContext, connectorId: string, previou
   });
 }
 
-const instancesByService = new WeakMap<ServiceContext, ConnectorInstances>();
-
-function instances(ctx: ServiceContext, log: FastifyBaseLogger): ConnectorInstances {
-  let found = instancesByService.get(ctx);
-  if (!found) {
-    found = new ConnectorInstances(ctx, log);
-    instancesByService.set(ctx, found);
-  }
-  return found;
-}
-
 /** The warm connector instance of a stored connector (shared with execute; the context store sync reads through it). */
-export function connectorInstance(ctx: ServiceContext, row: ConnectorRow, log: FastifyBaseLogger): Connector {
-  return instances(ctx, log).get(row);
-}
-
-/** Drops every warm connector instance of a service, as a restart would (tests use it). */
-export function forgetConnectorInstances(ctx: ServiceContext): void {
-  instancesByService.get(ctx)?.clear();
+export function connectorInstance(ctx: ServiceContext, row: ConnectorRow): Connector {
+  return ctx.connectors.get(row);
 }
 
 /** An entity without searchable fields has no context_store_search. */
@@ -214,7 +199,7 @@ export async function executeOperation(
   const started = performance.now();
   const row = await findConnector(ctx.store.db, organizationId, connectorId);
   assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));
-  const connector = instances(ctx, log).get(row);
+  const connector = ctx.connectors.get(row);
   if (request.action === CONTEXT_STORE_SEARCH) {
     return runContextStoreSearch(ctx, organizationId, row, connector, request, started);
   }

@@ -6,6 +6,8 @@
  */
 import {
   connectorModules,
+  limitDescription,
+  limitPlan,
   loadSkillDocs,
   type ActionDefinition,
   type ContentBlock,
@@ -16,7 +18,7 @@ import {
   type ParamDefinition,
   type SkillDocs,
 } from '../../runtime/index.js';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext } from '../service-context.js';
 import { semanticIndexStatus } from '../context/semantic/indexer.js';
 import { connectorReadiness, type ContextStoreReadiness } from '../context/sync/state.js';
 import { BadRequestError, ResourceNotFoundError } from '../errors.js';
@@ -75,6 +77,18 @@ export interface ActionCatalog {
   accepts_additional_params: boolean;
   /** null for actions that do not paginate. */
   pagination: { style: string; block_keys: string[] } | null;
+  /**
+   * The universal `limit` param (the most records to return) of actions returning many records that do
+   * not declare `limit` themselves: the page-size param it becomes (clamped to minimum..maximum), or
+   * null when it cuts the returned page. Absent when the action has none.
+   */
+  limit?: { page_size_param: string | null; minimum: number | null; maximum: number | null; description: string };
+}
+
+function universalLimit(action: ActionDefinition): ActionCatalog['limit'] {
+  const plan = limitPlan(action);
+  if (plan === undefined) return undefined;
+  return { page_size_param: plan.param ?? null, minimum: plan.minimum ?? null, maximum: plan.maximum ?? null, description: limitDescription(plan) };
 }
 
 export interface EntityCatalog {
@@ -136,6 +150,7 @@ function actionCatalog(action: ActionDefinition): ActionCatalog {
     ...(action.atMostOneOf && { at_most_one_of: action.atMostOneOf }),
     accepts_additional_params: action.additionalParams === 'body',
     pagination: action.pagination ? { style: action.pagination.style, block_keys: Object.keys(action.pagination.block) } : null,
+    ...(universalLimit(action) && { limit: universalLimit(action) }),
   };
 }
 

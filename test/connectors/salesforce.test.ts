@@ -61,16 +61,16 @@ afterEach(() => {
 // [entity, sObject, the default query sent when q is omitted]
 const LISTS: Array<[Exclude<Entity, 'accounts'>, string, string]> = [
   ['contacts', 'Contact', 'SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate FROM Contact'],
-  ['leads', 'Lead', 'SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, CreatedDate, LastModifiedDate FROM Lead'],
-  ['opportunities', 'Opportunity', 'SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, CreatedDate, LastModifiedDate FROM Opportunity'],
-  ['tasks', 'Task', 'SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CreatedDate, LastModifiedDate FROM Task'],
+  ['leads', 'Lead', 'SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead'],
+  ['opportunities', 'Opportunity', 'SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity'],
+  ['tasks', 'Task', 'SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task'],
   ['events', 'Event', 'SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate FROM Event'],
   ['campaigns', 'Campaign', 'SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate FROM Campaign'],
   ['cases', 'Case', 'SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate FROM Case'],
   ['notes', 'Note', 'SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate FROM Note'],
   ['content_versions', 'ContentVersion', 'SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate FROM ContentVersion'],
   ['attachments', 'Attachment', 'SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate FROM Attachment'],
-  ['users', 'User', 'SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, CreatedDate, LastModifiedDate FROM User'],
+  ['users', 'User', 'SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User'],
   ['opportunity_stages', 'OpportunityStage', 'SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate FROM OpportunityStage'],
 ];
 

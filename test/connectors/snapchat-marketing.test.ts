@@ -338,7 +338,7 @@ describe('snapchat-marketing validation', () => {
   });
 
   it('organizations list takes no params', async () => {
-    const err = await snap().execute('organizations', 'list', { limit: 50 }).catch((e: unknown) => e);
+    const err = await snap().execute('organizations', 'list', { per_page: 50 }).catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
   });

@@ -90,9 +90,10 @@ describe('compileFilter', () => {
     expect(deep.issues[0]?.rule).toBe('too_deep');
   });
 
-  it('allows paths under a searchable field, not above it, and any path inside any', () => {
+  it('allows every top-level record field and paths under it, no other field, and any path inside any', () => {
     expect(() => compileFilter({ eq: { 'state.name': 'x' } }, issues, 'r')).not.toThrow();
-    expect(thrown(() => compileFilter({ eq: { state: 'x' } }, issues, 'r')).issues[0]?.rule).toBe('unknown_field');
+    expect(() => compileFilter({ eq: { url: 'https://linear.app/x' } }, issues, 'r')).not.toThrow();
+    expect(thrown(() => compileFilter({ eq: { stat: 'x' } }, issues, 'r')).issues[0]?.rule).toBe('unknown_field');
     expect(() => compileFilter({ eq: { 'tags.tags.name': 'vip' } }, conversations, 'r')).not.toThrow();
     expect(() => compileFilter({ any: { 'tags.tags': { eq: { 'anything.at.all': 1 } } } }, conversations, 'r')).not.toThrow();
   });

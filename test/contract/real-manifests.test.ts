@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { runContract } from '../../codegen/contract/check.js';
 import { exitCodeFor, formatReport } from '../../codegen/contract/report.js';
+import { requiredInput } from '../support/required-input.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const manifestsDir = path.join(repoRoot, 'manifests');
@@ -33,9 +34,10 @@ function manifestsWithVendorSpec(): string[] {
 }
 
 const withSpec = manifestsWithVendorSpec();
+const specsPresent = requiredInput(specsDir, 'The vendor descriptions (VENDOR_SPECS_DIR or ../shared/vendor-specs)');
 
 describe('contract over the real manifests', () => {
-  it.skipIf(withSpec.length === 0)(
+  it.skipIf(withSpec.length === 0 || !specsPresent)(
     withSpec.length === 0
       ? 'SKIPPED: manifests/ has no manifest with vendor_spec yet'
       : `every manifest agrees with its vendor description (${withSpec.join(', ')})`,

@@ -3,11 +3,12 @@
  * table exists in its manifest, and every paginated action returns exactly the pagination keys the
  * contract's pagination table lists for the kind.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../codegen/pipeline.js';
 import { connectorModules } from '../../runtime/index.js';
+import { requiredInput } from '../support/required-input.js';
 
 const CONTRACT = path.resolve(REPO_ROOT, '..', 'shared', 'contract', 'service-contract.md');
 
@@ -75,8 +76,10 @@ function tableAfter(text: string, header: string): string[][] {
   return rows;
 }
 
-describe.skipIf(!existsSync(CONTRACT))('connectors against the service contract', () => {
-  const text = existsSync(CONTRACT) ? readFileSync(CONTRACT, 'utf8') : '';
+const contractPresent = requiredInput(CONTRACT, 'The service contract (../shared/contract/service-contract.md)');
+
+describe.skipIf(!contractPresent)('connectors against the service contract', () => {
+  const text = contractPresent ? readFileSync(CONTRACT, 'utf8') : '';
 
   it('maps every kind of the contract to a connector', () => {
     const kinds = tableAfter(text, '| Connector kind | Entities |').map(([kind]) => kind as string);

@@ -14,7 +14,7 @@ const schema = parse(read('manifests/schema/manifest.schema.yaml')) as Record<st
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Every property name declared anywhere in a schema node: properties, items, allOf/if/then, definitions... */
+/** Every property name declared anywhere in a schema node: properties, items, allOf/if/then, $defs... */
 function collectPropertyNames(node: unknown, into: Set<string>): Set<string> {
   if (Array.isArray(node)) {
     for (const item of node) collectPropertyNames(item, into);
@@ -27,8 +27,8 @@ function collectPropertyNames(node: unknown, into: Set<string>): Set<string> {
       collectPropertyNames(sub, into);
     }
   }
-  if (isNode(node.definitions)) {
-    for (const sub of Object.values(node.definitions)) collectPropertyNames(sub, into);
+  if (isNode(node.$defs)) {
+    for (const sub of Object.values(node.$defs)) collectPropertyNames(sub, into);
   }
   for (const key of ['items', 'additionalProperties', 'propertyNames', 'if', 'then', 'else', 'not', 'allOf', 'anyOf', 'oneOf'] as const) {
     if (node[key] !== undefined) collectPropertyNames(node[key], into);
@@ -81,7 +81,7 @@ describe('docs/manifest-guide.md', () => {
   });
 
   it('documents every pagination style and auth type of the closed sets', () => {
-    const definitions = schema.definitions as Record<string, Node>;
+    const definitions = schema.$defs as Record<string, Node>;
     const styles = ((definitions.pagination?.properties as Node).style as Node).enum as string[];
     for (const style of styles) expect(guide, `pagination style ${style}`).toMatch(new RegExp(`^### ${style}$`, 'm'));
     const types = ((definitions.auth_option?.properties as Node).type as Node).enum as string[];

@@ -334,10 +334,11 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
         ['credentials', 'type'],
         ['replication_config', 'type'],
       ]);
-      const credentialType = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: 12345 } });
+      // Numbers and booleans pass as their string form (see the Airbyte client tests); objects do not.
+      const credentialType = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: { key: 'k' } } });
       expect(credentialType.status).toBe(422);
-      expect(credentialType.body.errors).toEqual([{ field: 'credentials.api_key', message: 'body credentials.api_key must be string', error_code: 'type', details: { limit: 'string' } }]);
-      const configType = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic, replication_config: { subdomain: 7 } });
+      expect(credentialType.body.errors).toEqual([expect.objectContaining({ field: 'credentials.api_key', error_code: 'type' })]);
+      const configType = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic, replication_config: { subdomain: ['acme'] } });
       expect(configType.status).toBe(422);
       expect(configType.body.errors[0]).toMatchObject({ field: 'replication_config.subdomain', error_code: 'type' });
       const unknown = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: 'k' }, environment: {} });

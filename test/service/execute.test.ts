@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { forgetConnectorInstances } from '../../src/services/execution.js';
 import { insertConnector, storedCredentials } from '../support/connector-rows.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
@@ -362,7 +361,7 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       expect(call3.isDone()).toBe(true);
 
       // After a restart the instance is rebuilt from the row: the stored access token, then the stored refresh token once the vendor refuses it.
-      forgetConnectorInstances(service.app.ctx);
+      service.app.ctx.connectors.clear();
       const rejected = harvestApi('access-token-2').get('/v2/company').reply(401, { error: 'invalid_token' });
       const refresh3 = tokenEndpoint('refresh-token-3').reply(200, { access_token: 'access-token-3', refresh_token: 'refresh-token-4', expires_in: 3600 });
       const call4 = harvestApi('access-token-3').get('/v2/company').reply(200, COMPANY);

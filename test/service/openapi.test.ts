@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { composeService } from '../../src/composition.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
 import type { FastifyInstance } from 'fastify';
@@ -25,11 +26,12 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
 
   beforeAll(async () => {
     store = await openStore({ dataDir: 'memory://' });
-    app = buildApp({
+    const { ctx } = composeService({
       store,
       keyring: new Keyring(randomBytes(32)),
       config: { host: '127.0.0.1', port: 0, dataDir: '/nonexistent', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 },
     });
+    app = buildApp(ctx);
     // Route modules are registered when the app becomes ready, so this hook sees every one of them.
     app.addHook('onRoute', (route: RouteOptions) => {
       // Hidden routes are protocol plumbing (the 405 answers of GET/DELETE /mcp), not API operations.

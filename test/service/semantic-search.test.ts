@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
-import type { ServiceContext } from '../../src/context.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { fieldText, splitPassages } from '../../src/context/semantic/chunking.js';
 import { indexRecords, startSemanticIndexing, semanticIndexStatus, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
 import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
@@ -292,7 +292,8 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const { data, meta } = res.body.result;
     expect(data).toHaveLength(2);
-    expect(typeof meta.took_ms).toBe('number');
+    expect(Number.isInteger(meta.took_ms)).toBe(true);
+    expect(meta.took_ms).toBeGreaterThanOrEqual(1);
     expect(meta.has_more).toBe(true);
     expect(typeof meta.cursor).toBe('string');
     expect(Object.keys(data[0]!.entity).sort()).toEqual(['identifier', 'state']);

@@ -5,13 +5,14 @@ import path from 'node:path';
 import nock from 'nock';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ServiceContext } from '../../src/context.js';
+import { connectorModules } from '../../runtime/index.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import type { RecordBatch } from '../../src/context/observers.js';
 import type { SyncProgress } from '../../src/context/sync/engine.js';
 import { canonicalJson, contentHash, recordIdOf } from '../../src/context/sync/records.js';
 import { registerRecordObserver } from '../../src/context/sync/registry.js';
 import { startSyncScheduler, connectorInterval } from '../../src/context/sync/scheduler.js';
-import { configureSyncService, SyncService } from '../../src/context/sync/service.js';
+import { composeService } from '../../src/composition.js';
 import { entityReadiness } from '../../src/context/sync/state.js';
 import { formatBar, formatPlainLine, formatProgressLine, formatRate, ProgressDisplay } from '../../src/context/sync/progress.js';
 import { openStore } from '../../src/db/database.js';
@@ -145,9 +146,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
   beforeAll(async () => {
     upstream = await startTypeformStandIn({ formsPerPage: 2, responsesPerPage: 2 });
     // Upstream retries off: the page-level retries of the sync are what these tests watch.
-    service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 });
+    service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 }, { sync: { retry: { retries: 2, baseMs: 5, maxMs: 20 } } });
     ctx = service.app.ctx;
-    configureSyncService(ctx, pino({ level: 'silent' }), { retry: { retries: 2, baseMs: 5, maxMs: 20 } });
     registerRecordObserver(ctx, { recordsChanged: async (batch) => void batches.push(batch) });
     a = await createTenant(service, 'Org A');
     b = await createTenant(service, 'Org B');
@@ -170,7 +170,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const before = await readiness(a, id);
     expect(before).toEqual({
       connector_id: id,
-      source_definition_id: '18792fc5-34c8-4fb9-893c-9c3762cb5edb',
+      source_definition_id: connectorModules.typeform?.definition.definitionId,
       supported_context_store_entities: [
         { entity: 'forms', suggested: true },
         { entity: 'responses', suggested: false },
@@ -210,7 +210,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(forms[0]).toMatchObject({ organization_id: a.organizationId, entity: 'forms', data: upstream.forms[0], content_hash: contentHash(upstream.forms[0]), deleted_at: null });
     const responses = await records(id, 'responses');
     expect(responses).toHaveLength(15);
-    expect(responses.find((r) => r.record_id === 'form3-r2')?.data).toEqual(upstream.responses.get('form3')?.[1]);
+    // Stored as read, plus form_id (search.derived: the parent form the record was listed under).
+    expect(responses.find((r) => r.record_id === 'form3-r2')?.data).toEqual({ ...upstream.responses.get('form3')?.[1], form_id: 'form3' });
     // Observers heard every record once, page by page.
     expect(batches.filter((x) => x.entity === 'forms').flatMap((x) => x.records.map((r) => r.recordId))).toEqual(['form1', 'form2', 'form3', 'form4', 'form5']);
     expect(batches.filter((x) => x.entity === 'responses').flatMap((x) => x.records)).toHaveLength(15);
@@ -368,8 +369,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     seed(4, 1);
     const id = await createTypeform(a);
     const other = await openStore({ databaseUrl: service.databaseUrl as string });
-    const otherCtx: ServiceContext = { store: other, keyring: service.keyring, config: service.config };
-    const otherSyncs = new SyncService(otherCtx, pino({ level: 'silent' }));
+    const otherService = composeService({ store: other, keyring: service.keyring, config: service.config });
+    const otherSyncs = otherService.ctx.syncs;
     try {
       upstream.delays.set('/forms?', 100);
       const started = await otherSyncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' });
@@ -383,7 +384,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       await expect(otherSyncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' })).rejects.toMatchObject({ status: 409 });
       await settled(a, id);
     } finally {
-      await otherSyncs.close();
+      await otherService.close();
       await other.close();
     }
   });
@@ -583,6 +584,8 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     seed(2, 1);
     await service.store.db.deleteFrom('connectors').execute();
     const scheduler = startSyncScheduler(ctx, pino({ level: 'silent' }), { intervalMinutes: 60, tickMs: 60_000 });
+    // Wired as the composition root wires it, so that connector creation pokes it.
+    ctx.scheduler = scheduler;
     try {
       await scheduler.idle();
       const id = await createTypeform(a);
@@ -608,6 +611,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       await sleep(50);
       expect(upstream.requests).toEqual([]);
     } finally {
+      delete ctx.scheduler;
       await scheduler.stop();
     }
   });
@@ -738,11 +742,11 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     const store = await openStore({ dataDir });
     try {
       const { organization_id } = await createOrganization(store.db, 'CLI');
-      const ctx: ServiceContext = {
+      const { ctx } = composeService({
         store,
         keyring: new Keyring(Buffer.from(masterKey, 'base64')),
         config: { host: '127.0.0.1', port: 0, dataDir, upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 },
-      };
+      });
       const created = await createConnector(ctx, organization_id, { workspace_name: 'default', connector_type: 'typeform', name: 'Typeform', credentials: { access_token: upstream.token } });
       connectorId = created.id;
     } finally {

@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { postgresAvailable, startCluster, type Cluster } from './postgres-cluster.js';
+import { isCi } from './required-input.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,7 +13,7 @@ let cluster: Cluster | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   if (!postgresAvailable()) {
-    if (process.env.CI) throw new Error('PostgreSQL server binaries are required in CI (set PG_BIN or install postgresql-15).');
+    if (isCi()) throw new Error('PostgreSQL server binaries are required in CI (set PG_BIN or install postgresql-15).');
     console.warn('\n[switchyard] PostgreSQL binaries not found: the PostgreSQL runs of the service suites are SKIPPED.\n');
     project.provide('postgresUrl', '');
     return;

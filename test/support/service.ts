@@ -11,6 +11,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import type { ServiceConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
+import { composeService, type ComposeOptions } from '../../src/composition.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
 import { createClient, createOrganization } from '../../src/services/organizations.js';
@@ -44,7 +45,7 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(kind: StoreKind, overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
+export async function startTestService(kind: StoreKind, overrides: Partial<ServiceConfig> = {}, options: ComposeOptions = {}): Promise<TestService> {
   const databaseUrl = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: 'memory://' });
   const keyring = new Keyring(randomBytes(32));
@@ -59,7 +60,10 @@ export async function startTestService(kind: StoreKind, overrides: Partial<Servi
     ...(databaseUrl !== undefined && { databaseUrl }),
     ...overrides,
   };
-  const app = buildApp({ store, keyring, config });
+  // Composed like the real service, without its background work (suites start what they test).
+  const service = composeService({ store, keyring, config }, { ...options, ownStore: true });
+  const app = buildApp(service.ctx);
+  service.adopt(() => app.close());
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   nock.enableNetConnect('127.0.0.1');
   return {
@@ -69,10 +73,7 @@ export async function startTestService(kind: StoreKind, overrides: Partial<Servi
     keyring,
     config,
     ...(databaseUrl !== undefined && { databaseUrl }),
-    async close() {
-      await app.close();
-      await store.close();
-    },
+    close: () => service.close(),
   };
 }
 

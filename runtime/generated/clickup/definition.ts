@@ -3,8 +3,11 @@ import type { ConnectorDefinition } from '../../definition.js';
 
 export const definition: ConnectorDefinition = {
   "connectorType": "clickup",
+  "aliases": [
+    "clickup-api"
+  ],
   "displayName": "ClickUp",
-  "definitionId": "c129736f-2748-4f8a-8eef-d54d6ce4b804",
+  "definitionId": "311a7a27-3fb5-4f7e-8265-5e4afe258b66",
   "iconUrl": "https://clickup.com/favicon.ico",
   "supportLevel": "community",
   "category": "work management",
@@ -123,19 +126,24 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.clickup.com/reference/getdocpublic"
     }
   ],
-  "guidance": "ClickUp API v2 calls a Workspace a \"team\": team_id (and workspace_id for docs) is the Workspace ID from teams.list. The hierarchy is teams -> spaces (team_id) -> folders (space_id) -> lists (folder_id) -> tasks (list_id). Task lists and tasks.api_search return up to 100 tasks per page, pages are 0-based: merge next_params (page) into the next call; next_params is absent once last_page is true. tasks.api_search filters tasks across the whole Workspace (statuses, assignees, tags, list_ids, space_ids, dates as Unix milliseconds, include_closed). Dates in records are Unix milliseconds as strings. comments.list returns the 25 newest comments of a task; pass start (the date of the oldest comment received) and start_id (its id) to get older ones. comments.get returns the threaded replies of one comment (ClickUp has no endpoint that reads a single comment). view_tasks.get (and list) return the tasks a saved view shows. time_tracking.list defaults to the last 30 days of the authenticated user; pass start_date/end_date (Unix ms) and assignee (user IDs, comma-separated, admins only) to widen it. ClickUp allows 100 requests per minute per token on Free, Unlimited and Business plans (more on higher plans).",
-  "baseUrl": "https://api.clickup.com/api",
   "config": {},
+  "baseUrl": "https://api.clickup.com/api",
   "headers": {},
   "auth": [
     {
       "optionTitle": "Personal API Token",
+      "titleAliases": [
+        "API Key Authentication"
+      ],
       "description": "A personal API token (Settings > Apps > API Token; it starts with pk_ and never expires). ClickUp expects the token alone in the Authorization header, without a Bearer prefix.",
       "fields": {
         "api_token": {
           "description": "ClickUp personal API token (starts with pk_).",
           "required": true,
           "secret": true,
+          "aliases": [
+            "api_key"
+          ],
           "pattern": "^pk_",
           "example": "pk_4753994_EXP7MPOJ7XQM5UJDV2M45MPF0YHH5YHO"
         }
@@ -162,6 +170,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "ClickUp API v2 calls a Workspace a \"team\": team_id (and workspace_id for docs) is the Workspace ID from teams.list. The hierarchy is teams -> spaces (team_id) -> folders (space_id) -> lists (folder_id) -> tasks (list_id). Task lists and tasks.api_search return up to 100 tasks per page, pages are 0-based: merge next_params (page) into the next call; next_params is absent once last_page is true. tasks.api_search filters tasks across the whole Workspace (statuses, assignees, tags, list_ids, space_ids, dates as Unix milliseconds, include_closed). Dates in records are Unix milliseconds as strings. comments.list returns the 25 newest comments of a task; pass start (the date of the oldest comment received) and start_id (its id) to get older ones. comments.get returns the threaded replies of one comment (ClickUp has no endpoint that reads a single comment). view_tasks.get (and list) return the tasks a saved view shows. time_tracking.list defaults to the last 30 days of the authenticated user; pass start_date/end_date (Unix ms) and assignee (user IDs, comma-separated, admins only) to widen it. ClickUp allows 100 requests per minute per token on Free, Unlimited and Business plans (more on higher plans).",
   "entities": {
     "user": {
       "name": "user",
@@ -234,9 +243,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/v2/user",
           "params": {},
-          "result": "one",
           "recordPath": "user",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -283,7 +292,9 @@ export const definition: ConnectorDefinition = {
         "fields": [
           "id",
           "name",
-          "color"
+          "color",
+          "avatar",
+          "members"
         ],
         "semantic": []
       },
@@ -294,9 +305,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/v2/team",
           "params": {},
-          "result": "many",
           "recordsPath": "teams",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -382,7 +393,12 @@ export const definition: ConnectorDefinition = {
           "private",
           "archived",
           "multiple_assignees",
-          "color"
+          "color",
+          "avatar",
+          "admin_can_manage",
+          "members",
+          "statuses",
+          "features"
         ],
         "fanOut": {
           "entity": "teams",
@@ -400,19 +416,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "team_id": {
               "in": "path",
-              "wire": "team_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             }
           },
-          "result": "many",
           "recordsPath": "spaces",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -425,18 +441,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "space_id": {
               "in": "path",
-              "wire": "space_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Space ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "space_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -535,7 +551,15 @@ export const definition: ConnectorDefinition = {
           "archived",
           "task_count",
           "space.id",
-          "space.name"
+          "space.name",
+          "orderindex",
+          "override_statuses",
+          "space",
+          "statuses",
+          "lists",
+          "parent_folder",
+          "folders",
+          "permission_level"
         ],
         "fanOut": {
           "entity": "spaces",
@@ -553,19 +577,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "space_id": {
               "in": "path",
-              "wire": "space_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Space ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "space_id"
             }
           },
-          "result": "many",
           "recordsPath": "folders",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -578,18 +602,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "folder_id": {
               "in": "path",
-              "wire": "folder_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Folder ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "folder_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -729,7 +753,20 @@ export const definition: ConnectorDefinition = {
           "folder.id",
           "folder.name",
           "space.id",
-          "space.name"
+          "space.name",
+          "orderindex",
+          "status",
+          "priority",
+          "assignee",
+          "due_date_time",
+          "start_date",
+          "start_date_time",
+          "folder",
+          "space",
+          "inbound_address",
+          "override_statuses",
+          "statuses",
+          "permission_level"
         ],
         "fanOut": {
           "entity": "folders",
@@ -747,19 +784,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "folder_id": {
               "in": "path",
-              "wire": "folder_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Folder ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "folder_id"
             }
           },
-          "result": "many",
           "recordsPath": "lists",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -772,18 +809,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "list_id": {
               "in": "path",
-              "wire": "list_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "List ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "list_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1069,7 +1106,38 @@ export const definition: ConnectorDefinition = {
           "list.name",
           "folder.id",
           "space.id",
-          "url"
+          "url",
+          "custom_item_id",
+          "description",
+          "markdown_description",
+          "status",
+          "orderindex",
+          "date_done",
+          "archived",
+          "creator",
+          "group_assignees",
+          "watchers",
+          "checklists",
+          "parent",
+          "top_level_parent",
+          "priority",
+          "start_date",
+          "points",
+          "time_estimate",
+          "time_spent",
+          "custom_fields",
+          "dependencies",
+          "linked_tasks",
+          "locations",
+          "team_id",
+          "sharing",
+          "permission_level",
+          "list",
+          "project",
+          "folder",
+          "space",
+          "subtasks",
+          "attachments"
         ],
         "fanOut": {
           "entity": "lists",
@@ -1087,40 +1155,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "list_id": {
               "in": "path",
-              "wire": "list_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "List ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "list_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "0-based page number (100 tasks per page). Normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             }
           },
-          "result": "many",
           "recordsPath": "tasks",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 0,
             "style": "page_number",
-            "page_param": "page",
-            "is_last": "body.last_page",
             "block": {
               "page": "next.page",
               "last_page": "body.last_page"
-            }
+            },
+            "page_param": "page",
+            "first_page": 0,
+            "is_last": "body.last_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1133,18 +1201,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "task_id": {
               "in": "path",
-              "wire": "task_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Task ID (e.g. 9hz).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "task_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1157,30 +1225,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "team_id": {
               "in": "path",
-              "wire": "team_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "0-based page number (100 tasks per page). Normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "order_by": {
               "in": "query",
-              "wire": "order_by",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1190,201 +1256,201 @@ export const definition: ConnectorDefinition = {
                   "due_date"
                 ]
               },
+              "required": false,
               "description": "Sort field (ClickUp's default is created).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "order_by"
             },
             "reverse": {
               "in": "query",
-              "wire": "reverse",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Reverse the sort order.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "reverse"
             },
             "subtasks": {
               "in": "query",
-              "wire": "subtasks",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Include subtasks (default false).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "subtasks"
             },
             "space_ids": {
               "in": "query",
-              "wire": "space_ids[]",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Only tasks in these Spaces.",
+              "wire": "space_ids[]",
               "sendDefault": false
             },
             "project_ids": {
               "in": "query",
-              "wire": "project_ids[]",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Only tasks in these Folders (called projects here).",
+              "wire": "project_ids[]",
               "sendDefault": false
             },
             "list_ids": {
               "in": "query",
-              "wire": "list_ids[]",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Only tasks in these Lists.",
+              "wire": "list_ids[]",
               "sendDefault": false
             },
             "statuses": {
               "in": "query",
-              "wire": "statuses[]",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Only tasks in these statuses (e.g. \"to do\", \"in progress\").",
+              "wire": "statuses[]",
               "sendDefault": false
             },
             "include_closed": {
               "in": "query",
-              "wire": "include_closed",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Include closed tasks (excluded by default).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "include_closed"
             },
             "assignees": {
               "in": "query",
-              "wire": "assignees[]",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Only tasks assigned to these user IDs.",
+              "wire": "assignees[]",
               "sendDefault": false
             },
             "tags": {
               "in": "query",
-              "wire": "tags[]",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Only tasks with these tag names.",
+              "wire": "tags[]",
               "sendDefault": false
             },
             "due_date_gt": {
               "in": "query",
-              "wire": "due_date_gt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Due after (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "due_date_gt"
             },
             "due_date_lt": {
               "in": "query",
-              "wire": "due_date_lt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Due before (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "due_date_lt"
             },
             "date_created_gt": {
               "in": "query",
-              "wire": "date_created_gt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Created after (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_created_gt"
             },
             "date_created_lt": {
               "in": "query",
-              "wire": "date_created_lt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Created before (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_created_lt"
             },
             "date_updated_gt": {
               "in": "query",
-              "wire": "date_updated_gt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Updated after (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_updated_gt"
             },
             "date_updated_lt": {
               "in": "query",
-              "wire": "date_updated_lt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Updated before (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_updated_lt"
             },
             "date_done_gt": {
               "in": "query",
-              "wire": "date_done_gt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Done after (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_done_gt"
             },
             "date_done_lt": {
               "in": "query",
-              "wire": "date_done_lt",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Done before (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_done_lt"
             },
             "custom_fields": {
               "in": "query",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -1404,57 +1470,59 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Custom field filters, sent as a JSON array: [{\"field_id\": \"<uuid>\", \"operator\": \"=\", \"value\": \"x\"}].",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "custom_fields"
             },
             "parent": {
               "in": "query",
-              "wire": "parent",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Only the subtasks of this parent task ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "parent"
             },
             "include_markdown_description": {
               "in": "query",
-              "wire": "include_markdown_description",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Return descriptions in Markdown.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "include_markdown_description"
             },
             "custom_items": {
               "in": "query",
-              "wire": "custom_items[]",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "integer"
                 }
               },
+              "required": false,
               "description": "Only these custom task types (0 = task, 1 = milestone, or a custom type ID).",
+              "wire": "custom_items[]",
               "sendDefault": false
             }
           },
-          "result": "many",
           "recordsPath": "tasks",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 0,
             "style": "page_number",
-            "page_param": "page",
-            "is_last": "body.last_page",
             "block": {
               "page": "next.page",
               "last_page": "body.last_page"
-            }
+            },
+            "page_param": "page",
+            "first_page": 0,
+            "is_last": "body.last_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1550,7 +1618,15 @@ export const definition: ConnectorDefinition = {
           "user.id",
           "user.username",
           "assignee.id",
-          "assignee.username"
+          "assignee.username",
+          "comment",
+          "user",
+          "assignee",
+          "group_assignee",
+          "assigned_by",
+          "reactions",
+          "reply_count",
+          "hist_id"
         ],
         "fanOut": {
           "entity": "tasks",
@@ -1568,39 +1644,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "task_id": {
               "in": "path",
-              "wire": "task_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Task ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "task_id"
             },
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Unix ms date of the last (oldest) comment of the previous response; use with start_id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start"
             },
             "start_id": {
               "in": "query",
-              "wire": "start_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of the last (oldest) comment of the previous response; use with start.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_id"
             }
           },
-          "result": "many",
           "recordsPath": "comments",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1613,18 +1689,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "comment_id": {
               "in": "path",
-              "wire": "comment_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Comment ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "comment_id"
             }
           },
-          "result": "many",
           "recordsPath": "comments",
+          "result": "many",
           "guards": [],
           "idempotent": true,
           "destructive": false,
@@ -1638,60 +1714,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "task_id": {
               "in": "path",
-              "wire": "task_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Task ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "task_id"
             },
             "comment_text": {
               "in": "body",
-              "wire": "comment_text",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Text of the comment.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "comment_text"
             },
             "assignee": {
               "in": "body",
-              "wire": "assignee",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "User ID to assign the comment to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee"
             },
             "group_assignee": {
               "in": "body",
-              "wire": "group_assignee",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User group ID to assign the comment to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "group_assignee"
             },
             "notify_all": {
               "in": "body",
-              "wire": "notify_all",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
+              "required": false,
               "description": "Also notify the comment's creator (assignees and watchers are always notified). ClickUp requires the field; false is sent when omitted.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "notify_all"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1704,55 +1780,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "comment_id": {
               "in": "path",
-              "wire": "comment_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Comment ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "comment_id"
             },
             "comment_text": {
               "in": "body",
-              "wire": "comment_text",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "New text of the comment.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "comment_text"
             },
             "assignee": {
               "in": "body",
-              "wire": "assignee",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "User ID to assign the comment to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee"
             },
             "group_assignee": {
               "in": "body",
-              "wire": "group_assignee",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "User group ID to assign the comment to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "group_assignee"
             },
             "resolved": {
               "in": "body",
-              "wire": "resolved",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Mark the comment resolved (true) or open (false).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "resolved"
             }
           },
           "atLeastOneOf": [
@@ -1761,8 +1837,8 @@ export const definition: ConnectorDefinition = {
             "group_assignee",
             "resolved"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": false
@@ -1944,7 +2020,25 @@ export const definition: ConnectorDefinition = {
           "due_date",
           "archived",
           "private",
-          "percent_completed"
+          "percent_completed",
+          "creator",
+          "owner",
+          "owners",
+          "color",
+          "date_created",
+          "start_date",
+          "multiple_owners",
+          "editor_token",
+          "date_updated",
+          "last_update",
+          "folder_id",
+          "pinned",
+          "key_result_count",
+          "key_results",
+          "members",
+          "group_members",
+          "history",
+          "pretty_url"
         ],
         "fanOut": {
           "entity": "teams",
@@ -1962,19 +2056,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "team_id": {
               "in": "path",
-              "wire": "team_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             }
           },
-          "result": "many",
           "recordsPath": "goals",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1987,19 +2081,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "goal_id": {
               "in": "path",
-              "wire": "goal_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Goal ID (a UUID).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "goal_id"
             }
           },
-          "result": "one",
           "recordPath": "goal",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2147,7 +2241,24 @@ export const definition: ConnectorDefinition = {
           "type",
           "parent.id",
           "parent.type",
-          "visibility"
+          "visibility",
+          "parent",
+          "grouping",
+          "divide",
+          "sorting",
+          "filters",
+          "columns",
+          "team_sidebar",
+          "settings",
+          "date_created",
+          "creator",
+          "protected",
+          "protected_note",
+          "protected_by",
+          "date_protected",
+          "orderindex",
+          "public",
+          "public_url"
         ],
         "fanOut": {
           "entity": "teams",
@@ -2165,19 +2276,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "team_id": {
               "in": "path",
-              "wire": "team_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             }
           },
-          "result": "many",
           "recordsPath": "views",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2190,19 +2301,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "view_id": {
               "in": "path",
-              "wire": "view_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "View ID (e.g. 3c-105).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "view_id"
             }
           },
-          "result": "one",
           "recordPath": "view",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2488,7 +2599,38 @@ export const definition: ConnectorDefinition = {
           "list.name",
           "folder.id",
           "space.id",
-          "url"
+          "url",
+          "custom_item_id",
+          "description",
+          "markdown_description",
+          "status",
+          "orderindex",
+          "date_done",
+          "archived",
+          "creator",
+          "group_assignees",
+          "watchers",
+          "checklists",
+          "parent",
+          "top_level_parent",
+          "priority",
+          "start_date",
+          "points",
+          "time_estimate",
+          "time_spent",
+          "custom_fields",
+          "dependencies",
+          "linked_tasks",
+          "locations",
+          "team_id",
+          "sharing",
+          "permission_level",
+          "list",
+          "project",
+          "folder",
+          "space",
+          "subtasks",
+          "attachments"
         ],
         "fanOut": {
           "entity": "views",
@@ -2506,41 +2648,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "view_id": {
               "in": "path",
-              "wire": "view_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "View ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "view_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "default": 0
               },
+              "required": false,
               "description": "0-based page number (100 tasks per page). Normally taken from next_params.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "page"
             }
           },
-          "result": "many",
           "recordsPath": "tasks",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 0,
             "style": "page_number",
-            "page_param": "page",
-            "is_last": "body.last_page",
             "block": {
               "page": "next.page",
               "last_page": "body.last_page"
-            }
+            },
+            "page_param": "page",
+            "first_page": 0,
+            "is_last": "body.last_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2553,41 +2695,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "view_id": {
               "in": "path",
-              "wire": "view_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "View ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "view_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "default": 0
               },
+              "required": false,
               "description": "0-based page number (100 tasks per page). Normally taken from next_params.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "page"
             }
           },
-          "result": "many",
           "recordsPath": "tasks",
+          "result": "many",
+          "guards": [],
           "pagination": {
-            "first_page": 0,
             "style": "page_number",
-            "page_param": "page",
-            "is_last": "body.last_page",
             "block": {
               "page": "next.page",
               "last_page": "body.last_page"
-            }
+            },
+            "page_param": "page",
+            "first_page": 0,
+            "is_last": "body.last_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2699,6 +2841,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "time": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2714,7 +2862,18 @@ export const definition: ConnectorDefinition = {
           "user.username",
           "task.id",
           "task.name",
-          "tags"
+          "tags",
+          "task",
+          "wid",
+          "user",
+          "source",
+          "at",
+          "approval_id",
+          "approval",
+          "task_location",
+          "task_tags",
+          "task_url",
+          "time"
         ],
         "fanOut": {
           "entity": "teams",
@@ -2732,50 +2891,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "team_id": {
               "in": "path",
-              "wire": "team_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Range start (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "Range end (Unix ms).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "assignee": {
               "in": "query",
-              "wire": "assignee",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+(,[0-9]+)*$"
               },
+              "required": false,
               "description": "User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee"
             }
           },
-          "result": "many",
           "recordsPath": "data",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2788,30 +2947,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "team_id": {
               "in": "path",
-              "wire": "team_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             },
             "time_entry_id": {
               "in": "path",
-              "wire": "timer_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Time entry ID.",
+              "wire": "timer_id",
               "sendDefault": false
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2871,7 +3030,10 @@ export const definition: ConnectorDefinition = {
           "id",
           "username",
           "email",
-          "initials"
+          "initials",
+          "color",
+          "profilePicture",
+          "profileInfo"
         ],
         "fanOut": {
           "entity": "tasks",
@@ -2889,19 +3051,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "task_id": {
               "in": "path",
-              "wire": "task_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Task ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "task_id"
             }
           },
-          "result": "many",
           "recordsPath": "members",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3021,7 +3183,15 @@ export const definition: ConnectorDefinition = {
           "date_created",
           "date_updated",
           "deleted",
-          "archived"
+          "archived",
+          "parent",
+          "public",
+          "workspace_id",
+          "date_deleted",
+          "deleted_by",
+          "archived_by",
+          "date_archived",
+          "page_defaults"
         ],
         "fanOut": {
           "entity": "teams",
@@ -3039,49 +3209,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "workspace_id": {
               "in": "path",
-              "wire": "workspace_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "workspace_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 10,
                 "maximum": 100
               },
+              "required": false,
               "description": "Docs per page, 10 to 100 (ClickUp's default is 50).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "docs",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.next_cursor",
             "block": {
               "next_cursor": "body.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.next_cursor"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3094,29 +3264,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "workspace_id": {
               "in": "path",
-              "wire": "workspace_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Workspace ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "workspace_id"
             },
             "doc_id": {
               "in": "path",
-              "wire": "doc_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Doc ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "doc_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

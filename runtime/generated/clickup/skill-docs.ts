@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "clickup",
   "title": "ClickUp connector",
   "summary": "ClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.",
-  "version": "d7ea52003ac4",
+  "version": "4f281bb6eb8f",
   "tags": [
     "clickup",
     "work management"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "ClickUp connector",
       "summary": "ClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.",
-      "markdown": "# ClickUp\n\nClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.\n\n- Connector type: `clickup`\n- Category: work management\n- Definition ID: `c129736f-2748-4f8a-8eef-d54d6ce4b804`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('clickup', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nClickUp API v2 calls a Workspace a \"team\": team_id (and workspace_id for docs) is the Workspace ID from teams.list. The hierarchy is teams -> spaces (team_id) -> folders (space_id) -> lists (folder_id) -> tasks (list_id). Task lists and tasks.api_search return up to 100 tasks per page, pages are 0-based: merge next_params (page) into the next call; next_params is absent once last_page is true. tasks.api_search filters tasks across the whole Workspace (statuses, assignees, tags, list_ids, space_ids, dates as Unix milliseconds, include_closed). Dates in records are Unix milliseconds as strings. comments.list returns the 25 newest comments of a task; pass start (the date of the oldest comment received) and start_id (its id) to get older ones. comments.get returns the threaded replies of one comment (ClickUp has no endpoint that reads a single comment). view_tasks.get (and list) return the tasks a saved view shows. time_tracking.list defaults to the last 30 days of the authenticated user; pass start_date/end_date (Unix ms) and assignee (user IDs, comma-separated, admins only) to widen it. ClickUp allows 100 requests per minute per token on Free, Unlimited and Business plans (more on higher plans).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| user | get | The user the token belongs to (GET /v2/user). |\n| teams | list | Workspaces the token can access (called teams in API v2), with their members. |\n| spaces | list, get | Spaces of a Workspace. |\n| folders | list, get | Folders of a Space (each lists the Lists it holds). |\n| lists | list, get | Lists of a Folder (the containers of tasks). |\n| tasks | list, get, api_search | Tasks of a List; api_search filters tasks across a whole Workspace. |\n| comments | list, get, create, update | Task comments. list reads a task's comments (newest first), get reads the threaded replies of a comment, create adds a comment to a task, update edits, assigns or resolves a comment. |\n| goals | list, get | Goals of a Workspace (with their targets in get). |\n| views | list, get | Workspace-level (Everything level) views - saved task and page views. |\n| view_tasks | list, get | The tasks a saved view shows (GET /v2/view/{view_id}/task), 100 per page. get is the get variant for view tasks: it reads the tasks of one view by view_id and returns them as a list (same endpoint and paging as list). |\n| time_tracking | list, get | Time entries of a Workspace (negative duration = a timer still running). |\n| members | list | Workspace members with explicit access to a task (not those who see it through its List, Folder or Space). |\n| docs | list, get | ClickUp Docs of a Workspace (API v3). |\n\n## Vendor documentation\n\n- [Authentication (personal token in the Authorization header; OAuth)](https://developer.clickup.com/docs/authentication)\n- [Rate limits](https://developer.clickup.com/docs/rate-limits)\n- [Get Authorized User](https://developer.clickup.com/reference/getauthorizeduser)\n- [Get Authorized Workspaces](https://developer.clickup.com/reference/getauthorizedteams)\n- [Get Spaces](https://developer.clickup.com/reference/getspaces)\n- [Get Space](https://developer.clickup.com/reference/getspace)\n- [Get Folders](https://developer.clickup.com/reference/getfolders)\n- [Get Folder](https://developer.clickup.com/reference/getfolder)\n- [Get Lists](https://developer.clickup.com/reference/getlists)\n- [Get List](https://developer.clickup.com/reference/getlist)\n- [Get Tasks (page, last_page)](https://developer.clickup.com/reference/gettasks)\n- [Get Task](https://developer.clickup.com/reference/gettask)\n- [Get Filtered Team Tasks](https://developer.clickup.com/reference/getfilteredteamtasks)\n- [Get Task Comments](https://developer.clickup.com/reference/gettaskcomments)\n- [Task comments pagination (start and start_id)](https://developer.clickup.com/docs/task-comments-pagination)\n- [Create Task Comment](https://developer.clickup.com/reference/createtaskcomment)\n- [Update Comment](https://developer.clickup.com/reference/updatecomment)\n- [Get Threaded Comments](https://developer.clickup.com/reference/getthreadedcomments)\n- [Get Goals](https://developer.clickup.com/reference/getgoals)\n- [Get Goal](https://developer.clickup.com/reference/getgoal)\n- [Get Workspace (Everything level) Views](https://developer.clickup.com/reference/getteamviews)\n- [Get View](https://developer.clickup.com/reference/getview)\n- [Get View Tasks](https://developer.clickup.com/reference/getviewtasks)\n- [Get time entries within a date range](https://developer.clickup.com/reference/gettimeentrieswithinadaterange)\n- [Get singular time entry](https://developer.clickup.com/reference/getsingulartimeentry)\n- [Get Task Members](https://developer.clickup.com/reference/gettaskmembers)\n- [Search for Docs (API v3: GET /api/v3/workspaces/{workspace_id}/docs)](https://developer.clickup.com/reference/searchdocspublic)\n- [Fetch a Doc (API v3: GET /api/v3/workspaces/{workspace_id}/docs/{doc_id})](https://developer.clickup.com/reference/getdocpublic)\n",
+      "markdown": "# ClickUp\n\nClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.\n\n- Connector type: `clickup`\n- Category: work management\n- Definition ID: `311a7a27-3fb5-4f7e-8265-5e4afe258b66`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('clickup', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nClickUp API v2 calls a Workspace a \"team\": team_id (and workspace_id for docs) is the Workspace ID from teams.list. The hierarchy is teams -> spaces (team_id) -> folders (space_id) -> lists (folder_id) -> tasks (list_id). Task lists and tasks.api_search return up to 100 tasks per page, pages are 0-based: merge next_params (page) into the next call; next_params is absent once last_page is true. tasks.api_search filters tasks across the whole Workspace (statuses, assignees, tags, list_ids, space_ids, dates as Unix milliseconds, include_closed). Dates in records are Unix milliseconds as strings. comments.list returns the 25 newest comments of a task; pass start (the date of the oldest comment received) and start_id (its id) to get older ones. comments.get returns the threaded replies of one comment (ClickUp has no endpoint that reads a single comment). view_tasks.get (and list) return the tasks a saved view shows. time_tracking.list defaults to the last 30 days of the authenticated user; pass start_date/end_date (Unix ms) and assignee (user IDs, comma-separated, admins only) to widen it. ClickUp allows 100 requests per minute per token on Free, Unlimited and Business plans (more on higher plans).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| user | get | The user the token belongs to (GET /v2/user). |\n| teams | list | Workspaces the token can access (called teams in API v2), with their members. |\n| spaces | list, get | Spaces of a Workspace. |\n| folders | list, get | Folders of a Space (each lists the Lists it holds). |\n| lists | list, get | Lists of a Folder (the containers of tasks). |\n| tasks | list, get, api_search | Tasks of a List; api_search filters tasks across a whole Workspace. |\n| comments | list, get, create, update | Task comments. list reads a task's comments (newest first), get reads the threaded replies of a comment, create adds a comment to a task, update edits, assigns or resolves a comment. |\n| goals | list, get | Goals of a Workspace (with their targets in get). |\n| views | list, get | Workspace-level (Everything level) views - saved task and page views. |\n| view_tasks | list, get | The tasks a saved view shows (GET /v2/view/{view_id}/task), 100 per page. get is the get variant for view tasks: it reads the tasks of one view by view_id and returns them as a list (same endpoint and paging as list). |\n| time_tracking | list, get | Time entries of a Workspace (negative duration = a timer still running). |\n| members | list | Workspace members with explicit access to a task (not those who see it through its List, Folder or Space). |\n| docs | list, get | ClickUp Docs of a Workspace (API v3). |\n\n## Vendor documentation\n\n- [Authentication (personal token in the Authorization header; OAuth)](https://developer.clickup.com/docs/authentication)\n- [Rate limits](https://developer.clickup.com/docs/rate-limits)\n- [Get Authorized User](https://developer.clickup.com/reference/getauthorizeduser)\n- [Get Authorized Workspaces](https://developer.clickup.com/reference/getauthorizedteams)\n- [Get Spaces](https://developer.clickup.com/reference/getspaces)\n- [Get Space](https://developer.clickup.com/reference/getspace)\n- [Get Folders](https://developer.clickup.com/reference/getfolders)\n- [Get Folder](https://developer.clickup.com/reference/getfolder)\n- [Get Lists](https://developer.clickup.com/reference/getlists)\n- [Get List](https://developer.clickup.com/reference/getlist)\n- [Get Tasks (page, last_page)](https://developer.clickup.com/reference/gettasks)\n- [Get Task](https://developer.clickup.com/reference/gettask)\n- [Get Filtered Team Tasks](https://developer.clickup.com/reference/getfilteredteamtasks)\n- [Get Task Comments](https://developer.clickup.com/reference/gettaskcomments)\n- [Task comments pagination (start and start_id)](https://developer.clickup.com/docs/task-comments-pagination)\n- [Create Task Comment](https://developer.clickup.com/reference/createtaskcomment)\n- [Update Comment](https://developer.clickup.com/reference/updatecomment)\n- [Get Threaded Comments](https://developer.clickup.com/reference/getthreadedcomments)\n- [Get Goals](https://developer.clickup.com/reference/getgoals)\n- [Get Goal](https://developer.clickup.com/reference/getgoal)\n- [Get Workspace (Everything level) Views](https://developer.clickup.com/reference/getteamviews)\n- [Get View](https://developer.clickup.com/reference/getview)\n- [Get View Tasks](https://developer.clickup.com/reference/getviewtasks)\n- [Get time entries within a date range](https://developer.clickup.com/reference/gettimeentrieswithinadaterange)\n- [Get singular time entry](https://developer.clickup.com/reference/getsingulartimeentry)\n- [Get Task Members](https://developer.clickup.com/reference/gettaskmembers)\n- [Search for Docs (API v3: GET /api/v3/workspaces/{workspace_id}/docs)](https://developer.clickup.com/reference/searchdocspublic)\n- [Fetch a Doc (API v3: GET /api/v3/workspaces/{workspace_id}/docs/{doc_id})](https://developer.clickup.com/reference/getdocpublic)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `clickup`",
             "Category: work management",
-            "Definition ID: `c129736f-2748-4f8a-8eef-d54d6ce4b804`"
+            "Definition ID: `311a7a27-3fb5-4f7e-8265-5e4afe258b66`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('clickup', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('clickup', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -171,7 +171,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: Personal API Token, OAuth2 Access Token",
-      "markdown": "# Authentication\n\n## Personal API Token\n\nA personal API token (Settings > Apps > API Token; it starts with pk_ and never expires). ClickUp expects the token alone in the Authorization header, without a Bearer prefix.\n\nSet `option_title` to `Personal API Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_token | yes | yes | ClickUp personal API token (starts with pk_). |\n\n## OAuth2 Access Token\n\nAn access token obtained through ClickUp's OAuth authorization code flow (POST /api/v2/oauth/token). ClickUp OAuth tokens do not expire and there is no refresh token; the token is sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2 Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | OAuth access token of a ClickUp app authorized for the Workspace(s). |\n",
+      "markdown": "# Authentication\n\n## Personal API Token\n\nA personal API token (Settings > Apps > API Token; it starts with pk_ and never expires). ClickUp expects the token alone in the Authorization header, without a Bearer prefix.\n\nSet `option_title` to `Personal API Token` in `credentials` to choose this option (also accepted: `API Key Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_token (or api_key) | yes | yes | ClickUp personal API token (starts with pk_). |\n\n## OAuth2 Access Token\n\nAn access token obtained through ClickUp's OAuth authorization code flow (POST /api/v2/oauth/token). ClickUp OAuth tokens do not expire and there is no refresh token; the token is sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2 Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | OAuth access token of a ClickUp app authorized for the Workspace(s). |\n",
       "blocks": [
         {
           "type": "heading",
@@ -189,7 +189,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `Personal API Token` in `credentials` to choose this option."
+          "text": "Set `option_title` to `Personal API Token` in `credentials` to choose this option (also accepted: `API Key Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -201,7 +201,7 @@ export const skillDocs: SkillDocs = {
           ],
           "rows": [
             [
-              "api_token",
+              "api_token (or api_key)",
               "yes",
               "yes",
               "ClickUp personal API token (starts with pk_)."
@@ -303,7 +303,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.list",
       "title": "teams.list",
       "summary": "List the Workspaces available to the authenticated user (GET /v2/team).",
-      "markdown": "# teams.list\n\nList the Workspaces available to the authenticated user (GET /v2/team).\n\n`GET /v2/team` returns a list of teams records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `color` (string or null)\n- `avatar` (string or null)\n- `members` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# teams.list\n\nList the Workspaces available to the authenticated user (GET /v2/team).\n\n`GET /v2/team` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `color` (string or null)\n- `avatar` (string or null)\n- `members` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -324,8 +324,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -358,7 +373,7 @@ export const skillDocs: SkillDocs = {
       "id": "spaces.list",
       "title": "spaces.list",
       "summary": "List the Spaces of a Workspace (GET /v2/team/{team_id}/space).",
-      "markdown": "# spaces.list\n\nList the Spaces of a Workspace (GET /v2/team/{team_id}/space).\n\n`GET /v2/team/{team_id}/space` returns a list of spaces records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `private` (boolean or null)\n- `color` (string or null)\n- `avatar` (string or null)\n- `admin_can_manage` (boolean or null)\n- `archived` (boolean or null)\n- `members` (array or null)\n- `statuses` (array or null)\n- `multiple_assignees` (boolean or null)\n- `features` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"spaces\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
+      "markdown": "# spaces.list\n\nList the Spaces of a Workspace (GET /v2/team/{team_id}/space).\n\n`GET /v2/team/{team_id}/space` returns a list of spaces records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `private` (boolean or null)\n- `color` (string or null)\n- `avatar` (string or null)\n- `admin_can_manage` (boolean or null)\n- `archived` (boolean or null)\n- `members` (array or null)\n- `statuses` (array or null)\n- `multiple_assignees` (boolean or null)\n- `features` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"spaces\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -394,6 +409,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "pattern \"^[0-9]+$\"",
               "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -510,7 +532,7 @@ export const skillDocs: SkillDocs = {
       "id": "folders.list",
       "title": "folders.list",
       "summary": "List the Folders of a Space (GET /v2/space/{space_id}/folder).",
-      "markdown": "# folders.list\n\nList the Folders of a Space (GET /v2/space/{space_id}/folder).\n\n`GET /v2/space/{space_id}/folder` returns a list of folders records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| space_id | string | yes | pattern \"^[0-9]+$\" | Space ID. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `orderindex` (integer or null)\n- `override_statuses` (boolean or null)\n- `hidden` (boolean or null)\n- `space` (object or null)\n- `task_count` (string or null)\n- `archived` (boolean or null)\n- `statuses` (array or null)\n- `lists` (array or null)\n- `parent_folder` (string or null)\n- `folders` (array or null)\n- `permission_level` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"folders\",\n  \"action\": \"list\",\n  \"params\": {\n    \"space_id\": \"<space_id>\"\n  }\n}\n```\n",
+      "markdown": "# folders.list\n\nList the Folders of a Space (GET /v2/space/{space_id}/folder).\n\n`GET /v2/space/{space_id}/folder` returns a list of folders records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| space_id | string | yes | pattern \"^[0-9]+$\" | Space ID. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `orderindex` (integer or null)\n- `override_statuses` (boolean or null)\n- `hidden` (boolean or null)\n- `space` (object or null)\n- `task_count` (string or null)\n- `archived` (boolean or null)\n- `statuses` (array or null)\n- `lists` (array or null)\n- `parent_folder` (string or null)\n- `folders` (array or null)\n- `permission_level` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"folders\",\n  \"action\": \"list\",\n  \"params\": {\n    \"space_id\": \"<space_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -546,6 +568,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "pattern \"^[0-9]+$\"",
               "Space ID."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -666,7 +695,7 @@ export const skillDocs: SkillDocs = {
       "id": "lists.list",
       "title": "lists.list",
       "summary": "List the Lists of a Folder (GET /v2/folder/{folder_id}/list).",
-      "markdown": "# lists.list\n\nList the Lists of a Folder (GET /v2/folder/{folder_id}/list).\n\n`GET /v2/folder/{folder_id}/list` returns a list of lists records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| folder_id | string | yes | pattern \"^[0-9]+$\" | Folder ID. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `orderindex` (integer or null)\n- `content` (string or null)\n- `status` (object or null)\n- `priority` (object or null)\n- `assignee` (object or null)\n- `task_count` (integer or string or null)\n- `due_date` (string or null)\n- `due_date_time` (boolean or null)\n- `start_date` (string or null)\n- `start_date_time` (boolean or string or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `inbound_address` (string or null)\n- `archived` (boolean or null)\n- `override_statuses` (boolean or null)\n- `statuses` (array or null)\n- `permission_level` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"lists\",\n  \"action\": \"list\",\n  \"params\": {\n    \"folder_id\": \"<folder_id>\"\n  }\n}\n```\n",
+      "markdown": "# lists.list\n\nList the Lists of a Folder (GET /v2/folder/{folder_id}/list).\n\n`GET /v2/folder/{folder_id}/list` returns a list of lists records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| folder_id | string | yes | pattern \"^[0-9]+$\" | Folder ID. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `orderindex` (integer or null)\n- `content` (string or null)\n- `status` (object or null)\n- `priority` (object or null)\n- `assignee` (object or null)\n- `task_count` (integer or string or null)\n- `due_date` (string or null)\n- `due_date_time` (boolean or null)\n- `start_date` (string or null)\n- `start_date_time` (boolean or string or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `inbound_address` (string or null)\n- `archived` (boolean or null)\n- `override_statuses` (boolean or null)\n- `statuses` (array or null)\n- `permission_level` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"lists\",\n  \"action\": \"list\",\n  \"params\": {\n    \"folder_id\": \"<folder_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -702,6 +731,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "pattern \"^[0-9]+$\"",
               "Folder ID."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -834,7 +870,7 @@ export const skillDocs: SkillDocs = {
       "id": "tasks.list",
       "title": "tasks.list",
       "summary": "List the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task).",
-      "markdown": "# tasks.list\n\nList the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task).\n\n`GET /v2/list/{list_id}/task` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| list_id | string | yes | pattern \"^[0-9]+$\" | List ID. |\n| page | integer | no | minimum 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"list_id\": \"<list_id>\"\n  }\n}\n```\n",
+      "markdown": "# tasks.list\n\nList the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task).\n\n`GET /v2/list/{list_id}/task` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| list_id | string | yes | pattern \"^[0-9]+$\" | List ID. |\n| page | integer | no | minimum 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"list_id\": \"<list_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -877,6 +913,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 0",
               "0-based page number (100 tasks per page). Normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1064,7 +1107,7 @@ export const skillDocs: SkillDocs = {
       "id": "tasks.api_search",
       "title": "tasks.api_search",
       "summary": "Filter the tasks of a whole Workspace (GET /v2/team/{team_id}/task, \"Get Filtered Team Tasks\"), 100 per page. Closed tasks are excluded unless include_closed is true.",
-      "markdown": "# tasks.api_search\n\nFilter the tasks of a whole Workspace (GET /v2/team/{team_id}/task, \"Get Filtered Team Tasks\"), 100 per page. Closed tasks are excluded unless include_closed is true.\n\n`GET /v2/team/{team_id}/task` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| page | integer | no | minimum 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n| order_by | string | no | one of \"id\", \"created\", \"updated\", \"due_date\" | Sort field (ClickUp's default is created). |\n| reverse | boolean | no |  | Reverse the sort order. |\n| subtasks | boolean | no |  | Include subtasks (default false). |\n| space_ids | array of string | no |  | Only tasks in these Spaces. |\n| project_ids | array of string | no |  | Only tasks in these Folders (called projects here). |\n| list_ids | array of string | no |  | Only tasks in these Lists. |\n| statuses | array of string | no |  | Only tasks in these statuses (e.g. \"to do\", \"in progress\"). |\n| include_closed | boolean | no |  | Include closed tasks (excluded by default). |\n| assignees | array of string | no |  | Only tasks assigned to these user IDs. |\n| tags | array of string | no |  | Only tasks with these tag names. |\n| due_date_gt | integer | no |  | Due after (Unix ms). |\n| due_date_lt | integer | no |  | Due before (Unix ms). |\n| date_created_gt | integer | no |  | Created after (Unix ms). |\n| date_created_lt | integer | no |  | Created before (Unix ms). |\n| date_updated_gt | integer | no |  | Updated after (Unix ms). |\n| date_updated_lt | integer | no |  | Updated before (Unix ms). |\n| date_done_gt | integer | no |  | Done after (Unix ms). |\n| date_done_lt | integer | no |  | Done before (Unix ms). |\n| custom_fields | array of object | no |  | Custom field filters, sent as a JSON array: [{\"field_id\": \"<uuid>\", \"operator\": \"=\", \"value\": \"x\"}]. |\n| parent | string | no |  | Only the subtasks of this parent task ID. |\n| include_markdown_description | boolean | no |  | Return descriptions in Markdown. |\n| custom_items | array of integer | no |  | Only these custom task types (0 = task, 1 = milestone, or a custom type ID). |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"api_search\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
+      "markdown": "# tasks.api_search\n\nFilter the tasks of a whole Workspace (GET /v2/team/{team_id}/task, \"Get Filtered Team Tasks\"), 100 per page. Closed tasks are excluded unless include_closed is true.\n\n`GET /v2/team/{team_id}/task` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| page | integer | no | minimum 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n| order_by | string | no | one of \"id\", \"created\", \"updated\", \"due_date\" | Sort field (ClickUp's default is created). |\n| reverse | boolean | no |  | Reverse the sort order. |\n| subtasks | boolean | no |  | Include subtasks (default false). |\n| space_ids | array of string | no |  | Only tasks in these Spaces. |\n| project_ids | array of string | no |  | Only tasks in these Folders (called projects here). |\n| list_ids | array of string | no |  | Only tasks in these Lists. |\n| statuses | array of string | no |  | Only tasks in these statuses (e.g. \"to do\", \"in progress\"). |\n| include_closed | boolean | no |  | Include closed tasks (excluded by default). |\n| assignees | array of string | no |  | Only tasks assigned to these user IDs. |\n| tags | array of string | no |  | Only tasks with these tag names. |\n| due_date_gt | integer | no |  | Due after (Unix ms). |\n| due_date_lt | integer | no |  | Due before (Unix ms). |\n| date_created_gt | integer | no |  | Created after (Unix ms). |\n| date_created_lt | integer | no |  | Created before (Unix ms). |\n| date_updated_gt | integer | no |  | Updated after (Unix ms). |\n| date_updated_lt | integer | no |  | Updated before (Unix ms). |\n| date_done_gt | integer | no |  | Done after (Unix ms). |\n| date_done_lt | integer | no |  | Done before (Unix ms). |\n| custom_fields | array of object | no |  | Custom field filters, sent as a JSON array: [{\"field_id\": \"<uuid>\", \"operator\": \"=\", \"value\": \"x\"}]. |\n| parent | string | no |  | Only the subtasks of this parent task ID. |\n| include_markdown_description | boolean | no |  | Return descriptions in Markdown. |\n| custom_items | array of integer | no |  | Only these custom task types (0 = task, 1 = milestone, or a custom type ID). |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"api_search\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1261,6 +1304,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Only these custom task types (0 = task, 1 = milestone, or a custom type ID)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1341,7 +1391,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.list",
       "title": "comments.list",
       "summary": "The comments of a task, newest first, 25 at a time (GET /v2/task/{task_id}/comment). For older comments pass start (the date of the oldest comment received) together with start_id (its id).",
-      "markdown": "# comments.list\n\nThe comments of a task, newest first, 25 at a time (GET /v2/task/{task_id}/comment). For older comments pass start (the date of the oldest comment received) together with start_id (its id).\n\n`GET /v2/task/{task_id}/comment` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| task_id | string | yes | minLength 1 | Task ID. |\n| start | integer | no |  | Unix ms date of the last (oldest) comment of the previous response; use with start_id. |\n| start_id | string | no |  | ID of the last (oldest) comment of the previous response; use with start. |\n\n## Record fields\n\n- `id` (string)\n- `comment` (array or null)\n- `comment_text` (string or null)\n- `user` (object or null)\n- `resolved` (boolean or null)\n- `assignee` (object or null)\n- `group_assignee` (object or null)\n- `assigned_by` (object or null)\n- `reactions` (array or null)\n- `date` (string or integer or null)\n- `reply_count` (string or integer or null)\n- `hist_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"task_id\": \"<task_id>\"\n  }\n}\n```\n",
+      "markdown": "# comments.list\n\nThe comments of a task, newest first, 25 at a time (GET /v2/task/{task_id}/comment). For older comments pass start (the date of the oldest comment received) together with start_id (its id).\n\n`GET /v2/task/{task_id}/comment` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| task_id | string | yes | minLength 1 | Task ID. |\n| start | integer | no |  | Unix ms date of the last (oldest) comment of the previous response; use with start_id. |\n| start_id | string | no |  | ID of the last (oldest) comment of the previous response; use with start. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `comment` (array or null)\n- `comment_text` (string or null)\n- `user` (object or null)\n- `resolved` (boolean or null)\n- `assignee` (object or null)\n- `group_assignee` (object or null)\n- `assigned_by` (object or null)\n- `reactions` (array or null)\n- `date` (string or integer or null)\n- `reply_count` (string or integer or null)\n- `hist_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"task_id\": \"<task_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1391,6 +1441,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "ID of the last (oldest) comment of the previous response; use with start."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1432,7 +1489,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.get",
       "title": "comments.get",
       "summary": "The threaded replies of one comment (GET /v2/comment/{comment_id}/reply), as a list; the parent comment itself is not included. ClickUp has no endpoint that reads a single comment by ID.",
-      "markdown": "# comments.get\n\nThe threaded replies of one comment (GET /v2/comment/{comment_id}/reply), as a list; the parent comment itself is not included. ClickUp has no endpoint that reads a single comment by ID.\n\n`GET /v2/comment/{comment_id}/reply` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| comment_id | string | yes | pattern \"^[0-9]+$\" | Comment ID. |\n\n## Record fields\n\n- `id` (string)\n- `comment` (array or null)\n- `comment_text` (string or null)\n- `user` (object or null)\n- `resolved` (boolean or null)\n- `assignee` (object or null)\n- `group_assignee` (object or null)\n- `assigned_by` (object or null)\n- `reactions` (array or null)\n- `date` (string or integer or null)\n- `reply_count` (string or integer or null)\n- `hist_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"comment_id\": \"<comment_id>\"\n  }\n}\n```\n",
+      "markdown": "# comments.get\n\nThe threaded replies of one comment (GET /v2/comment/{comment_id}/reply), as a list; the parent comment itself is not included. ClickUp has no endpoint that reads a single comment by ID.\n\n`GET /v2/comment/{comment_id}/reply` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| comment_id | string | yes | pattern \"^[0-9]+$\" | Comment ID. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `comment` (array or null)\n- `comment_text` (string or null)\n- `user` (object or null)\n- `resolved` (boolean or null)\n- `assignee` (object or null)\n- `group_assignee` (object or null)\n- `assigned_by` (object or null)\n- `reactions` (array or null)\n- `date` (string or integer or null)\n- `reply_count` (string or integer or null)\n- `hist_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"comment_id\": \"<comment_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1468,6 +1525,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "pattern \"^[0-9]+$\"",
               "Comment ID."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1679,7 +1743,7 @@ export const skillDocs: SkillDocs = {
       "id": "goals.list",
       "title": "goals.list",
       "summary": "List the Goals of a Workspace (GET /v2/team/{team_id}/goal).",
-      "markdown": "# goals.list\n\nList the Goals of a Workspace (GET /v2/team/{team_id}/goal).\n\n`GET /v2/team/{team_id}/goal` returns a list of goals records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n\n## Record fields\n\n- `id` (string)\n- `pretty_id` (string or null)\n- `name` (string or null)\n- `team_id` (string or null)\n- `creator` (integer or null)\n- `owner` (unknown)\n- `owners` (array or null)\n- `color` (string or null)\n- `date_created` (string or null)\n- `start_date` (string or null)\n- `due_date` (string or null)\n- `description` (string or null)\n- `private` (boolean or null)\n- `archived` (boolean or null)\n- `multiple_owners` (boolean or null)\n- `editor_token` (string or null)\n- `date_updated` (string or null)\n- `last_update` (string or null)\n- `folder_id` (string or null)\n- `pinned` (boolean or null)\n- `key_result_count` (integer or null)\n- `key_results` (array or null)\n- `members` (array or null)\n- `group_members` (array or null)\n- `percent_completed` (integer or null)\n- `history` (array or null)\n- `pretty_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"goals\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
+      "markdown": "# goals.list\n\nList the Goals of a Workspace (GET /v2/team/{team_id}/goal).\n\n`GET /v2/team/{team_id}/goal` returns a list of goals records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `pretty_id` (string or null)\n- `name` (string or null)\n- `team_id` (string or null)\n- `creator` (integer or null)\n- `owner` (unknown)\n- `owners` (array or null)\n- `color` (string or null)\n- `date_created` (string or null)\n- `start_date` (string or null)\n- `due_date` (string or null)\n- `description` (string or null)\n- `private` (boolean or null)\n- `archived` (boolean or null)\n- `multiple_owners` (boolean or null)\n- `editor_token` (string or null)\n- `date_updated` (string or null)\n- `last_update` (string or null)\n- `folder_id` (string or null)\n- `pinned` (boolean or null)\n- `key_result_count` (integer or null)\n- `key_results` (array or null)\n- `members` (array or null)\n- `group_members` (array or null)\n- `percent_completed` (integer or null)\n- `history` (array or null)\n- `pretty_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"goals\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1715,6 +1779,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "pattern \"^[0-9]+$\"",
               "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1863,7 +1934,7 @@ export const skillDocs: SkillDocs = {
       "id": "views.list",
       "title": "views.list",
       "summary": "List the Everything-level views of a Workspace (GET /v2/team/{team_id}/view).",
-      "markdown": "# views.list\n\nList the Everything-level views of a Workspace (GET /v2/team/{team_id}/view).\n\n`GET /v2/team/{team_id}/view` returns a list of views records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `grouping` (object or null)\n- `divide` (object or null)\n- `sorting` (object or null)\n- `filters` (object or null)\n- `columns` (object or null)\n- `team_sidebar` (object or null)\n- `settings` (object or null)\n- `date_created` (integer or string or null)\n- `creator` (integer or null)\n- `visibility` (string or null)\n- `protected` (boolean or null)\n- `protected_note` (string or null)\n- `protected_by` (integer or null)\n- `date_protected` (integer or string or null)\n- `orderindex` (integer or null)\n- `public` (boolean or null)\n- `public_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"views\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
+      "markdown": "# views.list\n\nList the Everything-level views of a Workspace (GET /v2/team/{team_id}/view).\n\n`GET /v2/team/{team_id}/view` returns a list of views records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `grouping` (object or null)\n- `divide` (object or null)\n- `sorting` (object or null)\n- `filters` (object or null)\n- `columns` (object or null)\n- `team_sidebar` (object or null)\n- `settings` (object or null)\n- `date_created` (integer or string or null)\n- `creator` (integer or null)\n- `visibility` (string or null)\n- `protected` (boolean or null)\n- `protected_note` (string or null)\n- `protected_by` (integer or null)\n- `date_protected` (integer or string or null)\n- `orderindex` (integer or null)\n- `public` (boolean or null)\n- `public_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"views\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1899,6 +1970,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "pattern \"^[0-9]+$\"",
               "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2035,7 +2113,7 @@ export const skillDocs: SkillDocs = {
       "id": "view_tasks.list",
       "title": "view_tasks.list",
       "summary": "List the tasks of a view, 0-based pages of 100 (GET /v2/view/{view_id}/task).",
-      "markdown": "# view_tasks.list\n\nList the tasks of a view, 0-based pages of 100 (GET /v2/view/{view_id}/task).\n\n`GET /v2/view/{view_id}/task` returns a list of view_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| view_id | string | yes | minLength 1 | View ID. |\n| page | integer | no | minimum 0; default 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"view_tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"view_id\": \"<view_id>\"\n  }\n}\n```\n",
+      "markdown": "# view_tasks.list\n\nList the tasks of a view, 0-based pages of 100 (GET /v2/view/{view_id}/task).\n\n`GET /v2/view/{view_id}/task` returns a list of view_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| view_id | string | yes | minLength 1 | View ID. |\n| page | integer | no | minimum 0; default 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"view_tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"view_id\": \"<view_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2078,6 +2156,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 0; default 0",
               "0-based page number (100 tasks per page). Normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2158,7 +2243,7 @@ export const skillDocs: SkillDocs = {
       "id": "view_tasks.get",
       "title": "view_tasks.get",
       "summary": "Get the tasks of one view by view_id (GET /v2/view/{view_id}/task): the get variant for view tasks. Returns the page's tasks as a list; page defaults to 0.",
-      "markdown": "# view_tasks.get\n\nGet the tasks of one view by view_id (GET /v2/view/{view_id}/task): the get variant for view tasks. Returns the page's tasks as a list; page defaults to 0.\n\n`GET /v2/view/{view_id}/task` returns a list of view_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| view_id | string | yes | minLength 1 | View ID. |\n| page | integer | no | minimum 0; default 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"view_tasks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"view_id\": \"<view_id>\"\n  }\n}\n```\n",
+      "markdown": "# view_tasks.get\n\nGet the tasks of one view by view_id (GET /v2/view/{view_id}/task): the get variant for view tasks. Returns the page's tasks as a list; page defaults to 0.\n\n`GET /v2/view/{view_id}/task` returns a list of view_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| view_id | string | yes | minLength 1 | View ID. |\n| page | integer | no | minimum 0; default 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"view_tasks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"view_id\": \"<view_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2201,6 +2286,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 0; default 0",
               "0-based page number (100 tasks per page). Normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2281,7 +2373,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_tracking.list",
       "title": "time_tracking.list",
       "summary": "Time entries of a Workspace within a date range (GET /v2/team/{team_id}/time_entries). Without dates: the last 30 days; without assignee: the authenticated user's entries only.",
-      "markdown": "# time_tracking.list\n\nTime entries of a Workspace within a date range (GET /v2/team/{team_id}/time_entries). Without dates: the last 30 days; without assignee: the authenticated user's entries only.\n\n`GET /v2/team/{team_id}/time_entries` returns a list of time_tracking records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| start_date | integer | no |  | Range start (Unix ms). |\n| end_date | integer | no |  | Range end (Unix ms). |\n| assignee | string | no | pattern \"^[0-9]+(,[0-9]+)*$\" | User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
+      "markdown": "# time_tracking.list\n\nTime entries of a Workspace within a date range (GET /v2/team/{team_id}/time_entries). Without dates: the last 30 days; without assignee: the authenticated user's entries only.\n\n`GET /v2/team/{team_id}/time_entries` returns a list of time_tracking records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| start_date | integer | no |  | Range start (Unix ms). |\n| end_date | integer | no |  | Range end (Unix ms). |\n| assignee | string | no | pattern \"^[0-9]+(,[0-9]+)*$\" | User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n- `time` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"list\",\n  \"params\": {\n    \"team_id\": \"<team_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2338,6 +2430,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "pattern \"^[0-9]+(,[0-9]+)*$\"",
               "User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2365,7 +2464,8 @@ export const skillDocs: SkillDocs = {
             "`approval` (object or null)",
             "`task_location` (object or null)",
             "`task_tags` (array or null)",
-            "`task_url` (string or null)"
+            "`task_url` (string or null)",
+            "`time` (string or null)"
           ]
         },
         {
@@ -2384,7 +2484,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_tracking.get",
       "title": "time_tracking.get",
       "summary": "Retrieve one time entry (GET /v2/team/{team_id}/time_entries/{timer_id}).",
-      "markdown": "# time_tracking.get\n\nRetrieve one time entry (GET /v2/team/{team_id}/time_entries/{timer_id}).\n\n`GET /v2/team/{team_id}/time_entries/{timer_id}` returns one time_tracking record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| time_entry_id | string | yes | minLength 1 | Time entry ID. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"get\",\n  \"params\": {\n    \"team_id\": \"<team_id>\",\n    \"time_entry_id\": \"<time_entry_id>\"\n  }\n}\n```\n",
+      "markdown": "# time_tracking.get\n\nRetrieve one time entry (GET /v2/team/{team_id}/time_entries/{timer_id}).\n\n`GET /v2/team/{team_id}/time_entries/{timer_id}` returns one time_tracking record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| team_id | string | yes | pattern \"^[0-9]+$\" | Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list. |\n| time_entry_id | string | yes | minLength 1 | Time entry ID. |\n\n## Record fields\n\n- `id` (string)\n- `task` (object or null)\n- `wid` (string or null)\n- `user` (object or null)\n- `billable` (boolean or null)\n- `start` (string or null)\n- `end` (string or null)\n- `duration` (string or null)\n- `description` (string or null)\n- `tags` (array or null)\n- `source` (string or null)\n- `at` (string or null)\n- `approval_id` (string or null)\n- `approval` (object or null)\n- `task_location` (object or null)\n- `task_tags` (array or null)\n- `task_url` (string or null)\n- `time` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tracking\",\n  \"action\": \"get\",\n  \"params\": {\n    \"team_id\": \"<team_id>\",\n    \"time_entry_id\": \"<time_entry_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2454,7 +2554,8 @@ export const skillDocs: SkillDocs = {
             "`approval` (object or null)",
             "`task_location` (object or null)",
             "`task_tags` (array or null)",
-            "`task_url` (string or null)"
+            "`task_url` (string or null)",
+            "`time` (string or null)"
           ]
         },
         {
@@ -2473,7 +2574,7 @@ export const skillDocs: SkillDocs = {
       "id": "members.list",
       "title": "members.list",
       "summary": "List the members with explicit access to a task (GET /v2/task/{task_id}/member).",
-      "markdown": "# members.list\n\nList the members with explicit access to a task (GET /v2/task/{task_id}/member).\n\n`GET /v2/task/{task_id}/member` returns a list of members records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| task_id | string | yes | minLength 1 | Task ID. |\n\n## Record fields\n\n- `id` (integer)\n- `username` (string or null)\n- `email` (string or null)\n- `color` (string or null)\n- `initials` (string or null)\n- `profilePicture` (string or null)\n- `profileInfo` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"members\",\n  \"action\": \"list\",\n  \"params\": {\n    \"task_id\": \"<task_id>\"\n  }\n}\n```\n",
+      "markdown": "# members.list\n\nList the members with explicit access to a task (GET /v2/task/{task_id}/member).\n\n`GET /v2/task/{task_id}/member` returns a list of members records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| task_id | string | yes | minLength 1 | Task ID. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `username` (string or null)\n- `email` (string or null)\n- `color` (string or null)\n- `initials` (string or null)\n- `profilePicture` (string or null)\n- `profileInfo` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"members\",\n  \"action\": \"list\",\n  \"params\": {\n    \"task_id\": \"<task_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2509,6 +2610,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "minLength 1",
               "Task ID."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },

@@ -489,6 +489,7 @@ export interface ClickupTimeTrackingRecord {
   task_location: Record<string, unknown> | null;
   task_tags: Array<unknown> | null;
   task_url: string | null;
+  time: string | null;
 }
 
 /** Time entries of a Workspace within a date range (GET /v2/team/{team_id}/time_entries). Without dates: the last 30 days; without assignee: the authenticated user's entries only. */

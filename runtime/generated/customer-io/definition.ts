@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "customer-io",
   "displayName": "Customer.io",
-  "definitionId": "e43f4401-18f7-44ee-82e1-28f03069873a",
+  "definitionId": "34f697bc-b989-4eda-b06f-d0f39b88825b",
   "iconUrl": "https://customer.io/favicon.ico",
   "supportLevel": "community",
   "category": "customer messaging",
@@ -131,8 +131,6 @@ export const definition: ConnectorDefinition = {
       "url": "https://docs.customer.io/integrations/api/app/tag/broadcasts/broadcastStatus/"
     }
   ],
-  "guidance": "Set config api_host to api-eu.customer.io for an EU workspace (default api.customer.io, US). Most lists return everything at once (campaigns, segments, snippets, collections, reporting webhooks, exports, transactional messages and their contents). campaign_actions (10 per page), newsletters, messages, activities and sender_identities are paged: the pagination block is next (the page token, empty on the last page) and next_params carries it back as start; merge next_params into the same call to continue. campaign_actions.list needs campaign_id (campaigns.list gives the IDs); each action is a workflow tile with type (email, webhook, twilio, push, in_app, slack, whatsapp...), subject and body. Campaign state is draft, active (Customer.io reports it as running) or stopped; an action's sending_state is automatic (sends on its own) or draft (waits in drafts). transactional_email, transactional_sms, transactional_push and transactional_inbox_message create SENDS: each call delivers a real message to the person in identifiers and is never retried; use a transactional_message_id from transactional_messages.list. broadcast_trigger.create starts an API-triggered broadcast (broadcast_id is the broadcast's campaign ID) to its default audience or to one of recipients, ids, emails, per_user_data or data_file_url, and returns the trigger id whose status broadcast_trigger.get reads; Customer.io accepts one trigger per 10 seconds. The App API allows 10 requests per second (429 above that).",
-  "baseUrl": "https://{{config.api_host}}/v1",
   "config": {
     "api_host": {
       "description": "App API host of your workspace's region: api.customer.io (US, default) or api-eu.customer.io (EU). Account settings > Workspaces shows the region.",
@@ -144,10 +142,14 @@ export const definition: ConnectorDefinition = {
       "required": true
     }
   },
+  "baseUrl": "https://{{config.api_host}}/v1",
   "headers": {},
   "auth": [
     {
       "optionTitle": "App API Key",
+      "titleAliases": [
+        "App API Key Authentication"
+      ],
       "description": "An App API key created in Customer.io under Settings > Account Settings > API Credentials > App API Keys (not a Track API key). Sent as \"Authorization: Bearer <key>\". Its workspace and region must match config api_host.",
       "fields": {
         "app_api_key": {
@@ -163,6 +165,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Set config api_host to api-eu.customer.io for an EU workspace (default api.customer.io, US). Most lists return everything at once (campaigns, segments, snippets, collections, reporting webhooks, exports, transactional messages and their contents). campaign_actions (10 per page), newsletters, messages, activities and sender_identities are paged: the pagination block is next (the page token, empty on the last page) and next_params carries it back as start; merge next_params into the same call to continue. campaign_actions.list needs campaign_id (campaigns.list gives the IDs); each action is a workflow tile with type (email, webhook, twilio, push, in_app, slack, whatsapp...), subject and body. Campaign state is draft, active (Customer.io reports it as running) or stopped; an action's sending_state is automatic (sends on its own) or draft (waits in drafts). transactional_email, transactional_sms, transactional_push and transactional_inbox_message create SENDS: each call delivers a real message to the person in identifiers and is never retried; use a transactional_message_id from transactional_messages.list. broadcast_trigger.create starts an API-triggered broadcast (broadcast_id is the broadcast's campaign ID) to its default audience or to one of recipients, ids, emails, per_user_data or data_file_url, and returns the trigger id whose status broadcast_trigger.get reads; Customer.io accepts one trigger per 10 seconds. The App API allows 10 requests per second (429 above that).",
   "entities": {
     "campaigns": {
       "name": "campaigns",
@@ -294,6 +297,42 @@ export const definition: ConnectorDefinition = {
             "items": {
               "type": "object"
             }
+          },
+          "date_attribute": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "frequency": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "start_hour": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "start_minutes": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "timezone": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "use_customer_timezone": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -309,7 +348,19 @@ export const definition: ConnectorDefinition = {
           "event_name",
           "created",
           "updated",
-          "first_started"
+          "first_started",
+          "deduplicate_id",
+          "created_by",
+          "actions",
+          "trigger_segment_ids",
+          "filter_segment_ids",
+          "msg_templates",
+          "date_attribute",
+          "frequency",
+          "start_hour",
+          "start_minutes",
+          "timezone",
+          "use_customer_timezone"
         ],
         "semantic": []
       },
@@ -320,9 +371,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/campaigns",
           "params": {},
-          "result": "many",
           "recordsPath": "campaigns",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -335,19 +386,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The campaign ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "campaign_id"
             }
           },
-          "result": "one",
           "recordPath": "campaign",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -538,6 +589,12 @@ export const definition: ConnectorDefinition = {
               "null"
             ],
             "description": "The HTTP method (webhook actions)."
+          },
+          "recipient_environment_id": {
+            "type": [
+              "integer",
+              "null"
+            ]
           }
         }
       },
@@ -553,7 +610,26 @@ export const definition: ConnectorDefinition = {
           "from",
           "recipient",
           "created",
-          "updated"
+          "updated",
+          "parent_action_id",
+          "broadcast_id",
+          "deduplicate_id",
+          "layout",
+          "editor",
+          "body",
+          "body_amp",
+          "preheader_text",
+          "from_id",
+          "reply_to",
+          "reply_to_id",
+          "cc",
+          "bcc",
+          "fake_bcc",
+          "preprocessor",
+          "headers",
+          "url",
+          "request_method",
+          "recipient_environment_id"
         ],
         "fanOut": {
           "entity": "campaigns",
@@ -580,37 +656,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The campaign ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Page token: the next value of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start"
             }
           },
-          "result": "many",
           "recordsPath": "actions",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start",
-            "next_cursor": "body.next",
             "block": {
               "next": "body.next"
-            }
+            },
+            "cursor_param": "start",
+            "next_cursor": "body.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -623,30 +699,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The campaign ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "action_id": {
               "in": "path",
-              "wire": "action_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The action ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "action_id"
             }
           },
-          "result": "one",
           "recordPath": "action",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -748,7 +824,10 @@ export const definition: ConnectorDefinition = {
           "sent_at",
           "created",
           "updated",
-          "subscription_topic_id"
+          "subscription_topic_id",
+          "deduplicate_id",
+          "content_ids",
+          "recipient_segment_ids"
         ],
         "semantic": []
       },
@@ -761,19 +840,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Newsletters per page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "sort": {
               "in": "query",
-              "wire": "sort",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -782,30 +859,32 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "asc: oldest first; desc: newest first."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "sort"
             },
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Page token: the next value of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start"
             }
           },
-          "result": "many",
           "recordsPath": "newsletters",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start",
-            "next_cursor": "body.next",
             "block": {
               "next": "body.next"
-            }
+            },
+            "cursor_param": "start",
+            "next_cursor": "body.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -818,19 +897,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "newsletter_id": {
               "in": "path",
-              "wire": "newsletter_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The newsletter ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "newsletter_id"
             }
           },
-          "result": "one",
           "recordPath": "newsletter",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -920,7 +999,9 @@ export const definition: ConnectorDefinition = {
           "state",
           "tags",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "deduplicate_id",
+          "progress"
         ],
         "semantic": []
       },
@@ -931,9 +1012,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/segments",
           "params": {},
-          "result": "many",
           "recordsPath": "segments",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -946,19 +1027,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "segment_id": {
               "in": "path",
-              "wire": "segment_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The segment ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "segment_id"
             }
           },
-          "result": "one",
           "recordPath": "segment",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1112,7 +1193,16 @@ export const definition: ConnectorDefinition = {
           "newsletter_id",
           "broadcast_id",
           "created",
-          "failure_message"
+          "failure_message",
+          "deduplicate_id",
+          "customer_identifiers",
+          "metrics",
+          "parent_action_id",
+          "content_id",
+          "trigger_event_id",
+          "message_template_id",
+          "forgotten",
+          "tracked_responses"
         ],
         "semantic": []
       },
@@ -1125,30 +1215,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Page token: the next value of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000,
                 "description": "Deliveries per page, 1 to 1000 (Customer.io default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "type": {
               "in": "query",
-              "wire": "type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1163,12 +1251,12 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Only deliveries of this channel."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "type"
             },
             "metric": {
               "in": "query",
-              "wire": "metric",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1187,95 +1275,97 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Only deliveries that reached this metric."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "metric"
             },
             "drafts": {
               "in": "query",
-              "wire": "drafts",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: drafts instead of sent messages."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "drafts"
             },
             "campaign_id": {
               "in": "query",
-              "wire": "campaign_id",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Only deliveries of this campaign."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "newsletter_id": {
               "in": "query",
-              "wire": "newsletter_id",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Only deliveries of this newsletter."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "newsletter_id"
             },
             "action_id": {
               "in": "query",
-              "wire": "action_id",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Only deliveries of this action."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "action_id"
             },
             "start_ts": {
               "in": "query",
-              "wire": "start_ts",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix timestamp: deliveries created at or after (6 months at most)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_ts"
             },
             "end_ts": {
               "in": "query",
-              "wire": "end_ts",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix timestamp: deliveries created before."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "end_ts"
             },
             "get_tracked_responses": {
               "in": "query",
-              "wire": "get_tracked_responses",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: include tracked_responses (in-app survey answers)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "get_tracked_responses"
             }
           },
-          "result": "many",
           "recordsPath": "messages",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start",
-            "next_cursor": "body.next",
             "block": {
               "next": "body.next"
-            }
+            },
+            "cursor_param": "start",
+            "next_cursor": "body.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1288,29 +1378,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "message_id": {
               "in": "path",
-              "wire": "message_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The delivery ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "message_id"
             },
             "get_tracked_responses": {
               "in": "query",
-              "wire": "get_tracked_responses",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: include tracked_responses (in-app survey answers)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "get_tracked_responses"
             }
           },
-          "result": "one",
           "recordPath": "message",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1400,7 +1490,10 @@ export const definition: ConnectorDefinition = {
           "customer_identifiers.email",
           "customer_identifiers.id",
           "delivery_id",
-          "delivery_type"
+          "delivery_type",
+          "customer_identifiers",
+          "data",
+          "url"
         ],
         "semantic": []
       },
@@ -1413,73 +1506,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Page token: the next value of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Activities per page, 1 to 100 (Customer.io default 10)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "type": {
               "in": "query",
-              "wire": "type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Activity type, e.g. sent_email, opened_email, attribute_change, event, page, _o:1:create."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "type"
             },
             "name": {
               "in": "query",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The event or attribute name."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "name"
             },
             "deleted": {
               "in": "query",
-              "wire": "deleted",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: activities of deleted people."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "deleted"
             },
             "customer_id": {
               "in": "query",
-              "wire": "customer_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The person: their id, or email/phone/cio_id as id_type says (cio_ids are prefixed cio_)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "customer_id"
             },
             "id_type": {
               "in": "query",
-              "wire": "id_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1490,20 +1581,22 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "What customer_id is (default id)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "id_type"
             }
           },
-          "result": "many",
           "recordsPath": "activities",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start",
-            "next_cursor": "body.next",
             "block": {
               "next": "body.next"
-            }
+            },
+            "cursor_param": "start",
+            "next_cursor": "body.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1580,7 +1673,9 @@ export const definition: ConnectorDefinition = {
           "address",
           "template_type",
           "phone",
-          "hidden"
+          "hidden",
+          "deduplicate_id",
+          "auto_generated"
         ],
         "semantic": []
       },
@@ -1593,29 +1688,27 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Page token: the next value of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Senders per page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "sort": {
               "in": "query",
-              "wire": "sort",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1624,30 +1717,32 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "asc: oldest first; desc: newest first."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "sort"
             },
             "hidden": {
               "in": "query",
-              "wire": "hidden",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: include hidden senders."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "hidden"
             }
           },
-          "result": "many",
           "recordsPath": "sender_identities",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start",
-            "next_cursor": "body.next",
             "block": {
               "next": "body.next"
-            }
+            },
+            "cursor_param": "start",
+            "next_cursor": "body.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1660,19 +1755,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sender_id": {
               "in": "path",
-              "wire": "sender_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The sender ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "sender_id"
             }
           },
-          "result": "one",
           "recordPath": "sender_identity",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1720,9 +1815,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/snippets",
           "params": {},
-          "result": "many",
           "recordsPath": "snippets",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1790,7 +1885,8 @@ export const definition: ConnectorDefinition = {
           "schema",
           "rows",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "bytes"
         ],
         "semantic": []
       },
@@ -1801,9 +1897,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/collections",
           "params": {},
-          "result": "many",
           "recordsPath": "collections",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1816,19 +1912,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "collection_id": {
               "in": "path",
-              "wire": "collection_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The collection ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "collection_id"
             }
           },
-          "result": "one",
           "recordPath": "collection",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1903,7 +1999,9 @@ export const definition: ConnectorDefinition = {
           "type",
           "endpoint",
           "disabled",
-          "events"
+          "events",
+          "full_resolution",
+          "with_content"
         ],
         "semantic": []
       },
@@ -1914,9 +2012,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/reporting_webhooks",
           "params": {},
-          "result": "many",
           "recordsPath": "reporting_webhooks",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1929,18 +2027,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "webhook_id": {
               "in": "path",
-              "wire": "webhook_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The reporting webhook ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "webhook_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2039,7 +2137,11 @@ export const definition: ConnectorDefinition = {
           "description",
           "user_email",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "deduplicate_id",
+          "total",
+          "downloads",
+          "user_id"
         ],
         "semantic": []
       },
@@ -2050,9 +2152,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/exports",
           "params": {},
-          "result": "many",
           "recordsPath": "exports",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2065,19 +2167,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "export_id": {
               "in": "path",
-              "wire": "export_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The export ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "export_id"
             }
           },
-          "result": "one",
           "recordPath": "export",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2161,7 +2263,10 @@ export const definition: ConnectorDefinition = {
           "send_to_unsubscribed",
           "queue_drafts",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "link_tracking",
+          "open_tracking",
+          "hide_message_body"
         ],
         "semantic": []
       },
@@ -2172,9 +2277,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/transactional",
           "params": {},
-          "result": "many",
           "recordsPath": "messages",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2187,19 +2292,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "transactional_id": {
               "in": "path",
-              "wire": "transactional_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "transactional_id"
             }
           },
-          "result": "one",
           "recordPath": "message",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2343,7 +2448,19 @@ export const definition: ConnectorDefinition = {
           "subject",
           "from",
           "created",
-          "updated"
+          "updated",
+          "body",
+          "body_amp",
+          "preheader_text",
+          "from_id",
+          "reply_to",
+          "reply_to_id",
+          "recipient",
+          "cc",
+          "bcc",
+          "fake_bcc",
+          "preprocessor",
+          "headers"
         ],
         "fanOut": {
           "entity": "transactional_messages",
@@ -2361,19 +2478,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "transactional_id": {
               "in": "path",
-              "wire": "transactional_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "transactional_id"
             }
           },
-          "result": "many",
           "recordsPath": "contents",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2420,8 +2537,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "transactional_message_id": {
               "in": "body",
-              "wire": "transactional_message_id",
-              "required": false,
               "schema": {
                 "type": [
                   "integer",
@@ -2429,24 +2544,24 @@ export const definition: ConnectorDefinition = {
                 ],
                 "minLength": 1
               },
+              "required": false,
               "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "transactional_message_id"
             },
             "to": {
               "in": "body",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Recipient address(es), comma separated, with optional quoted display names; at most 15 across to, cc and bcc."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "to"
             },
             "identifiers": {
               "in": "body",
-              "wire": "identifiers",
-              "required": false,
               "schema": {
                 "type": "object",
                 "minProperties": 1,
@@ -2467,226 +2582,228 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "identifiers"
             },
             "message_data": {
               "in": "body",
-              "wire": "message_data",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "message_data"
             },
             "from": {
               "in": "body",
-              "wire": "from",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "A verified sender, e.g. \"Support\" <support@example.com>; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "from"
             },
             "subject": {
               "in": "body",
-              "wire": "subject",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Subject line; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "subject"
             },
             "body": {
               "in": "body",
-              "wire": "body",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "HTML body; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "body"
             },
             "body_amp": {
               "in": "body",
-              "wire": "body_amp",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "AMP body (clients without AMP get body)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "body_amp"
             },
             "body_plain": {
               "in": "body",
-              "wire": "body_plain",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Plain-text body; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "body_plain"
             },
             "cc": {
               "in": "body",
-              "wire": "cc",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "CC address(es), comma separated."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "cc"
             },
             "bcc": {
               "in": "body",
-              "wire": "bcc",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "BCC address(es), comma separated."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "bcc"
             },
             "fake_bcc": {
               "in": "body",
-              "wire": "fake_bcc",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: send BCC addresses a copy whose subject names the recipients instead of true copies."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "fake_bcc"
             },
             "reply_to": {
               "in": "body",
-              "wire": "reply_to",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Reply-to address."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "reply_to"
             },
             "preheader": {
               "in": "body",
-              "wire": "preheader",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Preview text shown next to the subject."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "preheader"
             },
             "attachments": {
               "in": "body",
-              "wire": "attachments",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Attachments as {\"file.pdf\": \"<base64 content>\"}; 2 MB in total at most."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "attachments"
             },
             "headers": {
               "in": "body",
-              "wire": "headers",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Custom email headers, e.g. {\"X-Mailgun-Tag\": \"my-cool-tag\"} (ASCII only)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "headers"
             },
             "disable_css_preprocessing": {
               "in": "body",
-              "wire": "disable_css_preprocessing",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: skip CSS preprocessing (overrides the template)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "disable_css_preprocessing"
             },
             "tracked": {
               "in": "body",
-              "wire": "tracked",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: track opens and clicks (Customer.io default true)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "tracked"
             },
             "send_at": {
               "in": "body",
-              "wire": "send_at",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "send_at"
             },
             "disable_message_retention": {
               "in": "body",
-              "wire": "disable_message_retention",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: the message body is not kept in delivery history (overrides the template setting)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "disable_message_retention"
             },
             "send_to_unsubscribed": {
               "in": "body",
-              "wire": "send_to_unsubscribed",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "send_to_unsubscribed"
             },
             "queue_draft": {
               "in": "body",
-              "wire": "queue_draft",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "queue_draft"
             },
             "language": {
               "in": "body",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 2,
                 "description": "Language code overriding the person's language preference (fr, pt-BR...)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "language"
             },
             "auto_create": {
               "in": "body",
-              "wire": "auto_create",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "auto_create"
             }
           },
-          "result": "one",
           "guards": [],
           "idempotent": false,
+          "result": "one",
           "destructive": false,
           "readOnly": false
         }
@@ -2732,8 +2849,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "transactional_message_id": {
               "in": "body",
-              "wire": "transactional_message_id",
-              "required": true,
               "schema": {
                 "type": [
                   "integer",
@@ -2741,13 +2856,13 @@ export const definition: ConnectorDefinition = {
                 ],
                 "minLength": 1
               },
+              "required": true,
               "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "transactional_message_id"
             },
             "identifiers": {
               "in": "body",
-              "wire": "identifiers",
-              "required": true,
               "schema": {
                 "type": "object",
                 "minProperties": 1,
@@ -2768,117 +2883,119 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "identifiers"
             },
             "to": {
               "in": "body",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Phone number in E.164 format (+15551234567) or Liquid such as {{customer.phone}}."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "to"
             },
             "from": {
               "in": "body",
-              "wire": "from",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Sender phone number or ID verified in Twilio; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "from"
             },
             "tracked": {
               "in": "body",
-              "wire": "tracked",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: track link clicks."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "tracked"
             },
             "message_data": {
               "in": "body",
-              "wire": "message_data",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "message_data"
             },
             "send_at": {
               "in": "body",
-              "wire": "send_at",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "send_at"
             },
             "disable_message_retention": {
               "in": "body",
-              "wire": "disable_message_retention",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: the message body is not kept in delivery history (overrides the template setting)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "disable_message_retention"
             },
             "send_to_unsubscribed": {
               "in": "body",
-              "wire": "send_to_unsubscribed",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "send_to_unsubscribed"
             },
             "queue_draft": {
               "in": "body",
-              "wire": "queue_draft",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "queue_draft"
             },
             "language": {
               "in": "body",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 2,
                 "description": "Language code overriding the person's language preference (fr, pt-BR...)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "language"
             },
             "auto_create": {
               "in": "body",
-              "wire": "auto_create",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "auto_create"
             }
           },
-          "result": "one",
           "guards": [],
           "idempotent": false,
+          "result": "one",
           "destructive": false,
           "readOnly": false
         }
@@ -2924,8 +3041,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "transactional_message_id": {
               "in": "body",
-              "wire": "transactional_message_id",
-              "required": true,
               "schema": {
                 "type": [
                   "integer",
@@ -2933,13 +3048,13 @@ export const definition: ConnectorDefinition = {
                 ],
                 "minLength": 1
               },
+              "required": true,
               "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "transactional_message_id"
             },
             "identifiers": {
               "in": "body",
-              "wire": "identifiers",
-              "required": true,
               "schema": {
                 "type": "object",
                 "minProperties": 1,
@@ -2960,64 +3075,64 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "identifiers"
             },
             "to": {
               "in": "body",
-              "wire": "to",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Devices: all (default), last_used, or one device token of the person."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "to"
             },
             "title": {
               "in": "body",
-              "wire": "title",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Notification title; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "title"
             },
             "message": {
               "in": "body",
-              "wire": "message",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Notification body; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "message"
             },
             "image_url": {
               "in": "body",
-              "wire": "image_url",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Image URL; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "image_url"
             },
             "link": {
               "in": "body",
-              "wire": "link",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Deep link opened on tap; overrides the template."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "link"
             },
             "sound": {
               "in": "body",
-              "wire": "sound",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -3026,114 +3141,116 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "iOS only: default sound or none."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "sound"
             },
             "custom_data": {
               "in": "body",
-              "wire": "custom_data",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Key-values added to the push payload (strings for Firebase)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "custom_data"
             },
             "custom_device": {
               "in": "body",
-              "wire": "custom_device",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "A device to add or update on the person at send time: {token, platform (ios|android), last_used, attributes}."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "custom_device"
             },
             "custom_payload": {
               "in": "body",
-              "wire": "custom_payload",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Full platform payloads {ios: {...}, android: {...}}; overrides every other payload value."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "custom_payload"
             },
             "message_data": {
               "in": "body",
-              "wire": "message_data",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "message_data"
             },
             "send_at": {
               "in": "body",
-              "wire": "send_at",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "send_at"
             },
             "disable_message_retention": {
               "in": "body",
-              "wire": "disable_message_retention",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: the message body is not kept in delivery history (overrides the template setting)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "disable_message_retention"
             },
             "send_to_unsubscribed": {
               "in": "body",
-              "wire": "send_to_unsubscribed",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "send_to_unsubscribed"
             },
             "queue_draft": {
               "in": "body",
-              "wire": "queue_draft",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "queue_draft"
             },
             "language": {
               "in": "body",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 2,
                 "description": "Language code overriding the person's language preference (fr, pt-BR...)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "language"
             },
             "auto_create": {
               "in": "body",
-              "wire": "auto_create",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "auto_create"
             }
           },
-          "result": "one",
           "guards": [],
           "idempotent": false,
+          "result": "one",
           "destructive": false,
           "readOnly": false
         }
@@ -3179,8 +3296,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "transactional_message_id": {
               "in": "body",
-              "wire": "transactional_message_id",
-              "required": true,
               "schema": {
                 "type": [
                   "integer",
@@ -3188,13 +3303,13 @@ export const definition: ConnectorDefinition = {
                 ],
                 "minLength": 1
               },
+              "required": true,
               "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "transactional_message_id"
             },
             "identifiers": {
               "in": "body",
-              "wire": "identifiers",
-              "required": true,
               "schema": {
                 "type": "object",
                 "minProperties": 1,
@@ -3215,76 +3330,78 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "identifiers"
             },
             "message_data": {
               "in": "body",
-              "wire": "message_data",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "message_data"
             },
             "to": {
               "in": "body",
-              "wire": "to",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Optional recipient override (normally the person in identifiers)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "to"
             },
             "send_at": {
               "in": "body",
-              "wire": "send_at",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "send_at"
             },
             "queue_draft": {
               "in": "body",
-              "wire": "queue_draft",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "queue_draft"
             },
             "language": {
               "in": "body",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 2,
                 "description": "Language code overriding the person's language preference (fr, pt-BR...)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "language"
             },
             "auto_create": {
               "in": "body",
-              "wire": "auto_create",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "auto_create"
             }
           },
-          "result": "one",
           "guards": [],
           "idempotent": false,
+          "result": "one",
           "destructive": false,
           "readOnly": false
         }
@@ -3336,39 +3453,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "broadcast_id": {
               "in": "path",
-              "wire": "broadcast_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The broadcast's ID (shown in its Triggering Details)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "broadcast_id"
             },
             "data": {
               "in": "body",
-              "wire": "data",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Data for the messages, referenced as {{trigger.<key>}}."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "data"
             },
             "recipients": {
               "in": "body",
-              "wire": "recipients",
-              "required": false,
               "schema": {
                 "type": "object",
                 "description": "Audience filter: one of and/or/not combining {\"segment\": {\"id\": 4}} and {\"attribute\": {\"field\", \"operator\": eq|exists, \"value\"}}."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "recipients"
             },
             "ids": {
               "in": "body",
-              "wire": "ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "maxItems": 10000,
@@ -3377,12 +3492,12 @@ export const definition: ConnectorDefinition = {
                   "type": "string"
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "ids"
             },
             "emails": {
               "in": "body",
-              "wire": "emails",
-              "required": false,
               "schema": {
                 "type": "array",
                 "maxItems": 10000,
@@ -3391,12 +3506,12 @@ export const definition: ConnectorDefinition = {
                   "type": "string"
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "emails"
             },
             "per_user_data": {
               "in": "body",
-              "wire": "per_user_data",
-              "required": false,
               "schema": {
                 "type": "array",
                 "description": "Per-person data: [{\"id\": \"wiley_coyote\", \"data\": {...}}, {\"email\": \"road@runner.net\", \"data\": {...}}].",
@@ -3404,48 +3519,50 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_user_data"
             },
             "data_file_url": {
               "in": "body",
-              "wire": "data_file_url",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "URL of a JSON Lines file, one {\"id\" or \"email\", \"data\"} per line (may be gzip-compressed)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "data_file_url"
             },
             "email_add_duplicates": {
               "in": "body",
-              "wire": "email_add_duplicates",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: send to every person sharing an email address (otherwise an error)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "email_add_duplicates"
             },
             "email_ignore_missing": {
               "in": "body",
-              "wire": "email_ignore_missing",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: skip emails that match no person instead of failing."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "email_ignore_missing"
             },
             "id_ignore_missing": {
               "in": "body",
-              "wire": "id_ignore_missing",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: skip IDs that match no person instead of failing."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "id_ignore_missing"
             }
           },
           "atMostOneOf": [
@@ -3455,9 +3572,9 @@ export const definition: ConnectorDefinition = {
             "per_user_data",
             "data_file_url"
           ],
-          "result": "one",
           "guards": [],
           "idempotent": false,
+          "result": "one",
           "destructive": false,
           "readOnly": false
         },
@@ -3469,29 +3586,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "broadcast_id": {
               "in": "path",
-              "wire": "broadcast_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The broadcast ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "broadcast_id"
             },
             "trigger_id": {
               "in": "path",
-              "wire": "trigger_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The trigger ID returned by create."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "trigger_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

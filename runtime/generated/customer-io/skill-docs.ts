@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "customer-io",
   "title": "Customer.io connector",
   "summary": "Customer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.",
-  "version": "050d6dfda0d6",
+  "version": "1f0d5de62847",
   "tags": [
     "customer-io",
     "customer messaging"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Customer.io connector",
       "summary": "Customer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.",
-      "markdown": "# Customer.io\n\nCustomer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.\n\n- Connector type: `customer-io`\n- Category: customer messaging\n- Definition ID: `e43f4401-18f7-44ee-82e1-28f03069873a`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('customer-io', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nSet config api_host to api-eu.customer.io for an EU workspace (default api.customer.io, US). Most lists return everything at once (campaigns, segments, snippets, collections, reporting webhooks, exports, transactional messages and their contents). campaign_actions (10 per page), newsletters, messages, activities and sender_identities are paged: the pagination block is next (the page token, empty on the last page) and next_params carries it back as start; merge next_params into the same call to continue. campaign_actions.list needs campaign_id (campaigns.list gives the IDs); each action is a workflow tile with type (email, webhook, twilio, push, in_app, slack, whatsapp...), subject and body. Campaign state is draft, active (Customer.io reports it as running) or stopped; an action's sending_state is automatic (sends on its own) or draft (waits in drafts). transactional_email, transactional_sms, transactional_push and transactional_inbox_message create SENDS: each call delivers a real message to the person in identifiers and is never retried; use a transactional_message_id from transactional_messages.list. broadcast_trigger.create starts an API-triggered broadcast (broadcast_id is the broadcast's campaign ID) to its default audience or to one of recipients, ids, emails, per_user_data or data_file_url, and returns the trigger id whose status broadcast_trigger.get reads; Customer.io accepts one trigger per 10 seconds. The App API allows 10 requests per second (429 above that).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| campaigns | list, get | Campaigns (event-, segment-, form-, date- or object-triggered workflows) with their state, triggers and action list. |\n| campaign_actions | list, get | The actions (workflow tiles) of a campaign: messages (email, SMS, push, in-app, Slack, WhatsApp) with their subject and body, webhooks and other steps. |\n| newsletters | list, get | Newsletters (one-off messages to a segment audience), with their content IDs and recipients. |\n| segments | list, get | Segments (data-driven and manual groups of people). |\n| messages | list, get | Message deliveries (one message instance sent to one person) with their metrics and parents (campaign, action, newsletter, broadcast); by default the last 6 months. |\n| activities | list | Activities of people (messages sent, opened, clicked, attribute changes, events, page views...) like the workspace's activity log; guaranteed for the last 30 days. Only list. |\n| sender_identities | list, get | Sender identities (the from addresses and phone numbers messages are sent from). |\n| snippets | list | Snippets (reusable pieces of message content), identified by their unique name. Only list. |\n| collections | list, get | Collections (data sets referenced from messages with Liquid) with their schema; contents excluded. |\n| reporting_webhooks | list, get | Reporting webhooks (endpoints Customer.io posts message and subscription events to). |\n| exports | list, get | Exports (point-in-time exports of people or deliveries) with their status. |\n| transactional_messages | list, get | Transactional message templates (the transactional_message_id used to send), with their tracking and retention settings. |\n| transactional_message_contents | list | The content variants (one per language) of a transactional message: subject, body, sender. Only list; Customer.io has no endpoint reading one variant. |\n| transactional_email | create | Send a transactional email to one person (POST /v1/send/email) from a template, with optional overrides; the record is the queued delivery. |\n| transactional_sms | create | Send a transactional SMS to one person (POST /v1/send/sms) from an SMS template; the record is the queued delivery. |\n| transactional_push | create | Send a transactional push notification to one person's devices (POST /v1/send/push); the record is the queued delivery. |\n| transactional_inbox_message | create | Send a transactional inbox message (in-app notification inbox, web SDK) to one person (POST /v1/send/inbox_message). |\n| broadcast_trigger | create, get | Triggers of API-triggered broadcasts: create starts a broadcast (POST /v1/campaigns/{broadcast_id}/triggers) and returns the trigger id; get reads a trigger's status. |\n\n## Vendor documentation\n\n- [App API overview (bearer App API key, US and EU hosts, rate limits)](https://docs.customer.io/integrations/api/app/)\n- [List campaigns (GET /v1/campaigns)](https://docs.customer.io/integrations/api/app/tag/campaigns/listCampaigns/)\n- [Get a campaign (GET /v1/campaigns/{campaign_id})](https://docs.customer.io/integrations/api/app/tag/campaigns/getCampaigns/)\n- [List campaign actions (GET /v1/campaigns/{campaign_id}/actions, start and next)](https://docs.customer.io/integrations/api/app/tag/campaigns/listCampaignActions/)\n- [Get a campaign action (GET /v1/campaigns/{campaign_id}/actions/{action_id})](https://docs.customer.io/integrations/api/app/tag/campaigns/getCampaignAction/)\n- [List newsletters (GET /v1/newsletters, limit, sort, start)](https://docs.customer.io/integrations/api/app/tag/newsletters/listNewsletters/)\n- [Get a newsletter (GET /v1/newsletters/{newsletter_id})](https://docs.customer.io/integrations/api/app/tag/newsletters/getNewsletters/)\n- [List segments (GET /v1/segments)](https://docs.customer.io/integrations/api/app/tag/segments/listSegments/)\n- [Get a segment (GET /v1/segments/{segment_id})](https://docs.customer.io/integrations/api/app/tag/segments/getSegment/)\n- [List messages (GET /v1/messages)](https://docs.customer.io/integrations/api/app/tag/messages/listMessages/)\n- [Get a message (GET /v1/messages/{message_id})](https://docs.customer.io/integrations/api/app/tag/messages/getMessage/)\n- [List activities (GET /v1/activities)](https://docs.customer.io/integrations/api/app/tag/activities/listactivities/)\n- [List sender identities (GET /v1/sender_identities)](https://docs.customer.io/integrations/api/app/tag/sender-identities/listSenders/)\n- [Get a sender (GET /v1/sender_identities/{sender_id})](https://docs.customer.io/integrations/api/app/tag/sender-identities/getSender/)\n- [List snippets (GET /v1/snippets)](https://docs.customer.io/integrations/api/app/tag/snippets/listSnippets/)\n- [List your collections (GET /v1/collections)](https://docs.customer.io/integrations/api/app/tag/collections/getCollections/)\n- [Lookup a collection (GET /v1/collections/{collection_id})](https://docs.customer.io/integrations/api/app/tag/collections/getCollection/)\n- [List reporting webhooks (GET /v1/reporting_webhooks)](https://docs.customer.io/integrations/api/app/tag/reporting-webhooks/listWebhooks/)\n- [Get a reporting webhook (GET /v1/reporting_webhooks/{webhook_id}, the webhook object unwrapped)](https://docs.customer.io/integrations/api/app/tag/reporting-webhooks/getWebhook/)\n- [List exports (GET /v1/exports)](https://docs.customer.io/integrations/api/app/tag/exports/listExports/)\n- [Get an export (GET /v1/exports/{export_id})](https://docs.customer.io/integrations/api/app/tag/exports/getExport/)\n- [List transactional messages (GET /v1/transactional)](https://docs.customer.io/integrations/api/app/tag/transactional/listTransactional/)\n- [Get a transactional message (GET /v1/transactional/{transactional_id})](https://docs.customer.io/integrations/api/app/tag/transactional/getTransactional/)\n- [List all variants of a transactional message (GET /v1/transactional/{transactional_id}/contents)](https://docs.customer.io/integrations/api/app/tag/transactional/listTransactionalVariants/)\n- [Send a transactional email (POST /v1/send/email)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendEmail/)\n- [Send a transactional SMS (POST /v1/send/sms)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendSMS/)\n- [Send a transactional push (POST /v1/send/push)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendPush/)\n- [Send a transactional inbox message (POST /v1/send/inbox_message)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendInboxMessage/)\n- [Send an API-triggered broadcast (POST /v1/campaigns/{broadcast_id}/triggers, one request every 10 seconds)](https://docs.customer.io/integrations/api/app/tag/send-messages/triggerBroadcast/)\n- [Get the status of a broadcast (GET /v1/campaigns/{broadcast_id}/triggers/{trigger_id})](https://docs.customer.io/integrations/api/app/tag/broadcasts/broadcastStatus/)\n",
+      "markdown": "# Customer.io\n\nCustomer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.\n\n- Connector type: `customer-io`\n- Category: customer messaging\n- Definition ID: `34f697bc-b989-4eda-b06f-d0f39b88825b`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('customer-io', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nSet config api_host to api-eu.customer.io for an EU workspace (default api.customer.io, US). Most lists return everything at once (campaigns, segments, snippets, collections, reporting webhooks, exports, transactional messages and their contents). campaign_actions (10 per page), newsletters, messages, activities and sender_identities are paged: the pagination block is next (the page token, empty on the last page) and next_params carries it back as start; merge next_params into the same call to continue. campaign_actions.list needs campaign_id (campaigns.list gives the IDs); each action is a workflow tile with type (email, webhook, twilio, push, in_app, slack, whatsapp...), subject and body. Campaign state is draft, active (Customer.io reports it as running) or stopped; an action's sending_state is automatic (sends on its own) or draft (waits in drafts). transactional_email, transactional_sms, transactional_push and transactional_inbox_message create SENDS: each call delivers a real message to the person in identifiers and is never retried; use a transactional_message_id from transactional_messages.list. broadcast_trigger.create starts an API-triggered broadcast (broadcast_id is the broadcast's campaign ID) to its default audience or to one of recipients, ids, emails, per_user_data or data_file_url, and returns the trigger id whose status broadcast_trigger.get reads; Customer.io accepts one trigger per 10 seconds. The App API allows 10 requests per second (429 above that).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| campaigns | list, get | Campaigns (event-, segment-, form-, date- or object-triggered workflows) with their state, triggers and action list. |\n| campaign_actions | list, get | The actions (workflow tiles) of a campaign: messages (email, SMS, push, in-app, Slack, WhatsApp) with their subject and body, webhooks and other steps. |\n| newsletters | list, get | Newsletters (one-off messages to a segment audience), with their content IDs and recipients. |\n| segments | list, get | Segments (data-driven and manual groups of people). |\n| messages | list, get | Message deliveries (one message instance sent to one person) with their metrics and parents (campaign, action, newsletter, broadcast); by default the last 6 months. |\n| activities | list | Activities of people (messages sent, opened, clicked, attribute changes, events, page views...) like the workspace's activity log; guaranteed for the last 30 days. Only list. |\n| sender_identities | list, get | Sender identities (the from addresses and phone numbers messages are sent from). |\n| snippets | list | Snippets (reusable pieces of message content), identified by their unique name. Only list. |\n| collections | list, get | Collections (data sets referenced from messages with Liquid) with their schema; contents excluded. |\n| reporting_webhooks | list, get | Reporting webhooks (endpoints Customer.io posts message and subscription events to). |\n| exports | list, get | Exports (point-in-time exports of people or deliveries) with their status. |\n| transactional_messages | list, get | Transactional message templates (the transactional_message_id used to send), with their tracking and retention settings. |\n| transactional_message_contents | list | The content variants (one per language) of a transactional message: subject, body, sender. Only list; Customer.io has no endpoint reading one variant. |\n| transactional_email | create | Send a transactional email to one person (POST /v1/send/email) from a template, with optional overrides; the record is the queued delivery. |\n| transactional_sms | create | Send a transactional SMS to one person (POST /v1/send/sms) from an SMS template; the record is the queued delivery. |\n| transactional_push | create | Send a transactional push notification to one person's devices (POST /v1/send/push); the record is the queued delivery. |\n| transactional_inbox_message | create | Send a transactional inbox message (in-app notification inbox, web SDK) to one person (POST /v1/send/inbox_message). |\n| broadcast_trigger | create, get | Triggers of API-triggered broadcasts: create starts a broadcast (POST /v1/campaigns/{broadcast_id}/triggers) and returns the trigger id; get reads a trigger's status. |\n\n## Vendor documentation\n\n- [App API overview (bearer App API key, US and EU hosts, rate limits)](https://docs.customer.io/integrations/api/app/)\n- [List campaigns (GET /v1/campaigns)](https://docs.customer.io/integrations/api/app/tag/campaigns/listCampaigns/)\n- [Get a campaign (GET /v1/campaigns/{campaign_id})](https://docs.customer.io/integrations/api/app/tag/campaigns/getCampaigns/)\n- [List campaign actions (GET /v1/campaigns/{campaign_id}/actions, start and next)](https://docs.customer.io/integrations/api/app/tag/campaigns/listCampaignActions/)\n- [Get a campaign action (GET /v1/campaigns/{campaign_id}/actions/{action_id})](https://docs.customer.io/integrations/api/app/tag/campaigns/getCampaignAction/)\n- [List newsletters (GET /v1/newsletters, limit, sort, start)](https://docs.customer.io/integrations/api/app/tag/newsletters/listNewsletters/)\n- [Get a newsletter (GET /v1/newsletters/{newsletter_id})](https://docs.customer.io/integrations/api/app/tag/newsletters/getNewsletters/)\n- [List segments (GET /v1/segments)](https://docs.customer.io/integrations/api/app/tag/segments/listSegments/)\n- [Get a segment (GET /v1/segments/{segment_id})](https://docs.customer.io/integrations/api/app/tag/segments/getSegment/)\n- [List messages (GET /v1/messages)](https://docs.customer.io/integrations/api/app/tag/messages/listMessages/)\n- [Get a message (GET /v1/messages/{message_id})](https://docs.customer.io/integrations/api/app/tag/messages/getMessage/)\n- [List activities (GET /v1/activities)](https://docs.customer.io/integrations/api/app/tag/activities/listactivities/)\n- [List sender identities (GET /v1/sender_identities)](https://docs.customer.io/integrations/api/app/tag/sender-identities/listSenders/)\n- [Get a sender (GET /v1/sender_identities/{sender_id})](https://docs.customer.io/integrations/api/app/tag/sender-identities/getSender/)\n- [List snippets (GET /v1/snippets)](https://docs.customer.io/integrations/api/app/tag/snippets/listSnippets/)\n- [List your collections (GET /v1/collections)](https://docs.customer.io/integrations/api/app/tag/collections/getCollections/)\n- [Lookup a collection (GET /v1/collections/{collection_id})](https://docs.customer.io/integrations/api/app/tag/collections/getCollection/)\n- [List reporting webhooks (GET /v1/reporting_webhooks)](https://docs.customer.io/integrations/api/app/tag/reporting-webhooks/listWebhooks/)\n- [Get a reporting webhook (GET /v1/reporting_webhooks/{webhook_id}, the webhook object unwrapped)](https://docs.customer.io/integrations/api/app/tag/reporting-webhooks/getWebhook/)\n- [List exports (GET /v1/exports)](https://docs.customer.io/integrations/api/app/tag/exports/listExports/)\n- [Get an export (GET /v1/exports/{export_id})](https://docs.customer.io/integrations/api/app/tag/exports/getExport/)\n- [List transactional messages (GET /v1/transactional)](https://docs.customer.io/integrations/api/app/tag/transactional/listTransactional/)\n- [Get a transactional message (GET /v1/transactional/{transactional_id})](https://docs.customer.io/integrations/api/app/tag/transactional/getTransactional/)\n- [List all variants of a transactional message (GET /v1/transactional/{transactional_id}/contents)](https://docs.customer.io/integrations/api/app/tag/transactional/listTransactionalVariants/)\n- [Send a transactional email (POST /v1/send/email)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendEmail/)\n- [Send a transactional SMS (POST /v1/send/sms)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendSMS/)\n- [Send a transactional push (POST /v1/send/push)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendPush/)\n- [Send a transactional inbox message (POST /v1/send/inbox_message)](https://docs.customer.io/integrations/api/app/tag/send-messages/sendInboxMessage/)\n- [Send an API-triggered broadcast (POST /v1/campaigns/{broadcast_id}/triggers, one request every 10 seconds)](https://docs.customer.io/integrations/api/app/tag/send-messages/triggerBroadcast/)\n- [Get the status of a broadcast (GET /v1/campaigns/{broadcast_id}/triggers/{trigger_id})](https://docs.customer.io/integrations/api/app/tag/broadcasts/broadcastStatus/)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `customer-io`",
             "Category: customer messaging",
-            "Definition ID: `e43f4401-18f7-44ee-82e1-28f03069873a`"
+            "Definition ID: `34f697bc-b989-4eda-b06f-d0f39b88825b`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('customer-io', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('customer-io', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -198,7 +198,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: App API Key",
-      "markdown": "# Authentication\n\n## App API Key\n\nAn App API key created in Customer.io under Settings > Account Settings > API Credentials > App API Keys (not a Track API key). Sent as \"Authorization: Bearer <key>\". Its workspace and region must match config api_host.\n\nSet `option_title` to `App API Key` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| app_api_key | yes | yes | Customer.io App API key (bearer token). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| api_host | yes | api.customer.io, api-eu.customer.io | App API host of your workspace's region: api.customer.io (US, default) or api-eu.customer.io (EU). Account settings > Workspaces shows the region. |\n",
+      "markdown": "# Authentication\n\n## App API Key\n\nAn App API key created in Customer.io under Settings > Account Settings > API Credentials > App API Keys (not a Track API key). Sent as \"Authorization: Bearer <key>\". Its workspace and region must match config api_host.\n\nSet `option_title` to `App API Key` in `credentials` to choose this option (also accepted: `App API Key Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| app_api_key | yes | yes | Customer.io App API key (bearer token). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| api_host | yes | api.customer.io, api-eu.customer.io | App API host of your workspace's region: api.customer.io (US, default) or api-eu.customer.io (EU). Account settings > Workspaces shows the region. |\n",
       "blocks": [
         {
           "type": "heading",
@@ -216,7 +216,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `App API Key` in `credentials` to choose this option."
+          "text": "Set `option_title` to `App API Key` in `credentials` to choose this option (also accepted: `App API Key Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -263,7 +263,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaigns.list",
       "title": "campaigns.list",
       "summary": "List every campaign of the workspace (GET /v1/campaigns); not paged.",
-      "markdown": "# campaigns.list\n\nList every campaign of the workspace (GET /v1/campaigns); not paged.\n\n`GET /campaigns` returns a list of campaigns records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# campaigns.list\n\nList every campaign of the workspace (GET /v1/campaigns); not paged.\n\n`GET /campaigns` returns a list of campaigns records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n- `date_attribute` (string or null)\n- `frequency` (string or null)\n- `start_hour` (integer or null)\n- `start_minutes` (integer or null)\n- `timezone` (string or null)\n- `use_customer_timezone` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -284,8 +284,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -311,7 +326,13 @@ export const skillDocs: SkillDocs = {
             "`trigger_segment_ids` (array of integer or null)",
             "`filter_segment_ids` (array of integer or null)",
             "`event_name` (string or null)",
-            "`msg_templates` (array of object or null)"
+            "`msg_templates` (array of object or null)",
+            "`date_attribute` (string or null)",
+            "`frequency` (string or null)",
+            "`start_hour` (integer or null)",
+            "`start_minutes` (integer or null)",
+            "`timezone` (string or null)",
+            "`use_customer_timezone` (boolean or null)"
           ]
         },
         {
@@ -330,7 +351,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaigns.get",
       "title": "campaigns.get",
       "summary": "Get one campaign (GET /v1/campaigns/{campaign_id}).",
-      "markdown": "# campaigns.get\n\nGet one campaign (GET /v1/campaigns/{campaign_id}).\n\n`GET /campaigns/{campaign_id}` returns one campaigns record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
+      "markdown": "# campaigns.get\n\nGet one campaign (GET /v1/campaigns/{campaign_id}).\n\n`GET /campaigns/{campaign_id}` returns one campaigns record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `active` (boolean or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `first_started` (integer or null)\n- `created_by` (string or null)\n- `actions` (array of object or null)\n- `tags` (array of string or null)\n- `trigger_segment_ids` (array of integer or null)\n- `filter_segment_ids` (array of integer or null)\n- `event_name` (string or null)\n- `msg_templates` (array of object or null)\n- `date_attribute` (string or null)\n- `frequency` (string or null)\n- `start_hour` (integer or null)\n- `start_minutes` (integer or null)\n- `timezone` (string or null)\n- `use_customer_timezone` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -393,7 +414,13 @@ export const skillDocs: SkillDocs = {
             "`trigger_segment_ids` (array of integer or null)",
             "`filter_segment_ids` (array of integer or null)",
             "`event_name` (string or null)",
-            "`msg_templates` (array of object or null)"
+            "`msg_templates` (array of object or null)",
+            "`date_attribute` (string or null)",
+            "`frequency` (string or null)",
+            "`start_hour` (integer or null)",
+            "`start_minutes` (integer or null)",
+            "`timezone` (string or null)",
+            "`use_customer_timezone` (boolean or null)"
           ]
         },
         {
@@ -412,7 +439,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaign_actions.list",
       "title": "campaign_actions.list",
       "summary": "List a campaign's actions (GET /v1/campaigns/{campaign_id}/actions), up to 10 per page.",
-      "markdown": "# campaign_actions.list\n\nList a campaign's actions (GET /v1/campaigns/{campaign_id}/actions), up to 10 per page.\n\n`GET /campaigns/{campaign_id}/actions` returns a list of campaign_actions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| start | string | no |  | Page token: the next value of the previous page; omit for the first page. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
+      "markdown": "# campaign_actions.list\n\nList a campaign's actions (GET /v1/campaigns/{campaign_id}/actions), up to 10 per page.\n\n`GET /campaigns/{campaign_id}/actions` returns a list of campaign_actions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| start | string | no |  | Page token: the next value of the previous page; omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n- `recipient_environment_id` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -455,6 +482,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Page token: the next value of the previous page; omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -503,7 +537,8 @@ export const skillDocs: SkillDocs = {
             "`preprocessor` (string or null)",
             "`headers` (unknown)",
             "`url` (string or null)",
-            "`request_method` (string or null)"
+            "`request_method` (string or null)",
+            "`recipient_environment_id` (integer or null)"
           ]
         },
         {
@@ -522,7 +557,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaign_actions.get",
       "title": "campaign_actions.get",
       "summary": "Get one action of a campaign (GET /v1/campaigns/{campaign_id}/actions/{action_id}).",
-      "markdown": "# campaign_actions.get\n\nGet one action of a campaign (GET /v1/campaigns/{campaign_id}/actions/{action_id}).\n\n`GET /campaigns/{campaign_id}/actions/{action_id}` returns one campaign_actions record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| action_id | integer | yes | minimum 1 | The action ID. |\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1,\n    \"action_id\": 1\n  }\n}\n```\n",
+      "markdown": "# campaign_actions.get\n\nGet one action of a campaign (GET /v1/campaigns/{campaign_id}/actions/{action_id}).\n\n`GET /campaigns/{campaign_id}/actions/{action_id}` returns one campaign_actions record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | integer | yes | minimum 1 | The campaign ID. |\n| action_id | integer | yes | minimum 1 | The action ID. |\n\n## Record fields\n\n- `id` (integer)\n- `campaign_id` (integer or null)\n- `parent_action_id` (integer or null)\n- `broadcast_id` (integer or null)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `sending_state` (string or null)\n- `language` (string or null)\n- `layout` (string or null)\n- `editor` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n- `url` (string or null)\n- `request_method` (string or null)\n- `recipient_environment_id` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaign_actions\",\n  \"action\": \"get\",\n  \"params\": {\n    \"campaign_id\": 1,\n    \"action_id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -604,7 +639,8 @@ export const skillDocs: SkillDocs = {
             "`preprocessor` (string or null)",
             "`headers` (unknown)",
             "`url` (string or null)",
-            "`request_method` (string or null)"
+            "`request_method` (string or null)",
+            "`recipient_environment_id` (integer or null)"
           ]
         },
         {
@@ -798,7 +834,7 @@ export const skillDocs: SkillDocs = {
       "id": "segments.list",
       "title": "segments.list",
       "summary": "List every segment (GET /v1/segments); not paged.",
-      "markdown": "# segments.list\n\nList every segment (GET /v1/segments); not paged.\n\n`GET /segments` returns a list of segments records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `state` (string or null)\n- `progress` (integer or null)\n- `type` (string or null)\n- `tags` (array of string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"segments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# segments.list\n\nList every segment (GET /v1/segments); not paged.\n\n`GET /segments` returns a list of segments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `state` (string or null)\n- `progress` (integer or null)\n- `type` (string or null)\n- `tags` (array of string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"segments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -819,8 +855,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1493,7 +1544,7 @@ export const skillDocs: SkillDocs = {
       "id": "snippets.list",
       "title": "snippets.list",
       "summary": "List every snippet (GET /v1/snippets); not paged.",
-      "markdown": "# snippets.list\n\nList every snippet (GET /v1/snippets); not paged.\n\n`GET /snippets` returns a list of snippets records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `name` (string)\n- `value` (string or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"snippets\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# snippets.list\n\nList every snippet (GET /v1/snippets); not paged.\n\n`GET /snippets` returns a list of snippets records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `name` (string)\n- `value` (string or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"snippets\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1514,8 +1565,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1546,7 +1612,7 @@ export const skillDocs: SkillDocs = {
       "id": "collections.list",
       "title": "collections.list",
       "summary": "List every collection (GET /v1/collections); not paged.",
-      "markdown": "# collections.list\n\nList every collection (GET /v1/collections); not paged.\n\n`GET /collections` returns a list of collections records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `bytes` (integer or null)\n- `rows` (integer or null)\n- `schema` (array of string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"collections\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# collections.list\n\nList every collection (GET /v1/collections); not paged.\n\n`GET /collections` returns a list of collections records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `bytes` (integer or null)\n- `rows` (integer or null)\n- `schema` (array of string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"collections\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1567,8 +1633,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1675,7 +1756,7 @@ export const skillDocs: SkillDocs = {
       "id": "reporting_webhooks.list",
       "title": "reporting_webhooks.list",
       "summary": "List every reporting webhook (GET /v1/reporting_webhooks); not paged.",
-      "markdown": "# reporting_webhooks.list\n\nList every reporting webhook (GET /v1/reporting_webhooks); not paged.\n\n`GET /reporting_webhooks` returns a list of reporting_webhooks records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `type` (string or null)\n- `endpoint` (string or null)\n- `disabled` (boolean or null)\n- `full_resolution` (boolean or null)\n- `with_content` (boolean or null)\n- `events` (array of string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"reporting_webhooks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# reporting_webhooks.list\n\nList every reporting webhook (GET /v1/reporting_webhooks); not paged.\n\n`GET /reporting_webhooks` returns a list of reporting_webhooks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `type` (string or null)\n- `endpoint` (string or null)\n- `disabled` (boolean or null)\n- `full_resolution` (boolean or null)\n- `with_content` (boolean or null)\n- `events` (array of string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"reporting_webhooks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1696,8 +1777,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1806,7 +1902,7 @@ export const skillDocs: SkillDocs = {
       "id": "exports.list",
       "title": "exports.list",
       "summary": "List every export (GET /v1/exports); not paged.",
-      "markdown": "# exports.list\n\nList every export (GET /v1/exports); not paged.\n\n`GET /exports` returns a list of exports records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `failed` (boolean or null)\n- `description` (string or null)\n- `total` (integer or null)\n- `downloads` (integer or null)\n- `user_id` (integer or null)\n- `user_email` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"exports\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# exports.list\n\nList every export (GET /v1/exports); not paged.\n\n`GET /exports` returns a list of exports records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `deduplicate_id` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `failed` (boolean or null)\n- `description` (string or null)\n- `total` (integer or null)\n- `downloads` (integer or null)\n- `user_id` (integer or null)\n- `user_email` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"exports\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1827,8 +1923,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1945,7 +2056,7 @@ export const skillDocs: SkillDocs = {
       "id": "transactional_messages.list",
       "title": "transactional_messages.list",
       "summary": "List every transactional message template (GET /v1/transactional); not paged.",
-      "markdown": "# transactional_messages.list\n\nList every transactional message template (GET /v1/transactional); not paged.\n\n`GET /transactional` returns a list of transactional_messages records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `send_to_unsubscribed` (boolean or null)\n- `link_tracking` (boolean or null)\n- `open_tracking` (boolean or null)\n- `hide_message_body` (boolean or null)\n- `queue_drafts` (boolean or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"transactional_messages\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# transactional_messages.list\n\nList every transactional message template (GET /v1/transactional); not paged.\n\n`GET /transactional` returns a list of transactional_messages records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `send_to_unsubscribed` (boolean or null)\n- `link_tracking` (boolean or null)\n- `open_tracking` (boolean or null)\n- `hide_message_body` (boolean or null)\n- `queue_drafts` (boolean or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"transactional_messages\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1966,8 +2077,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -2080,7 +2206,7 @@ export const skillDocs: SkillDocs = {
       "id": "transactional_message_contents.list",
       "title": "transactional_message_contents.list",
       "summary": "List the content variants of a transactional message (GET /v1/transactional/{transactional_id}/contents).",
-      "markdown": "# transactional_message_contents.list\n\nList the content variants of a transactional message (GET /v1/transactional/{transactional_id}/contents).\n\n`GET /transactional/{transactional_id}/contents` returns a list of transactional_message_contents records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| transactional_id | integer | yes | minimum 1 | The transactional message ID (3 in the UI path /transactional/3/templates/139). |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `type` (string or null)\n- `language` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n\n## Example\n\n```json\n{\n  \"entity\": \"transactional_message_contents\",\n  \"action\": \"list\",\n  \"params\": {\n    \"transactional_id\": 1\n  }\n}\n```\n",
+      "markdown": "# transactional_message_contents.list\n\nList the content variants of a transactional message (GET /v1/transactional/{transactional_id}/contents).\n\n`GET /transactional/{transactional_id}/contents` returns a list of transactional_message_contents records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| transactional_id | integer | yes | minimum 1 | The transactional message ID (3 in the UI path /transactional/3/templates/139). |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `type` (string or null)\n- `language` (string or null)\n- `created` (integer or null)\n- `updated` (integer or null)\n- `subject` (string or null)\n- `body` (string or null)\n- `body_amp` (string or null)\n- `preheader_text` (string or null)\n- `from` (string or null)\n- `from_id` (integer or null)\n- `reply_to` (string or null)\n- `reply_to_id` (integer or null)\n- `recipient` (string or null)\n- `cc` (string or null)\n- `bcc` (string or null)\n- `fake_bcc` (boolean or null)\n- `preprocessor` (string or null)\n- `headers` (unknown)\n\n## Example\n\n```json\n{\n  \"entity\": \"transactional_message_contents\",\n  \"action\": \"list\",\n  \"params\": {\n    \"transactional_id\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2116,6 +2242,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "minimum 1",
               "The transactional message ID (3 in the UI path /transactional/3/templates/139)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },

@@ -33,6 +33,12 @@ export interface CustomerIoCampaignsRecord {
   event_name: string | null;
   /** Deprecated: {type, id} of the templates used. */
   msg_templates: Array<Record<string, unknown>> | null;
+  date_attribute: string | null;
+  frequency: string | null;
+  start_hour: number | null;
+  start_minutes: number | null;
+  timezone: string | null;
+  use_customer_timezone: boolean | null;
 }
 
 /** List every campaign of the workspace (GET /v1/campaigns); not paged. */
@@ -88,6 +94,7 @@ export interface CustomerIoCampaignActionsRecord {
   url: string | null;
   /** The HTTP method (webhook actions). */
   request_method: string | null;
+  recipient_environment_id: number | null;
 }
 
 /** List a campaign's actions (GET /v1/campaigns/{campaign_id}/actions), up to 10 per page. */

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "facebook-marketing",
   "displayName": "Facebook Marketing",
-  "definitionId": "bf96eaf8-222b-4e5f-a862-6c66e0a96177",
+  "definitionId": "e7778cfc-e97c-4458-9ecb-b4f2bba8946c",
   "iconUrl": "https://www.facebook.com/favicon.ico",
   "supportLevel": "community",
   "category": "ad platform (account hierarchy)",
@@ -123,19 +123,35 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.facebook.com/docs/graph-api/reference/archived-ad/"
     }
   ],
-  "guidance": "account_id is the numeric ad account ID without the act_ prefix (ad_accounts.list returns it as account_id; id carries the prefix). Graph API reads return only the fields asked for: every list and get sends a useful default `fields` list, and a comma-separated `fields` replaces it (nested fields use braces, e.g. creative{id,name}). Lists return 25 records by default (`limit` changes it); to walk pages merge next_params (after) into the next call - the pagination block's `after` is null on the last page. Budgets and bid amounts are integers in the account currency's minor unit (cents). Campaign create needs name, objective and special_ad_categories ([] or [\"NONE\"] when none applies) and returns { id }; updates return { success: true }. Create new objects PAUSED and activate them when reviewed. ads_insights needs a date_preset (e.g. last_7d) or a time_range {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"}; level picks account, campaign, adset or ad rows. ad_library searches the public Ad Library and always needs ad_reached_countries.",
-  "baseUrl": "https://graph.facebook.com/v25.0",
   "config": {},
+  "baseUrl": "https://graph.facebook.com/v25.0",
   "headers": {},
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth 2.0 Authentication",
+        "Service Account Key Authentication"
+      ],
       "description": "A Meta access token with ads_read (and ads_management for create/update) - a long-lived user token or a system user token from Business Manager. Marketing API calls pass it as the access_token parameter of every request.",
       "fields": {
+        "client_id": {
+          "description": "Client ID of the Meta app that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Client secret of that Meta app. Accepted from OAuth clients; not needed, the access token is sent as is.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Meta user or system user access token with the ads_read / ads_management permissions.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "account_key"
+          ]
         }
       },
       "headers": {},
@@ -145,6 +161,7 @@ export const definition: ConnectorDefinition = {
       "value": "{{credentials.access_token}}"
     }
   ],
+  "guidance": "account_id is the numeric ad account ID without the act_ prefix (ad_accounts.list returns it as account_id; id carries the prefix). Graph API reads return only the fields asked for: every list and get sends a useful default `fields` list, and a comma-separated `fields` replaces it (nested fields use braces, e.g. creative{id,name}). Lists return 25 records by default (`limit` changes it); to walk pages merge next_params (after) into the next call - the pagination block's `after` is null on the last page. Budgets and bid amounts are integers in the account currency's minor unit (cents). Campaign create needs name, objective and special_ad_categories ([] or [\"NONE\"] when none applies) and returns { id }; updates return { success: true }. Create new objects PAUSED and activate them when reviewed. ads_insights needs a date_preset (e.g. last_7d) or a time_range {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"}; level picks account, campaign, adset or ad rows. ad_library searches the public Ad Library and always needs ad_reached_countries.",
   "entities": {
     "current_user": {
       "name": "current_user",
@@ -237,18 +254,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name"
               },
+              "required": false,
               "description": "Comma-separated user fields to return (e.g. id,name,email).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -453,7 +470,26 @@ export const definition: ConnectorDefinition = {
           "business_country_code",
           "amount_spent",
           "spend_cap",
-          "created_time"
+          "created_time",
+          "age",
+          "balance",
+          "business",
+          "business_city",
+          "capabilities",
+          "disable_reason",
+          "end_advertiser",
+          "end_advertiser_name",
+          "funding_source",
+          "funding_source_details",
+          "is_personal",
+          "is_prepay_account",
+          "media_agency",
+          "min_daily_budget",
+          "owner",
+          "partner",
+          "timezone_id",
+          "timezone_offset_hours_utc",
+          "user_tasks"
         ],
         "semantic": []
       },
@@ -466,49 +502,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time"
               },
+              "required": false,
               "description": "Comma-separated ad account fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -521,29 +557,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time"
               },
+              "required": false,
               "description": "Comma-separated ad account fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -758,7 +794,23 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "stop_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "spend_cap",
+          "special_ad_categories",
+          "special_ad_category",
+          "special_ad_category_country",
+          "adlabels",
+          "boosted_object_id",
+          "budget_rebalance_flag",
+          "can_use_spend_cap",
+          "is_adset_budget_sharing_enabled",
+          "issues_info",
+          "pacing_type",
+          "promoted_object",
+          "smart_promotion_type",
+          "source_campaign_id",
+          "topline_id"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -776,60 +828,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -842,30 +894,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Campaign name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "objective": {
               "in": "body",
-              "wire": "objective",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -892,13 +942,13 @@ export const definition: ConnectorDefinition = {
                   "VIDEO_VIEWS"
                 ]
               },
+              "required": true,
               "description": "Campaign objective (the OUTCOME_* objectives for new campaigns).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "objective"
             },
             "special_ad_categories": {
               "in": "body",
-              "wire": "special_ad_categories",
-              "required": true,
               "schema": {
                 "type": "array",
                 "items": {
@@ -914,26 +964,26 @@ export const definition: ConnectorDefinition = {
                   ]
                 }
               },
+              "required": true,
               "description": "Special ad categories; [] (or [\"NONE\"]) when none applies.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "special_ad_categories"
             },
             "special_ad_category_country": {
               "in": "body",
-              "wire": "special_ad_category_country",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Countries (ISO codes) of the special ad categories.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "special_ad_category_country"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -943,13 +993,13 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "Initial status (PAUSED recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "buying_type": {
               "in": "body",
-              "wire": "buying_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -957,13 +1007,13 @@ export const definition: ConnectorDefinition = {
                   "RESERVED"
                 ]
               },
+              "required": false,
               "description": "Buying type (default AUCTION).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "buying_type"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -973,85 +1023,87 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy when the campaign holds the budget.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily campaign budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime campaign budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "spend_cap": {
               "in": "body",
-              "wire": "spend_cap",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Spend cap in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "spend_cap"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "stop_time": {
               "in": "body",
-              "wire": "stop_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Stop time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "stop_time"
             },
             "promoted_object": {
               "in": "body",
-              "wire": "promoted_object",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "The object the campaign promotes (e.g. {\"page_id\": \"...\"}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "promoted_object"
             },
             "is_adset_budget_sharing_enabled": {
               "in": "body",
-              "wire": "is_adset_budget_sharing_enabled",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Let ad sets share up to 20% of their budget.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "is_adset_budget_sharing_enabled"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1064,29 +1116,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Campaign ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1099,30 +1151,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Campaign ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "New name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1132,35 +1182,35 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "New status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1170,52 +1220,54 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "spend_cap": {
               "in": "body",
-              "wire": "spend_cap",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Spend cap in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "spend_cap"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "stop_time": {
               "in": "body",
-              "wire": "stop_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Stop time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "stop_time"
             },
             "special_ad_categories": {
               "in": "body",
-              "wire": "special_ad_categories",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Special ad categories.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "special_ad_categories"
             }
           },
           "atLeastOneOf": [
@@ -1229,8 +1281,8 @@ export const definition: ConnectorDefinition = {
             "stop_time",
             "special_ad_categories"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1433,7 +1485,21 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "bid_amount",
+          "bid_info",
+          "budget_remaining",
+          "targeting",
+          "promoted_object",
+          "destination_type",
+          "adlabels",
+          "attribution_spec",
+          "frequency_control_specs",
+          "is_dynamic_creative",
+          "issues_info",
+          "learning_stage_info",
+          "pacing_type"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1451,60 +1517,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad set fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1517,41 +1583,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad set name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "campaign_id": {
               "in": "body",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Campaign the ad set belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "billing_event": {
               "in": "body",
-              "wire": "billing_event",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1568,33 +1632,33 @@ export const definition: ConnectorDefinition = {
                   "THRUPLAY"
                 ]
               },
+              "required": true,
               "description": "What the ad set is billed on.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "billing_event"
             },
             "targeting": {
               "in": "body",
-              "wire": "targeting",
-              "required": true,
               "schema": {
                 "type": "object"
               },
+              "required": true,
               "description": "Targeting spec, e.g. {\"geo_locations\": {\"countries\": [\"US\"]}}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "targeting"
             },
             "optimization_goal": {
               "in": "body",
-              "wire": "optimization_goal",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "What delivery optimizes for, e.g. LINK_CLICKS, REACH, OFFSITE_CONVERSIONS.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "optimization_goal"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1604,46 +1668,46 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "Initial status (PAUSED recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime budget in the currency's minor unit (needs end_time).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "bid_amount": {
               "in": "body",
-              "wire": "bid_amount",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Bid cap or target cost in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_amount"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1653,52 +1717,54 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "body",
-              "wire": "end_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End time (ISO 8601 or Unix seconds).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             },
             "promoted_object": {
               "in": "body",
-              "wire": "promoted_object",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "The object promoted, e.g. {\"pixel_id\": \"...\", \"custom_event_type\": \"PURCHASE\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "promoted_object"
             },
             "destination_type": {
               "in": "body",
-              "wire": "destination_type",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Where people go, e.g. WEBSITE, MESSENGER, APP.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "destination_type"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1711,29 +1777,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "adset_id": {
               "in": "path",
-              "wire": "adset_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad set ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "adset_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad set fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1746,30 +1812,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "adset_id": {
               "in": "path",
-              "wire": "adset_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad set ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "adset_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "New name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1779,46 +1843,46 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "New status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "daily_budget": {
               "in": "body",
-              "wire": "daily_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Daily budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "daily_budget"
             },
             "lifetime_budget": {
               "in": "body",
-              "wire": "lifetime_budget",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Lifetime budget in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "lifetime_budget"
             },
             "bid_amount": {
               "in": "body",
-              "wire": "bid_amount",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Bid amount in the currency's minor unit.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_amount"
             },
             "bid_strategy": {
               "in": "body",
-              "wire": "bid_strategy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1828,48 +1892,50 @@ export const definition: ConnectorDefinition = {
                   "LOWEST_COST_WITH_MIN_ROAS"
                 ]
               },
+              "required": false,
               "description": "Bid strategy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bid_strategy"
             },
             "targeting": {
               "in": "body",
-              "wire": "targeting",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "New targeting spec (replaces the old one).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "targeting"
             },
             "optimization_goal": {
               "in": "body",
-              "wire": "optimization_goal",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Optimization goal.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "optimization_goal"
             },
             "start_time": {
               "in": "body",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start time.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "body",
-              "wire": "end_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End time.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             }
           },
           "atLeastOneOf": [
@@ -1884,8 +1950,8 @@ export const definition: ConnectorDefinition = {
             "start_time",
             "end_time"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2023,7 +2089,17 @@ export const definition: ConnectorDefinition = {
           "effective_status",
           "creative.id",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "configured_status",
+          "creative",
+          "tracking_specs",
+          "conversion_specs",
+          "conversion_domain",
+          "bid_amount",
+          "adlabels",
+          "issues_info",
+          "preview_shareable_link",
+          "source_ad_id"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2041,60 +2117,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2107,51 +2183,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "adset_id": {
               "in": "body",
-              "wire": "adset_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad set the ad belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "adset_id"
             },
             "creative": {
               "in": "body",
-              "wire": "creative",
-              "required": true,
               "schema": {
                 "type": "object"
               },
+              "required": true,
               "description": "The creative, usually {\"creative_id\": \"<ad creative id>\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "creative"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2161,35 +2235,37 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "Initial status (PAUSED recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "tracking_specs": {
               "in": "body",
-              "wire": "tracking_specs",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Tracking specs (actions tracked for the ad).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tracking_specs"
             },
             "conversion_domain": {
               "in": "body",
-              "wire": "conversion_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Domain where conversions happen (e.g. example.com).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "conversion_domain"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2202,29 +2278,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_id": {
               "in": "path",
-              "wire": "ad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2237,30 +2313,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_id": {
               "in": "path",
-              "wire": "ad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "New name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "status": {
               "in": "body",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2270,41 +2344,43 @@ export const definition: ConnectorDefinition = {
                   "DELETED"
                 ]
               },
+              "required": false,
               "description": "New status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             },
             "creative": {
               "in": "body",
-              "wire": "creative",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "New creative, {\"creative_id\": \"...\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "creative"
             },
             "tracking_specs": {
               "in": "body",
-              "wire": "tracking_specs",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Tracking specs.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tracking_specs"
             },
             "conversion_domain": {
               "in": "body",
-              "wire": "conversion_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Conversion domain.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "conversion_domain"
             }
           },
           "atLeastOneOf": [
@@ -2314,8 +2390,8 @@ export const definition: ConnectorDefinition = {
             "tracking_specs",
             "conversion_domain"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2460,7 +2536,16 @@ export const definition: ConnectorDefinition = {
           "call_to_action_type",
           "link_url",
           "image_hash",
-          "video_id"
+          "video_id",
+          "object_story_spec",
+          "object_story_id",
+          "effective_object_story_id",
+          "image_url",
+          "thumbnail_url",
+          "url_tags",
+          "asset_feed_spec",
+          "actor_id",
+          "instagram_permalink_url"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2483,60 +2568,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags"
               },
+              "required": false,
               "description": "Comma-separated ad creative fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2549,29 +2634,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "creative_id": {
               "in": "path",
-              "wire": "creative_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad creative ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "creative_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags"
               },
+              "required": false,
               "description": "Comma-separated ad creative fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2778,7 +2863,24 @@ export const definition: ConnectorDefinition = {
           "impressions",
           "clicks",
           "spend",
-          "reach"
+          "reach",
+          "account_name",
+          "account_currency",
+          "objective",
+          "frequency",
+          "unique_clicks",
+          "inline_link_clicks",
+          "cpc",
+          "cpm",
+          "cpp",
+          "ctr",
+          "unique_ctr",
+          "actions",
+          "action_values",
+          "conversions",
+          "cost_per_action_type",
+          "purchase_roas",
+          "video_p100_watched_actions"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2796,30 +2898,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "account_id,account_name,campaign_id,campaign_name,adset_id,adset_name,ad_id,ad_name,impressions,reach,frequency,clicks,spend,cpc,cpm,ctr,actions,date_start,date_stop"
               },
+              "required": false,
               "description": "Comma-separated insights fields (metrics and ids) to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "date_preset": {
               "in": "query",
-              "wire": "date_preset",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2845,13 +2945,13 @@ export const definition: ConnectorDefinition = {
                   "this_year"
                 ]
               },
+              "required": false,
               "description": "A relative date range (ignored when time_range is given).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "date_preset"
             },
             "time_range": {
               "in": "query",
-              "wire": "time_range",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -2870,24 +2970,24 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Absolute date range, {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"} (sent as JSON).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "time_range"
             },
             "time_increment": {
               "in": "query",
-              "wire": "time_increment",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$"
               },
+              "required": false,
               "description": "Days per row (1 to 90), monthly, or all_days (the default, one row for the range).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "time_increment"
             },
             "level": {
               "in": "query",
-              "wire": "level",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2897,57 +2997,59 @@ export const definition: ConnectorDefinition = {
                   "ad"
                 ]
               },
+              "required": false,
               "description": "Aggregation level of the rows (default account).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "level"
             },
             "breakdowns": {
               "in": "query",
-              "wire": "breakdowns",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Breakdowns, e.g. [age, gender] or [publisher_platform].",
               "sendDefault": false,
-              "serialize": "csv"
+              "serialize": "csv",
+              "wire": "breakdowns"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3072,7 +3174,15 @@ export const definition: ConnectorDefinition = {
           "event_source_type",
           "is_archived",
           "creation_time",
-          "last_fired_time"
+          "last_fired_time",
+          "rule",
+          "default_conversion_value",
+          "is_unavailable",
+          "retention_days",
+          "first_fired_time",
+          "pixel",
+          "business",
+          "data_sources"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3090,60 +3200,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time"
               },
+              "required": false,
               "description": "Comma-separated custom conversion fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3156,29 +3266,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "custom_conversion_id": {
               "in": "path",
-              "wire": "custom_conversion_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Custom conversion ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_conversion_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time"
               },
+              "required": false,
               "description": "Comma-separated custom conversion fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3291,7 +3401,13 @@ export const definition: ConnectorDefinition = {
           "width",
           "height",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "url",
+          "url_128",
+          "permalink_url",
+          "original_width",
+          "original_height",
+          "creatives"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3309,60 +3425,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad image fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3375,29 +3491,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "image_id": {
               "in": "path",
-              "wire": "image_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+:[0-9a-f]+$"
               },
+              "required": true,
               "description": "Ad image ID in the form <account_id>:<hash>, e.g. 1234567890:0a1b2c3d.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "image_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated ad image fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3473,6 +3589,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "views": {
+            "type": [
+              "integer",
+              "null"
+            ]
           }
         }
       },
@@ -3485,8 +3607,17 @@ export const definition: ConnectorDefinition = {
           "published",
           "status.video_status",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "source",
+          "picture",
+          "permalink_url",
+          "status",
+          "views",
+          "account_id"
         ],
+        "derived": {
+          "account_id": "params.account_id"
+        },
         "fanOut": {
           "entity": "ad_accounts",
           "field": "account_id",
@@ -3503,60 +3634,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated video fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3569,29 +3700,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "video_id": {
               "in": "path",
-              "wire": "video_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Video ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "video_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time"
               },
+              "required": false,
               "description": "Comma-separated video fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3684,7 +3815,14 @@ export const definition: ConnectorDefinition = {
           "last_fired_time",
           "is_unavailable",
           "owner_ad_account.id",
-          "owner_business.id"
+          "owner_business.id",
+          "data_use_setting",
+          "first_party_cookie_status",
+          "enable_automatic_matching",
+          "automatic_matching_fields",
+          "owner_ad_account",
+          "owner_business",
+          "code"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -3702,60 +3840,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "account_id": {
               "in": "path",
-              "wire": "account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business"
               },
+              "required": false,
               "description": "Comma-separated pixel fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3768,29 +3906,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "pixel_id": {
               "in": "path",
-              "wire": "pixel_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Pixel ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "pixel_id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business"
               },
+              "required": false,
               "description": "Comma-separated pixel fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3843,19 +3981,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "pixel_id": {
               "in": "path",
-              "wire": "pixel_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Pixel ID.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "pixel_id"
             },
             "aggregation": {
               "in": "query",
-              "wire": "aggregation",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -3877,43 +4013,43 @@ export const definition: ConnectorDefinition = {
                   "url_by_rule"
                 ]
               },
+              "required": false,
               "description": "What the counts are grouped by (default event).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "aggregation"
             },
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start (Unix seconds or ISO 8601).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "query",
-              "wire": "end_time",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End (Unix seconds or ISO 8601; default now).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             },
             "event": {
               "in": "query",
-              "wire": "event",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Event to aggregate on when aggregation is custom_data_field.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "event"
             },
             "event_source": {
               "in": "query",
-              "wire": "event_source",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -3921,43 +4057,45 @@ export const definition: ConnectorDefinition = {
                   "SERVER_ONLY"
                 ]
               },
+              "required": false,
               "description": "Only browser or only server events.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "event_source"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4139,7 +4277,21 @@ export const definition: ConnectorDefinition = {
           "languages",
           "publisher_platforms",
           "currency",
-          "bylines"
+          "bylines",
+          "ad_creative_link_captions",
+          "ad_creative_link_descriptions",
+          "ad_snapshot_url",
+          "impressions",
+          "spend",
+          "estimated_audience_size",
+          "demographic_distribution",
+          "delivery_by_region",
+          "eu_total_reach",
+          "beneficiary_payers",
+          "age_country_gender_reach_breakdown",
+          "target_ages",
+          "target_gender",
+          "target_locations"
         ],
         "semantic": []
       },
@@ -4152,8 +4304,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_reached_countries": {
               "in": "query",
-              "wire": "ad_reached_countries",
-              "required": true,
               "schema": {
                 "type": "array",
                 "minItems": 1,
@@ -4162,25 +4312,25 @@ export const definition: ConnectorDefinition = {
                   "pattern": "^([A-Z]{2}|ALL)$"
                 }
               },
+              "required": true,
               "description": "ISO country codes the ads reached, e.g. [\"US\"] or [\"ALL\"].",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "ad_reached_countries"
             },
             "search_terms": {
               "in": "query",
-              "wire": "search_terms",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 100
               },
+              "required": false,
               "description": "Keywords (a blank is AND); write them in the ads' language.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "search_terms"
             },
             "search_type": {
               "in": "query",
-              "wire": "search_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4188,13 +4338,13 @@ export const definition: ConnectorDefinition = {
                   "KEYWORD_EXACT_PHRASE"
                 ]
               },
+              "required": false,
               "description": "How search_terms match (default KEYWORD_UNORDERED).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "search_type"
             },
             "search_page_ids": {
               "in": "query",
-              "wire": "search_page_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "maxItems": 10,
@@ -4202,14 +4352,14 @@ export const definition: ConnectorDefinition = {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Up to 10 Facebook Page IDs whose ads to return.",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "search_page_ids"
             },
             "ad_type": {
               "in": "query",
-              "wire": "ad_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4220,13 +4370,13 @@ export const definition: ConnectorDefinition = {
                   "POLITICAL_AND_ISSUE_ADS"
                 ]
               },
+              "required": false,
               "description": "Ad category (default ALL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_type"
             },
             "ad_active_status": {
               "in": "query",
-              "wire": "ad_active_status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4235,63 +4385,63 @@ export const definition: ConnectorDefinition = {
                   "INACTIVE"
                 ]
               },
+              "required": false,
               "description": "Delivery status (default ACTIVE).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_active_status"
             },
             "ad_delivery_date_min": {
               "in": "query",
-              "wire": "ad_delivery_date_min",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
               },
+              "required": false,
               "description": "Delivered on or after this date (YYYY-mm-dd).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_delivery_date_min"
             },
             "ad_delivery_date_max": {
               "in": "query",
-              "wire": "ad_delivery_date_max",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
               },
+              "required": false,
               "description": "Delivered on or before this date (YYYY-mm-dd).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_delivery_date_max"
             },
             "bylines": {
               "in": "query",
-              "wire": "bylines",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "\"Paid for by\" disclaimers to match (political and issue ads).",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "bylines"
             },
             "languages": {
               "in": "query",
-              "wire": "languages",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "ISO 639-1 language codes of the ads.",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "languages"
             },
             "media_type": {
               "in": "query",
-              "wire": "media_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -4302,13 +4452,13 @@ export const definition: ConnectorDefinition = {
                   "NONE"
                 ]
               },
+              "required": false,
               "description": "Media in the ads.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "media_type"
             },
             "publisher_platforms": {
               "in": "query",
-              "wire": "publisher_platforms",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -4324,65 +4474,67 @@ export const definition: ConnectorDefinition = {
                   ]
                 }
               },
+              "required": false,
               "description": "Platforms the ads appeared on.",
               "sendDefault": false,
-              "serialize": "json"
+              "serialize": "json",
+              "wire": "publisher_platforms"
             },
             "unmask_removed_content": {
               "in": "query",
-              "wire": "unmask_removed_content",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Reveal content removed for violating standards (default false).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "unmask_removed_content"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "id,page_id,page_name,ad_creation_time,ad_delivery_start_time,ad_delivery_stop_time,ad_creative_bodies,ad_creative_link_captions,ad_creative_link_descriptions,ad_creative_link_titles,ad_snapshot_url,currency,languages,publisher_platforms"
               },
+              "required": false,
               "description": "Comma-separated Archived Ad fields to return.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "fields"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Records per page (Graph API default 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "after",
-            "next_cursor": "body.paging.cursors.after",
-            "has_more": "body.paging.next",
             "block": {
               "after": "next.after"
-            }
+            },
+            "cursor_param": "after",
+            "next_cursor": "body.paging.cursors.after",
+            "has_more": "body.paging.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

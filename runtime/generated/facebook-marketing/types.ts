@@ -615,6 +615,7 @@ export interface FacebookMarketingVideosRecord {
   status: Record<string, unknown> | null;
   created_time: string | null;
   updated_time: string | null;
+  views: number | null;
 }
 
 /** List the ad videos of an ad account (GET /act_{account_id}/advideos). */

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "gong",
   "displayName": "Gong",
-  "definitionId": "2e9d55ba-9637-4ada-9b79-05ada60fca83",
+  "definitionId": "32382e40-3b49-4b99-9c5c-4076501914e7",
   "iconUrl": "https://www.gong.io/favicon.ico",
   "supportLevel": "certified",
   "category": "call analytics",
@@ -31,21 +31,23 @@ export const definition: ConnectorDefinition = {
       "url": "https://gong.app.gong.io/ajax/settings/api/documentation/specs?version="
     }
   ],
-  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list takes fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601; without them Gong lists from the earliest to the most recent call. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
-  "baseUrl": "https://{{config.host}}",
   "config": {
     "host": {
       "description": "API host of the Gong company: api.gong.io (default) or the company-specific host Gong shows on the API settings page and returns as api_base_url_for_customer with OAuth tokens (e.g. us-55616.api.gong.io). Only hosts under api.gong.io are accepted.",
       "pattern": "^([a-z0-9][a-z0-9-]{0,62}\\.)?api\\.gong\\.io$",
       "default": "api.gong.io",
-      "example": "us-55616.api.gong.io",
-      "required": true
+      "required": true,
+      "example": "us-55616.api.gong.io"
     }
   },
+  "baseUrl": "https://{{config.host}}",
   "headers": {},
   "auth": [
     {
       "optionTitle": "Access Key",
+      "titleAliases": [
+        "Access Key Authentication"
+      ],
       "description": "An access key and access key secret created by a Gong technical administrator (Admin center > Settings > Ecosystem > API > Get API Key), sent as HTTP basic auth (access key as user name, secret as password).",
       "fields": {
         "access_key": {
@@ -66,6 +68,9 @@ export const definition: ConnectorDefinition = {
     },
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "OAuth 2.0 Authentication"
+      ],
       "description": "A Gong OAuth app (Create Integration in Gong's API settings) authorized by a technical admin of the customer company, with the scopes api:users:read, api:calls:read:basic and api:calls:read:extensive. The access token is renewed at https://app.gong.io/oauth2/generate-customer-token (client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Gong rotates the refresh token on every refresh: persist the new one from onTokenRefresh. Gong answers each token with api_base_url_for_customer, the company's API base URL: set the host config to its host (kept values are reported by onTokenRefresh).",
       "fields": {
         "client_id": {
@@ -102,6 +107,7 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
+  "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list takes fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601; without them Gong lists from the earliest to the most recent call. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",
   "entities": {
     "users": {
       "name": "users",
@@ -215,7 +221,14 @@ export const definition: ConnectorDefinition = {
           "active",
           "managerId",
           "created",
-          "emailAliases"
+          "emailAliases",
+          "trustedEmailAddress",
+          "phoneNumber",
+          "extension",
+          "personalMeetingUrls",
+          "settings",
+          "meetingConsentPageUrl",
+          "spokenLanguages"
         ],
         "semantic": []
       },
@@ -228,29 +241,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "users",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.records.cursor",
             "block": {
               "cursor": "body.records.cursor",
               "total_records": "body.records.totalRecords",
               "current_page_number": "body.records.currentPageNumber"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -263,19 +276,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{1,20}$"
               },
+              "required": true,
               "description": "Gong's numeric user ID (up to 20 digits).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "user",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -423,7 +436,13 @@ export const definition: ConnectorDefinition = {
           "language",
           "workspaceId",
           "purpose",
-          "url"
+          "url",
+          "sdrDisposition",
+          "clientUniqueId",
+          "customData",
+          "meetingUrl",
+          "isPrivate",
+          "calendarEventId"
         ],
         "semantic": []
       },
@@ -436,51 +455,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "fromDateTime": {
               "in": "query",
-              "wire": "fromDateTime",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
               },
+              "required": false,
               "description": "Calls that started at or after this time (ISO 8601). Without it the list starts with the earliest call.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fromDateTime"
             },
             "toDateTime": {
               "in": "query",
-              "wire": "toDateTime",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
               },
+              "required": false,
               "description": "Calls that started before this time (ISO 8601). Without it the list ends with the most recent call.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "toDateTime"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "calls",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.records.cursor",
             "block": {
               "cursor": "body.records.cursor",
               "total_records": "body.records.totalRecords",
               "current_page_number": "body.records.currentPageNumber"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -493,19 +512,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{1,20}$"
               },
+              "required": true,
               "description": "Gong's numeric call ID (up to 20 digits).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "call",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -571,8 +590,20 @@ export const definition: ConnectorDefinition = {
           "metaData.scope",
           "metaData.workspaceId",
           "parties",
-          "content.brief"
+          "content.brief",
+          "metaData",
+          "context",
+          "content",
+          "interaction",
+          "collaboration",
+          "media",
+          "id",
+          "startdatetime"
         ],
+        "derived": {
+          "id": "record.metaData.id",
+          "startdatetime": "record.metaData.started"
+        },
         "semantic": []
       },
       "actions": {
@@ -584,8 +615,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "filter": {
               "in": "body",
-              "wire": "filter",
-              "required": true,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -619,13 +648,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "Which calls to return.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "filter"
             },
             "contentSelector": {
               "in": "body",
-              "wire": "contentSelector",
-              "required": false,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -673,37 +702,39 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "What to include, e.g. {\"context\": \"Extended\", \"exposedFields\": {\"parties\": true, \"content\": {\"brief\": true}}}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "contentSelector"
             },
             "cursor": {
               "in": "body",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Cursor of the next page, sent in the body (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "calls",
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.records.cursor",
             "block": {
               "cursor": "body.records.cursor",
               "total_records": "body.records.totalRecords",
               "current_page_number": "body.records.currentPageNumber"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.records.cursor"
           },
-          "guards": [],
-          "idempotent": true,
-          "destructive": false,
-          "readOnly": true
+          "destructive": false
         }
       }
     }

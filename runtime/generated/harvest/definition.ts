@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "harvest",
   "displayName": "Harvest",
-  "definitionId": "7a3e9f52-1c4b-4d8e-9b6a-2f5c8d1e0a47",
+  "definitionId": "fe2b4084-3386-4d3b-9ad6-308f61a6f1e6",
   "iconUrl": "https://www.getharvest.com/hubfs/harvest-icon.png",
   "supportLevel": "certified",
   "category": "time tracking and invoicing",
@@ -95,9 +95,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://help.getharvest.com/api-v2/reports-api/reports/time-reports/"
     }
   ],
-  "guidance": "List actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.",
-  "baseUrl": "https://api.harvestapp.com/v2",
   "config": {},
+  "baseUrl": "https://api.harvestapp.com/v2",
   "headers": {
     "Harvest-Account-Id": "{{credentials.account_id}}",
     "User-Agent": "Switchyard (https://github.com/switchyard-dev/switchyard)"
@@ -152,7 +151,10 @@ export const definition: ConnectorDefinition = {
         "api_token": {
           "description": "Harvest personal access token.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "token"
+          ]
         },
         "account_id": {
           "description": "Harvest account ID, sent as the Harvest-Account-Id header.",
@@ -168,6 +170,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "List actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.",
   "entities": {
     "users": {
       "name": "users",
@@ -319,7 +322,18 @@ export const definition: ConnectorDefinition = {
           "roles",
           "access_roles",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "telephone",
+          "has_access_to_all_future_projects",
+          "weekly_capacity",
+          "default_hourly_rate",
+          "cost_rate",
+          "avatar_url",
+          "employee_id",
+          "calendar_integration_enabled",
+          "calendar_integration_source",
+          "can_create_projects",
+          "permissions_claims"
         ],
         "semantic": []
       },
@@ -332,51 +346,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "users",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -389,17 +403,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -467,7 +481,9 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "currency",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "address",
+          "statement_key"
         ],
         "semantic": []
       },
@@ -480,51 +496,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "clients",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -537,17 +553,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -636,7 +652,11 @@ export const definition: ConnectorDefinition = {
           "client.id",
           "client.name",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "phone_office",
+          "phone_mobile",
+          "fax"
         ],
         "semantic": []
       },
@@ -649,51 +669,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "contacts",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -706,17 +726,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -866,8 +886,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/company",
           "params": {},
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1036,7 +1056,22 @@ export const definition: ConnectorDefinition = {
           "starts_on",
           "ends_on",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "is_fixed_fee",
+          "bill_by",
+          "hourly_rate",
+          "budget",
+          "budget_by",
+          "budget_is_monthly",
+          "notify_when_over_budget",
+          "over_budget_notification_percentage",
+          "over_budget_notification_date",
+          "show_budget_to_all",
+          "cost_budget",
+          "cost_budget_include_expenses",
+          "fee",
+          "notes"
         ],
         "semantic": []
       },
@@ -1049,51 +1084,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "projects",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1106,17 +1141,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1184,7 +1219,9 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "is_default",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "billable_by_default",
+          "default_hourly_rate"
         ],
         "semantic": []
       },
@@ -1197,51 +1234,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "tasks",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1254,17 +1291,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1461,7 +1498,28 @@ export const definition: ConnectorDefinition = {
           "is_billed",
           "is_running",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "user",
+          "user_assignment",
+          "client",
+          "project",
+          "task",
+          "task_assignment",
+          "external_reference",
+          "invoice",
+          "hours",
+          "hours_without_timer",
+          "rounded_hours",
+          "is_locked",
+          "locked_reason",
+          "is_closed",
+          "timer_started_at",
+          "started_time",
+          "ended_time",
+          "billable",
+          "budgeted",
+          "billable_rate",
+          "cost_rate"
         ],
         "semantic": []
       },
@@ -1474,51 +1532,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "time_entries",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1531,17 +1589,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1771,7 +1829,31 @@ export const definition: ConnectorDefinition = {
           "due_date",
           "paid_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "line_items",
+          "estimate",
+          "retainer",
+          "creator",
+          "client_key",
+          "purchase_order",
+          "amount",
+          "due_amount",
+          "tax",
+          "tax_amount",
+          "tax2",
+          "tax2_amount",
+          "discount",
+          "discount_amount",
+          "notes",
+          "period_start",
+          "period_end",
+          "payment_term",
+          "payment_options",
+          "sent_at",
+          "paid_at",
+          "closed_at",
+          "recurring_invoice_id"
         ],
         "semantic": []
       },
@@ -1784,51 +1866,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "invoices",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1841,17 +1923,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1920,51 +2002,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "invoice_item_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1977,17 +2059,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2155,7 +2237,23 @@ export const definition: ConnectorDefinition = {
           "client.name",
           "issue_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "line_items",
+          "creator",
+          "client_key",
+          "purchase_order",
+          "amount",
+          "tax",
+          "tax_amount",
+          "tax2",
+          "tax2_amount",
+          "discount",
+          "discount_amount",
+          "notes",
+          "sent_at",
+          "accepted_at",
+          "declined_at"
         ],
         "semantic": []
       },
@@ -2168,51 +2266,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "estimates",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2225,17 +2323,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2290,51 +2388,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "estimate_item_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2347,17 +2445,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2498,7 +2596,20 @@ export const definition: ConnectorDefinition = {
           "expense_category.name",
           "is_billed",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "client",
+          "project",
+          "expense_category",
+          "user",
+          "user_assignment",
+          "receipt",
+          "invoice",
+          "units",
+          "total_cost",
+          "billable",
+          "is_closed",
+          "is_locked",
+          "locked_reason"
         ],
         "semantic": []
       },
@@ -2511,51 +2622,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "expenses",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2568,17 +2679,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2640,7 +2751,8 @@ export const definition: ConnectorDefinition = {
           "unit_name",
           "is_active",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "unit_price"
         ],
         "semantic": []
       },
@@ -2653,51 +2765,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "expense_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2710,17 +2822,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2768,7 +2880,8 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "user_ids"
         ],
         "semantic": []
       },
@@ -2781,51 +2894,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "roles",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2838,17 +2951,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "integer"
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2931,7 +3044,12 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "is_project_manager",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "project",
+          "user",
+          "use_default_rates",
+          "hourly_rate",
+          "budget"
         ],
         "semantic": []
       },
@@ -2944,51 +3062,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "user_assignments",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3065,7 +3183,11 @@ export const definition: ConnectorDefinition = {
           "is_active",
           "billable",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "project",
+          "task",
+          "hourly_rate",
+          "budget"
         ],
         "semantic": []
       },
@@ -3078,51 +3200,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "task_assignments",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3189,7 +3311,10 @@ export const definition: ConnectorDefinition = {
           "project_name",
           "client_id",
           "client_name",
-          "currency"
+          "currency",
+          "total_hours",
+          "billable_hours",
+          "billable_amount"
         ],
         "semantic": []
       },
@@ -3202,73 +3327,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "from": {
               "in": "query",
-              "wire": "from",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "from"
             },
             "to": {
               "in": "query",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "to"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3321,7 +3446,10 @@ export const definition: ConnectorDefinition = {
         "fields": [
           "task_id",
           "task_name",
-          "currency"
+          "currency",
+          "total_hours",
+          "billable_hours",
+          "billable_amount"
         ],
         "semantic": []
       },
@@ -3334,73 +3462,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "from": {
               "in": "query",
-              "wire": "from",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "from"
             },
             "to": {
               "in": "query",
-              "wire": "to",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$"
               },
+              "required": true,
               "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "to"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 2000
               },
+              "required": false,
               "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
+            "block": {
+              "next_link": "body.links.next"
+            },
             "next_url": "body.links.next",
             "ignore_query": [
               "ref"
-            ],
-            "block": {
-              "next_link": "body.links.next"
-            }
+            ]
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

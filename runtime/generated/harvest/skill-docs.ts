@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "harvest",
   "title": "Harvest connector",
   "summary": "Harvest time tracking and invoicing (API v2): read users, clients and contacts, the company, projects, tasks and their assignments, time entries, invoices, estimates, expenses, their categories, roles, and the time reports by project and by task. Every request carries the Harvest-Account-Id header and a User-Agent, as Harvest requires.",
-  "version": "242fc89350c7",
+  "version": "c0f38166a0b9",
   "tags": [
     "harvest",
     "time tracking and invoicing"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Harvest connector",
       "summary": "Harvest time tracking and invoicing (API v2): read users, clients and contacts, the company, projects, tasks and their assignments, time entries, invoices, estimates, expenses, their categories, roles, and the time reports by project and by task. Every request carries the Harvest-Account-Id header and a User-Agent, as Harvest requires.",
-      "markdown": "# Harvest\n\nHarvest time tracking and invoicing (API v2): read users, clients and contacts, the company, projects, tasks and their assignments, time entries, invoices, estimates, expenses, their categories, roles, and the time reports by project and by task. Every request carries the Harvest-Account-Id header and a User-Agent, as Harvest requires.\n\n- Connector type: `harvest`\n- Category: time tracking and invoicing\n- Definition ID: `7a3e9f52-1c4b-4d8e-9b6a-2f5c8d1e0a47`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('harvest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nList actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| users | list, get | Users (people) in the Harvest account. |\n| clients | list, get | Clients (the customers work is tracked and invoiced for). |\n| contacts | list, get | Client contacts. |\n| company | get | The company (account) of the authenticated user. Only get; there is one company per account. |\n| projects | list, get | Projects (work for a client, with budget and billing settings). |\n| tasks | list, get | Tasks (kinds of work time is tracked against). |\n| time_entries | list, get | Time entries (tracked hours of a user on a project task). |\n| invoices | list, get | Invoices sent to clients. |\n| invoice_item_categories | list, get | Invoice item categories (kinds of invoice line items). |\n| estimates | list, get | Estimates (quotes) sent to clients. |\n| estimate_item_categories | list, get | Estimate item categories (kinds of estimate line items). |\n| expenses | list, get | Expenses recorded against projects. |\n| expense_categories | list, get | Expense categories. |\n| roles | list, get | Roles (descriptive groupings of users, used for filtering reports). |\n| user_assignments | list | User assignments (which users are assigned to which projects), across all projects. Only list. |\n| task_assignments | list | Task assignments (which tasks are assigned to which projects), across all projects. Only list. |\n| time_projects | list | Time report by project: hours and billable amounts per project (and currency) for a date range. Only list; `from` and `to` are required. A project appears once per currency. |\n| time_tasks | list | Time report by task: hours and billable amounts per task (and currency) for a date range. Only list; `from` and `to` are required. A task appears once per currency. |\n\n## Vendor documentation\n\n- [Harvest API v2 overview](https://help.getharvest.com/api-v2/)\n- [Authentication](https://help.getharvest.com/api-v2/authentication-api/authentication/authentication/)\n- [Pagination](https://help.getharvest.com/api-v2/introduction/overview/pagination/)\n- [General: User-Agent and rate limits](https://help.getharvest.com/api-v2/introduction/overview/general/)\n- [Users](https://help.getharvest.com/api-v2/users-api/users/users/)\n- [Clients](https://help.getharvest.com/api-v2/clients-api/clients/clients/)\n- [Contacts](https://help.getharvest.com/api-v2/clients-api/clients/contacts/)\n- [Company](https://help.getharvest.com/api-v2/company-api/company/company/)\n- [Projects](https://help.getharvest.com/api-v2/projects-api/projects/projects/)\n- [Tasks](https://help.getharvest.com/api-v2/tasks-api/tasks/tasks/)\n- [Time Entries](https://help.getharvest.com/api-v2/timesheets-api/timesheets/time-entries/)\n- [Invoices](https://help.getharvest.com/api-v2/invoices-api/invoices/invoices/)\n- [Invoice Item Categories](https://help.getharvest.com/api-v2/invoices-api/invoices/invoice-item-categories/)\n- [Estimates](https://help.getharvest.com/api-v2/estimates-api/estimates/estimates/)\n- [Estimate Item Categories](https://help.getharvest.com/api-v2/estimates-api/estimates/estimate-item-categories/)\n- [Expenses](https://help.getharvest.com/api-v2/expenses-api/expenses/expenses/)\n- [Expense Categories](https://help.getharvest.com/api-v2/expenses-api/expenses/expense-categories/)\n- [Roles](https://help.getharvest.com/api-v2/roles-api/roles/roles/)\n- [User Assignments](https://help.getharvest.com/api-v2/projects-api/projects/user-assignments/)\n- [Task Assignments](https://help.getharvest.com/api-v2/projects-api/projects/task-assignments/)\n- [Time Reports](https://help.getharvest.com/api-v2/reports-api/reports/time-reports/)\n",
+      "markdown": "# Harvest\n\nHarvest time tracking and invoicing (API v2): read users, clients and contacts, the company, projects, tasks and their assignments, time entries, invoices, estimates, expenses, their categories, roles, and the time reports by project and by task. Every request carries the Harvest-Account-Id header and a User-Agent, as Harvest requires.\n\n- Connector type: `harvest`\n- Category: time tracking and invoicing\n- Definition ID: `fe2b4084-3386-4d3b-9ad6-308f61a6f1e6`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('harvest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nList actions return up to per_page records (1..2000, Harvest's default 2000) and next_link, the absolute URL of the next page (null on the last page). To walk pages, call list again with the returned next_params merged into the same params. The time reports (time_projects, time_tasks) need from and to (dates, YYYYMMDD or YYYY-MM-DD). Harvest allows 100 requests per 15 seconds in general and 100 report requests per 15 minutes.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| users | list, get | Users (people) in the Harvest account. |\n| clients | list, get | Clients (the customers work is tracked and invoiced for). |\n| contacts | list, get | Client contacts. |\n| company | get | The company (account) of the authenticated user. Only get; there is one company per account. |\n| projects | list, get | Projects (work for a client, with budget and billing settings). |\n| tasks | list, get | Tasks (kinds of work time is tracked against). |\n| time_entries | list, get | Time entries (tracked hours of a user on a project task). |\n| invoices | list, get | Invoices sent to clients. |\n| invoice_item_categories | list, get | Invoice item categories (kinds of invoice line items). |\n| estimates | list, get | Estimates (quotes) sent to clients. |\n| estimate_item_categories | list, get | Estimate item categories (kinds of estimate line items). |\n| expenses | list, get | Expenses recorded against projects. |\n| expense_categories | list, get | Expense categories. |\n| roles | list, get | Roles (descriptive groupings of users, used for filtering reports). |\n| user_assignments | list | User assignments (which users are assigned to which projects), across all projects. Only list. |\n| task_assignments | list | Task assignments (which tasks are assigned to which projects), across all projects. Only list. |\n| time_projects | list | Time report by project: hours and billable amounts per project (and currency) for a date range. Only list; `from` and `to` are required. A project appears once per currency. |\n| time_tasks | list | Time report by task: hours and billable amounts per task (and currency) for a date range. Only list; `from` and `to` are required. A task appears once per currency. |\n\n## Vendor documentation\n\n- [Harvest API v2 overview](https://help.getharvest.com/api-v2/)\n- [Authentication](https://help.getharvest.com/api-v2/authentication-api/authentication/authentication/)\n- [Pagination](https://help.getharvest.com/api-v2/introduction/overview/pagination/)\n- [General: User-Agent and rate limits](https://help.getharvest.com/api-v2/introduction/overview/general/)\n- [Users](https://help.getharvest.com/api-v2/users-api/users/users/)\n- [Clients](https://help.getharvest.com/api-v2/clients-api/clients/clients/)\n- [Contacts](https://help.getharvest.com/api-v2/clients-api/clients/contacts/)\n- [Company](https://help.getharvest.com/api-v2/company-api/company/company/)\n- [Projects](https://help.getharvest.com/api-v2/projects-api/projects/projects/)\n- [Tasks](https://help.getharvest.com/api-v2/tasks-api/tasks/tasks/)\n- [Time Entries](https://help.getharvest.com/api-v2/timesheets-api/timesheets/time-entries/)\n- [Invoices](https://help.getharvest.com/api-v2/invoices-api/invoices/invoices/)\n- [Invoice Item Categories](https://help.getharvest.com/api-v2/invoices-api/invoices/invoice-item-categories/)\n- [Estimates](https://help.getharvest.com/api-v2/estimates-api/estimates/estimates/)\n- [Estimate Item Categories](https://help.getharvest.com/api-v2/estimates-api/estimates/estimate-item-categories/)\n- [Expenses](https://help.getharvest.com/api-v2/expenses-api/expenses/expenses/)\n- [Expense Categories](https://help.getharvest.com/api-v2/expenses-api/expenses/expense-categories/)\n- [Roles](https://help.getharvest.com/api-v2/roles-api/roles/roles/)\n- [User Assignments](https://help.getharvest.com/api-v2/projects-api/projects/user-assignments/)\n- [Task Assignments](https://help.getharvest.com/api-v2/projects-api/projects/task-assignments/)\n- [Time Reports](https://help.getharvest.com/api-v2/reports-api/reports/time-reports/)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `harvest`",
             "Category: time tracking and invoicing",
-            "Definition ID: `7a3e9f52-1c4b-4d8e-9b6a-2f5c8d1e0a47`"
+            "Definition ID: `fe2b4084-3386-4d3b-9ad6-308f61a6f1e6`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('harvest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('harvest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -189,7 +189,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: OAuth2.0, Personal Access Token",
-      "markdown": "# Authentication\n\n## OAuth2.0\n\nHarvest OAuth2 (authorization code flow). The access token is refreshed with the refresh token at id.getharvest.com and sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | OAuth2 client ID of the Harvest OAuth2 application. |\n| client_secret | yes | yes | OAuth2 client secret of the Harvest OAuth2 application. |\n| refresh_token | yes | yes | Refresh token obtained from the authorization code flow. |\n| access_token | no | yes | Current access token (optional; refreshed when missing or expired). |\n| account_id | yes | no | Harvest account ID, sent as the Harvest-Account-Id header. |\n\n## Personal Access Token\n\nA personal access token created at https://id.getharvest.com/developers, sent as \"Authorization: Bearer <token>\", with the account ID shown next to it.\n\nSet `option_title` to `Personal Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_token | yes | yes | Harvest personal access token. |\n| account_id | yes | no | Harvest account ID, sent as the Harvest-Account-Id header. |\n",
+      "markdown": "# Authentication\n\n## OAuth2.0\n\nHarvest OAuth2 (authorization code flow). The access token is refreshed with the refresh token at id.getharvest.com and sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | OAuth2 client ID of the Harvest OAuth2 application. |\n| client_secret | yes | yes | OAuth2 client secret of the Harvest OAuth2 application. |\n| refresh_token | yes | yes | Refresh token obtained from the authorization code flow. |\n| access_token | no | yes | Current access token (optional; refreshed when missing or expired). |\n| account_id | yes | no | Harvest account ID, sent as the Harvest-Account-Id header. |\n\n## Personal Access Token\n\nA personal access token created at https://id.getharvest.com/developers, sent as \"Authorization: Bearer <token>\", with the account ID shown next to it.\n\nSet `option_title` to `Personal Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_token (or token) | yes | yes | Harvest personal access token. |\n| account_id | yes | no | Harvest account ID, sent as the Harvest-Account-Id header. |\n",
       "blocks": [
         {
           "type": "heading",
@@ -273,7 +273,7 @@ export const skillDocs: SkillDocs = {
           ],
           "rows": [
             [
-              "api_token",
+              "api_token (or token)",
               "yes",
               "yes",
               "Harvest personal access token."
@@ -292,7 +292,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List users, most recently created first.",
-      "markdown": "# users.list\n\nList users, most recently created first.\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `telephone` (string or null)\n- `timezone` (string or null)\n- `has_access_to_all_future_projects` (boolean or null)\n- `is_contractor` (boolean or null)\n- `is_active` (boolean or null)\n- `weekly_capacity` (integer or null)\n- `default_hourly_rate` (number or null)\n- `cost_rate` (number or null)\n- `roles` (array or null)\n- `access_roles` (array or null)\n- `avatar_url` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `employee_id` (string or null)\n- `calendar_integration_enabled` (boolean or null)\n- `calendar_integration_source` (string or null)\n- `can_create_projects` (boolean or null)\n- `permissions_claims` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList users, most recently created first.\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `telephone` (string or null)\n- `timezone` (string or null)\n- `has_access_to_all_future_projects` (boolean or null)\n- `is_contractor` (boolean or null)\n- `is_active` (boolean or null)\n- `weekly_capacity` (integer or null)\n- `default_hourly_rate` (number or null)\n- `cost_rate` (number or null)\n- `roles` (array or null)\n- `access_roles` (array or null)\n- `avatar_url` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `employee_id` (string or null)\n- `calendar_integration_enabled` (boolean or null)\n- `calendar_integration_source` (string or null)\n- `can_create_projects` (boolean or null)\n- `permissions_claims` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -342,6 +342,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -489,7 +496,7 @@ export const skillDocs: SkillDocs = {
       "id": "clients.list",
       "title": "clients.list",
       "summary": "List clients, most recently created first.",
-      "markdown": "# clients.list\n\nList clients, most recently created first.\n\n`GET /clients` returns a list of clients records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `address` (string or null)\n- `statement_key` (string or null)\n- `currency` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# clients.list\n\nList clients, most recently created first.\n\n`GET /clients` returns a list of clients records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `address` (string or null)\n- `statement_key` (string or null)\n- `currency` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -539,6 +546,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -658,7 +672,7 @@ export const skillDocs: SkillDocs = {
       "id": "contacts.list",
       "title": "contacts.list",
       "summary": "List contacts, most recently created first.",
-      "markdown": "# contacts.list\n\nList contacts, most recently created first.\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `title` (string or null)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `phone_office` (string or null)\n- `phone_mobile` (string or null)\n- `fax` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# contacts.list\n\nList contacts, most recently created first.\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `title` (string or null)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `phone_office` (string or null)\n- `phone_mobile` (string or null)\n- `fax` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -708,6 +722,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -904,7 +925,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects, most recently created first.",
-      "markdown": "# projects.list\n\nList projects, most recently created first.\n\n`GET /projects` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `name` (string or null)\n- `code` (string or null)\n- `is_active` (boolean or null)\n- `is_billable` (boolean or null)\n- `is_fixed_fee` (boolean or null)\n- `bill_by` (string or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `budget_by` (string or null)\n- `budget_is_monthly` (boolean or null)\n- `notify_when_over_budget` (boolean or null)\n- `over_budget_notification_percentage` (number or null)\n- `over_budget_notification_date` (string or null)\n- `show_budget_to_all` (boolean or null)\n- `cost_budget` (number or null)\n- `cost_budget_include_expenses` (boolean or null)\n- `fee` (number or null)\n- `notes` (string or null)\n- `starts_on` (string or null)\n- `ends_on` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects, most recently created first.\n\n`GET /projects` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `name` (string or null)\n- `code` (string or null)\n- `is_active` (boolean or null)\n- `is_billable` (boolean or null)\n- `is_fixed_fee` (boolean or null)\n- `bill_by` (string or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `budget_by` (string or null)\n- `budget_is_monthly` (boolean or null)\n- `notify_when_over_budget` (boolean or null)\n- `over_budget_notification_percentage` (number or null)\n- `over_budget_notification_date` (string or null)\n- `show_budget_to_all` (boolean or null)\n- `cost_budget` (number or null)\n- `cost_budget_include_expenses` (boolean or null)\n- `fee` (number or null)\n- `notes` (string or null)\n- `starts_on` (string or null)\n- `ends_on` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -954,6 +975,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1105,7 +1133,7 @@ export const skillDocs: SkillDocs = {
       "id": "tasks.list",
       "title": "tasks.list",
       "summary": "List tasks, most recently created first.",
-      "markdown": "# tasks.list\n\nList tasks, most recently created first.\n\n`GET /tasks` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `billable_by_default` (boolean or null)\n- `default_hourly_rate` (number or null)\n- `is_default` (boolean or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# tasks.list\n\nList tasks, most recently created first.\n\n`GET /tasks` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `billable_by_default` (boolean or null)\n- `default_hourly_rate` (number or null)\n- `is_default` (boolean or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1155,6 +1183,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1274,7 +1309,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_entries.list",
       "title": "time_entries.list",
       "summary": "List time entries, most recently created first.",
-      "markdown": "# time_entries.list\n\nList time entries, most recently created first.\n\n`GET /time_entries` returns a list of time_entries records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `spent_date` (string or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `client` (object or null)\n- `project` (object or null)\n- `task` (object or null)\n- `task_assignment` (object or null)\n- `external_reference` (object or null)\n- `invoice` (object or null)\n- `hours` (number or null)\n- `hours_without_timer` (number or null)\n- `rounded_hours` (number or null)\n- `notes` (string or null)\n- `is_locked` (boolean or null)\n- `locked_reason` (string or null)\n- `is_closed` (boolean or null)\n- `is_billed` (boolean or null)\n- `timer_started_at` (string or null)\n- `started_time` (string or null)\n- `ended_time` (string or null)\n- `is_running` (boolean or null)\n- `billable` (boolean or null)\n- `budgeted` (boolean or null)\n- `billable_rate` (number or null)\n- `cost_rate` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# time_entries.list\n\nList time entries, most recently created first.\n\n`GET /time_entries` returns a list of time_entries records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `spent_date` (string or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `client` (object or null)\n- `project` (object or null)\n- `task` (object or null)\n- `task_assignment` (object or null)\n- `external_reference` (object or null)\n- `invoice` (object or null)\n- `hours` (number or null)\n- `hours_without_timer` (number or null)\n- `rounded_hours` (number or null)\n- `notes` (string or null)\n- `is_locked` (boolean or null)\n- `locked_reason` (string or null)\n- `is_closed` (boolean or null)\n- `is_billed` (boolean or null)\n- `timer_started_at` (string or null)\n- `started_time` (string or null)\n- `ended_time` (string or null)\n- `is_running` (boolean or null)\n- `billable` (boolean or null)\n- `budgeted` (boolean or null)\n- `billable_rate` (number or null)\n- `cost_rate` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1324,6 +1359,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1483,7 +1525,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoices.list",
       "title": "invoices.list",
       "summary": "List invoices, most recently created first.",
-      "markdown": "# invoices.list\n\nList invoices, most recently created first.\n\n`GET /invoices` returns a list of invoices records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `estimate` (object or null)\n- `retainer` (object or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `due_amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `period_start` (string or null)\n- `period_end` (string or null)\n- `issue_date` (string or null)\n- `due_date` (string or null)\n- `payment_term` (string or null)\n- `payment_options` (array or null)\n- `sent_at` (string or null)\n- `paid_at` (string or null)\n- `paid_date` (string or null)\n- `closed_at` (string or null)\n- `recurring_invoice_id` (integer or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# invoices.list\n\nList invoices, most recently created first.\n\n`GET /invoices` returns a list of invoices records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `estimate` (object or null)\n- `retainer` (object or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `due_amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `period_start` (string or null)\n- `period_end` (string or null)\n- `issue_date` (string or null)\n- `due_date` (string or null)\n- `payment_term` (string or null)\n- `payment_options` (array or null)\n- `sent_at` (string or null)\n- `paid_at` (string or null)\n- `paid_date` (string or null)\n- `closed_at` (string or null)\n- `recurring_invoice_id` (integer or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1533,6 +1575,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1704,7 +1753,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoice_item_categories.list",
       "title": "invoice_item_categories.list",
       "summary": "List invoice item categories, most recently created first.",
-      "markdown": "# invoice_item_categories.list\n\nList invoice item categories, most recently created first.\n\n`GET /invoice_item_categories` returns a list of invoice_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `use_as_service` (boolean or null)\n- `use_as_expense` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# invoice_item_categories.list\n\nList invoice item categories, most recently created first.\n\n`GET /invoice_item_categories` returns a list of invoice_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `use_as_service` (boolean or null)\n- `use_as_expense` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1754,6 +1803,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1869,7 +1925,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimates.list",
       "title": "estimates.list",
       "summary": "List estimates, most recently created first.",
-      "markdown": "# estimates.list\n\nList estimates, most recently created first.\n\n`GET /estimates` returns a list of estimates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `issue_date` (string or null)\n- `sent_at` (string or null)\n- `accepted_at` (string or null)\n- `declined_at` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# estimates.list\n\nList estimates, most recently created first.\n\n`GET /estimates` returns a list of estimates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `issue_date` (string or null)\n- `sent_at` (string or null)\n- `accepted_at` (string or null)\n- `declined_at` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1919,6 +1975,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -2070,7 +2133,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimate_item_categories.list",
       "title": "estimate_item_categories.list",
       "summary": "List estimate item categories, most recently created first.",
-      "markdown": "# estimate_item_categories.list\n\nList estimate item categories, most recently created first.\n\n`GET /estimate_item_categories` returns a list of estimate_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# estimate_item_categories.list\n\nList estimate item categories, most recently created first.\n\n`GET /estimate_item_categories` returns a list of estimate_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2120,6 +2183,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -2231,7 +2301,7 @@ export const skillDocs: SkillDocs = {
       "id": "expenses.list",
       "title": "expenses.list",
       "summary": "List expenses, most recently created first.",
-      "markdown": "# expenses.list\n\nList expenses, most recently created first.\n\n`GET /expenses` returns a list of expenses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `project` (object or null)\n- `expense_category` (object or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `receipt` (object or null)\n- `invoice` (object or null)\n- `notes` (string or null)\n- `units` (integer or null)\n- `total_cost` (number or null)\n- `billable` (boolean or null)\n- `is_closed` (boolean or null)\n- `is_locked` (boolean or null)\n- `is_billed` (boolean or null)\n- `locked_reason` (string or null)\n- `spent_date` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# expenses.list\n\nList expenses, most recently created first.\n\n`GET /expenses` returns a list of expenses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `project` (object or null)\n- `expense_category` (object or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `receipt` (object or null)\n- `invoice` (object or null)\n- `notes` (string or null)\n- `units` (integer or null)\n- `total_cost` (number or null)\n- `billable` (boolean or null)\n- `is_closed` (boolean or null)\n- `is_locked` (boolean or null)\n- `is_billed` (boolean or null)\n- `locked_reason` (string or null)\n- `spent_date` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2281,6 +2351,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -2422,7 +2499,7 @@ export const skillDocs: SkillDocs = {
       "id": "expense_categories.list",
       "title": "expense_categories.list",
       "summary": "List expense categories, most recently created first.",
-      "markdown": "# expense_categories.list\n\nList expense categories, most recently created first.\n\n`GET /expense_categories` returns a list of expense_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `unit_name` (string or null)\n- `unit_price` (number or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# expense_categories.list\n\nList expense categories, most recently created first.\n\n`GET /expense_categories` returns a list of expense_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `unit_name` (string or null)\n- `unit_price` (number or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2472,6 +2549,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -2589,7 +2673,7 @@ export const skillDocs: SkillDocs = {
       "id": "roles.list",
       "title": "roles.list",
       "summary": "List roles, most recently created first.",
-      "markdown": "# roles.list\n\nList roles, most recently created first.\n\n`GET /roles` returns a list of roles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `user_ids` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# roles.list\n\nList roles, most recently created first.\n\n`GET /roles` returns a list of roles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `user_ids` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2639,6 +2723,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -2752,7 +2843,7 @@ export const skillDocs: SkillDocs = {
       "id": "user_assignments.list",
       "title": "user_assignments.list",
       "summary": "List user assignments, most recently created first.",
-      "markdown": "# user_assignments.list\n\nList user assignments, most recently created first.\n\n`GET /user_assignments` returns a list of user_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `user` (object or null)\n- `is_active` (boolean or null)\n- `is_project_manager` (boolean or null)\n- `use_default_rates` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# user_assignments.list\n\nList user assignments, most recently created first.\n\n`GET /user_assignments` returns a list of user_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `user` (object or null)\n- `is_active` (boolean or null)\n- `is_project_manager` (boolean or null)\n- `use_default_rates` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2802,6 +2893,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -2850,7 +2948,7 @@ export const skillDocs: SkillDocs = {
       "id": "task_assignments.list",
       "title": "task_assignments.list",
       "summary": "List task assignments, most recently created first.",
-      "markdown": "# task_assignments.list\n\nList task assignments, most recently created first.\n\n`GET /task_assignments` returns a list of task_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `task` (object or null)\n- `is_active` (boolean or null)\n- `billable` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"task_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# task_assignments.list\n\nList task assignments, most recently created first.\n\n`GET /task_assignments` returns a list of task_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `task` (object or null)\n- `is_active` (boolean or null)\n- `billable` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"task_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2900,6 +2998,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -2947,7 +3052,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_projects.list",
       "title": "time_projects.list",
       "summary": "Time report by project for the date range from..to (both required).",
-      "markdown": "# time_projects.list\n\nTime report by project for the date range from..to (both required).\n\n`GET /reports/time/projects` returns a list of time_projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `project_id` (integer)\n- `project_name` (string or null)\n- `client_id` (integer or null)\n- `client_name` (string or null)\n- `total_hours` (number or null)\n- `billable_hours` (number or null)\n- `currency` (string or null)\n- `billable_amount` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_projects\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
+      "markdown": "# time_projects.list\n\nTime report by project for the date range from..to (both required).\n\n`GET /reports/time/projects` returns a list of time_projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `project_id` (integer)\n- `project_name` (string or null)\n- `client_id` (integer or null)\n- `client_name` (string or null)\n- `total_hours` (number or null)\n- `billable_hours` (number or null)\n- `currency` (string or null)\n- `billable_amount` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_projects\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -3011,6 +3116,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -3057,7 +3169,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_tasks.list",
       "title": "time_tasks.list",
       "summary": "Time report by task for the date range from..to (both required).",
-      "markdown": "# time_tasks.list\n\nTime report by task for the date range from..to (both required).\n\n`GET /reports/time/tasks` returns a list of time_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `task_id` (integer)\n- `task_name` (string or null)\n- `total_hours` (number or null)\n- `billable_hours` (number or null)\n- `currency` (string or null)\n- `billable_amount` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
+      "markdown": "# time_tasks.list\n\nTime report by task for the date range from..to (both required).\n\n`GET /reports/time/tasks` returns a list of time_tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| from | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD). |\n| to | string | yes | pattern \"^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$\" | Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD). |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `task_id` (integer)\n- `task_name` (string or null)\n- `total_hours` (number or null)\n- `billable_hours` (number or null)\n- `currency` (string or null)\n- `billable_amount` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"from\": \"<from>\",\n    \"to\": \"<to>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -3121,6 +3233,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given."
             ]
           ]
         },

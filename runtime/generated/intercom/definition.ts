@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "intercom",
   "displayName": "Intercom",
-  "definitionId": "05d9564f-e071-4ba0-b2cb-01121b66d5cf",
+  "definitionId": "d8313939-3782-41b0-be29-b3ca20d8dd3a",
   "iconUrl": "https://www.intercom.com/favicon.ico",
   "supportLevel": "community",
   "category": "customer conversations",
@@ -75,8 +75,6 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Internal-Articles/listInternalArticles/"
     }
   ],
-  "guidance": "Requests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).",
-  "baseUrl": "https://{{config.region_host}}.intercom.io",
   "config": {
     "region_host": {
       "description": "API host of the workspace's data hosting region: api (United States, api.intercom.io, the default), api.eu (Europe, api.eu.intercom.io) or api.au (Australia, api.au.intercom.io). The workspace URL tells the region: app.intercom.com, app.eu.intercom.com or app.au.intercom.com.",
@@ -86,16 +84,20 @@ export const definition: ConnectorDefinition = {
         "api.au"
       ],
       "default": "api",
-      "example": "api.eu",
-      "required": true
+      "required": true,
+      "example": "api.eu"
     }
   },
+  "baseUrl": "https://{{config.region_host}}.intercom.io",
   "headers": {
     "Intercom-Version": "2.14"
   },
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "Access Token Authentication"
+      ],
       "description": "An Intercom access token: the token of an app in your workspace (Developer Hub > your app > Configure > Authentication), or the access token an OAuth installation of a public app received. Sent as \"Authorization: Bearer <token>\". Intercom access tokens do not expire.",
       "fields": {
         "access_token": {
@@ -111,6 +113,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Requests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).",
   "entities": {
     "contacts": {
       "name": "contacts",
@@ -445,6 +448,18 @@ export const definition: ConnectorDefinition = {
               "boolean",
               "null"
             ]
+          },
+          "sms_consent": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "unsubscribed_from_sms": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -467,7 +482,48 @@ export const definition: ConnectorDefinition = {
           "last_contacted_at",
           "location.country",
           "location.city",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "workspace_id",
+          "formatted_phone",
+          "avatar",
+          "social_profiles",
+          "has_hard_bounced",
+          "marked_email_as_spam",
+          "last_email_opened_at",
+          "last_email_clicked_at",
+          "language_override",
+          "browser",
+          "browser_version",
+          "browser_language",
+          "os",
+          "location",
+          "android_app_name",
+          "android_app_version",
+          "android_device",
+          "android_os_version",
+          "android_sdk_version",
+          "android_last_seen_at",
+          "ios_app_name",
+          "ios_app_version",
+          "ios_device",
+          "ios_os_version",
+          "ios_sdk_version",
+          "ios_last_seen_at",
+          "tags",
+          "notes",
+          "companies",
+          "opted_out_subscription_types",
+          "opted_in_subscription_types",
+          "utm_campaign",
+          "utm_content",
+          "utm_medium",
+          "utm_source",
+          "utm_term",
+          "referrer",
+          "enabled_push_messaging",
+          "sms_consent",
+          "unsubscribed_from_sms"
         ],
         "semantic": []
       },
@@ -480,39 +536,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 150,
                 "default": 50
               },
+              "required": false,
               "description": "Contacts per page, 1 to 150 (Intercom's default is 50).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "starting_after": {
               "in": "query",
-              "wire": "starting_after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "starting_after"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "starting_after",
-            "next_cursor": "body.pages.next.starting_after",
             "block": {
               "next_page": "body.pages.next.starting_after"
-            }
+            },
+            "cursor_param": "starting_after",
+            "next_cursor": "body.pages.next.starting_after"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -525,8 +581,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "role": {
               "in": "body",
-              "wire": "role",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -534,132 +588,134 @@ export const definition: ConnectorDefinition = {
                   "lead"
                 ]
               },
+              "required": true,
               "description": "The role of the contact, user or lead.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "role"
             },
             "external_id": {
               "in": "body",
-              "wire": "external_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Your own unique identifier for the contact (users only).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_id"
             },
             "email": {
               "in": "body",
-              "wire": "email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The contact's email address.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "email"
             },
             "phone": {
               "in": "body",
-              "wire": "phone",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
               "description": "The contact's phone number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "phone"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
               "description": "The contact's name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "avatar": {
               "in": "body",
-              "wire": "avatar",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
               "description": "URL of an image to use as the contact's avatar.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "avatar"
             },
             "signed_up_at": {
               "in": "body",
-              "wire": "signed_up_at",
-              "required": false,
               "schema": {
                 "type": [
                   "integer",
                   "null"
                 ]
               },
+              "required": false,
               "description": "When the contact signed up, as a Unix timestamp in seconds.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "signed_up_at"
             },
             "last_seen_at": {
               "in": "body",
-              "wire": "last_seen_at",
-              "required": false,
               "schema": {
                 "type": [
                   "integer",
                   "null"
                 ]
               },
+              "required": false,
               "description": "When the contact was last seen, as a Unix timestamp in seconds.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "last_seen_at"
             },
             "owner_id": {
               "in": "body",
-              "wire": "owner_id",
-              "required": false,
               "schema": {
                 "type": [
                   "integer",
                   "null"
                 ]
               },
+              "required": false,
               "description": "ID of the admin who owns the contact (account ownership).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner_id"
             },
             "unsubscribed_from_emails": {
               "in": "body",
-              "wire": "unsubscribed_from_emails",
-              "required": false,
               "schema": {
                 "type": [
                   "boolean",
                   "null"
                 ]
               },
+              "required": false,
               "description": "Whether the contact is unsubscribed from emails.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "unsubscribed_from_emails"
             },
             "custom_attributes": {
               "in": "body",
-              "wire": "custom_attributes",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
                   "null"
                 ]
               },
+              "required": false,
               "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_attributes"
             }
           },
           "result": "one",
@@ -676,13 +732,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "contact_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The Intercom id of the contact.",
+              "wire": "contact_id",
               "sendDefault": false
             }
           },
@@ -700,19 +756,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "contact_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The Intercom id of the contact.",
+              "wire": "contact_id",
               "sendDefault": false
             },
             "role": {
               "in": "body",
-              "wire": "role",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -720,132 +774,134 @@ export const definition: ConnectorDefinition = {
                   "lead"
                 ]
               },
+              "required": false,
               "description": "The role of the contact, user or lead.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "role"
             },
             "external_id": {
               "in": "body",
-              "wire": "external_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Your own unique identifier for the contact (users only).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_id"
             },
             "email": {
               "in": "body",
-              "wire": "email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The contact's email address.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "email"
             },
             "phone": {
               "in": "body",
-              "wire": "phone",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
               "description": "The contact's phone number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "phone"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
               "description": "The contact's name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "avatar": {
               "in": "body",
-              "wire": "avatar",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
               "description": "URL of an image to use as the contact's avatar.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "avatar"
             },
             "signed_up_at": {
               "in": "body",
-              "wire": "signed_up_at",
-              "required": false,
               "schema": {
                 "type": [
                   "integer",
                   "null"
                 ]
               },
+              "required": false,
               "description": "When the contact signed up, as a Unix timestamp in seconds.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "signed_up_at"
             },
             "last_seen_at": {
               "in": "body",
-              "wire": "last_seen_at",
-              "required": false,
               "schema": {
                 "type": [
                   "integer",
                   "null"
                 ]
               },
+              "required": false,
               "description": "When the contact was last seen, as a Unix timestamp in seconds.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "last_seen_at"
             },
             "owner_id": {
               "in": "body",
-              "wire": "owner_id",
-              "required": false,
               "schema": {
                 "type": [
                   "integer",
                   "null"
                 ]
               },
+              "required": false,
               "description": "ID of the admin who owns the contact (account ownership).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner_id"
             },
             "unsubscribed_from_emails": {
               "in": "body",
-              "wire": "unsubscribed_from_emails",
-              "required": false,
               "schema": {
                 "type": [
                   "boolean",
                   "null"
                 ]
               },
+              "required": false,
               "description": "Whether the contact is unsubscribed from emails.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "unsubscribed_from_emails"
             },
             "custom_attributes": {
               "in": "body",
-              "wire": "custom_attributes",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
                   "null"
                 ]
               },
+              "required": false,
               "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_attributes"
             }
           },
           "atLeastOneOf": [
@@ -875,13 +931,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "contact_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The Intercom id of the contact.",
+              "wire": "contact_id",
               "sendDefault": false
             }
           },
@@ -1072,6 +1128,48 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "assignee": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "conversation_message": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customer_first_reply": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customers": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "redacted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "sent_at": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "user": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1098,7 +1196,29 @@ export const definition: ConnectorDefinition = {
           "source.author.email",
           "contacts.contacts",
           "tags.tags",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "tags",
+          "conversation_rating",
+          "source",
+          "contacts",
+          "teammates",
+          "topics",
+          "ticket",
+          "first_contact_reply",
+          "sla_applied",
+          "statistics",
+          "conversation_parts",
+          "linked_objects",
+          "ai_agent_participated",
+          "ai_agent",
+          "assignee",
+          "conversation_message",
+          "customer_first_reply",
+          "customers",
+          "redacted",
+          "sent_at",
+          "user"
         ],
         "semantic": [
           {
@@ -1124,39 +1244,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 150,
                 "default": 20
               },
+              "required": false,
               "description": "Conversations per page, 1 to 150 (Intercom's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             },
             "starting_after": {
               "in": "query",
-              "wire": "starting_after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "starting_after"
             }
           },
-          "result": "many",
           "recordsPath": "conversations",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "starting_after",
-            "next_cursor": "body.pages.next.starting_after",
             "block": {
               "next_page": "body.pages.next.starting_after"
-            }
+            },
+            "cursor_param": "starting_after",
+            "next_cursor": "body.pages.next.starting_after"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1169,8 +1289,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "query": {
               "in": "body",
-              "wire": "query",
-              "required": true,
               "schema": {
                 "type": "object",
                 "properties": {
@@ -1201,47 +1319,49 @@ export const definition: ConnectorDefinition = {
                   "value"
                 ]
               },
+              "required": true,
               "description": "A filter {\"field\": \"created_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, created_at, updated_at, source.type, source.subject, source.body, source.author.email, contact_ids, teammate_ids, admin_assignee_id, team_assignee_id, open, read, state, waiting_since, snoozed_until, tag_ids, priority, statistics.*, conversation_rating.*, ai_agent_participated. Operators: = != IN NIN > < ~ !~ ^ $.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "per_page": {
               "in": "body",
-              "wire": "pagination.per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 150,
                 "default": 20
               },
+              "required": false,
               "description": "Conversations per page, 1 to 150 (Intercom's default is 20).",
+              "wire": "pagination.per_page",
               "sendDefault": false
             },
             "starting_after": {
               "in": "body",
-              "wire": "pagination.starting_after",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page.",
+              "wire": "pagination.starting_after",
               "sendDefault": false
             }
           },
-          "result": "many",
           "recordsPath": "conversations",
-          "pagination": {
-            "style": "cursor",
-            "cursor_param": "starting_after",
-            "next_cursor": "body.pages.next.starting_after",
-            "block": {
-              "next_page": "body.pages.next.starting_after"
-            }
-          },
           "guards": [],
           "idempotent": true,
-          "destructive": false,
-          "readOnly": true
+          "readOnly": true,
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "next_page": "body.pages.next.starting_after"
+            },
+            "cursor_param": "starting_after",
+            "next_cursor": "body.pages.next.starting_after"
+          },
+          "destructive": false
         },
         "create": {
           "name": "create",
@@ -1251,8 +1371,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "from": {
               "in": "body",
-              "wire": "from",
-              "required": true,
               "schema": {
                 "type": "object",
                 "required": [
@@ -1274,29 +1392,31 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "The contact the message is from: {\"type\": \"user\" | \"lead\" | \"contact\", \"id\": \"<contact id>\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "from"
             },
             "body": {
               "in": "body",
-              "wire": "body",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The content of the message (plain text; HTML is not supported).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body"
             },
             "created_at": {
               "in": "body",
-              "wire": "created_at",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "When the conversation was created, as a Unix timestamp (for migrating past conversations; default now).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "created_at"
             }
           },
           "result": "one",
@@ -1313,37 +1433,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "conversation_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "The id of the conversation.",
+              "wire": "conversation_id",
               "sendDefault": false
             },
             "display_as": {
               "in": "query",
-              "wire": "display_as",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
                   "plaintext"
                 ]
               },
+              "required": false,
               "description": "plaintext returns the message bodies as plain text instead of HTML.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "display_as"
             },
             "include_translations": {
               "in": "query",
-              "wire": "include_translations",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Translate the conversation parts to the detected language of the conversation.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "include_translations"
             }
           },
           "result": "one",
@@ -1360,70 +1480,70 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "conversation_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "The id of the conversation.",
+              "wire": "conversation_id",
               "sendDefault": false
             },
             "display_as": {
               "in": "query",
-              "wire": "display_as",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
                   "plaintext"
                 ]
               },
+              "required": false,
               "description": "plaintext returns the message bodies as plain text instead of HTML.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "display_as"
             },
             "read": {
               "in": "body",
-              "wire": "read",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Mark the conversation as read.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "read"
             },
             "title": {
               "in": "body",
-              "wire": "title",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The title of the conversation.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "title"
             },
             "custom_attributes": {
               "in": "body",
-              "wire": "custom_attributes",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Conversation data attributes, e.g. {\"issue_type\": \"Billing\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_attributes"
             },
             "company_id": {
               "in": "body",
-              "wire": "company_id",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
               "description": "Intercom id of the company the conversation is associated with; null removes the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "company_id"
             }
           },
           "atLeastOneOf": [
@@ -1446,13 +1566,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "conversation_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "The id of the conversation.",
+              "wire": "conversation_id",
               "sendDefault": false
             }
           },
@@ -1599,7 +1719,13 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at",
           "last_request_at",
-          "custom_attributes"
+          "custom_attributes",
+          "type",
+          "app_id",
+          "plan",
+          "remote_created_at",
+          "tags",
+          "segments"
         ],
         "semantic": []
       },
@@ -1612,43 +1738,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "The page to fetch (next_page of the previous page); default 1.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "default": 15
               },
+              "required": false,
               "description": "Companies per page (Intercom's default is 15).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "data",
-          "pagination": {
-            "first_page": 1,
-            "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.pages.total_pages",
-            "block": {
-              "next_page": "next.page"
-            }
-          },
           "guards": [],
           "idempotent": true,
-          "destructive": false,
-          "readOnly": true
+          "readOnly": true,
+          "result": "many",
+          "pagination": {
+            "style": "page_number",
+            "block": {
+              "next_page": "next.page"
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.pages.total_pages"
+          },
+          "destructive": false
         },
         "api_search": {
           "name": "api_search",
@@ -1658,66 +1784,66 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "query",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The name of the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "company_id": {
               "in": "query",
-              "wire": "company_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The company_id you gave the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "company_id"
             },
             "tag_id": {
               "in": "query",
-              "wire": "tag_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Only companies with this tag.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tag_id"
             },
             "segment_id": {
               "in": "query",
-              "wire": "segment_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Only companies in this segment.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "segment_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "The page to fetch (next_page of the previous page); default 1.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "default": 15
               },
+              "required": false,
               "description": "Companies per page (Intercom's default is 15).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
           "atLeastOneOf": [
@@ -1726,18 +1852,18 @@ export const definition: ConnectorDefinition = {
             "tag_id",
             "segment_id"
           ],
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.pages.total_pages",
             "block": {
               "next_page": "next.page"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.pages.total_pages"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1750,95 +1876,95 @@ export const definition: ConnectorDefinition = {
           "params": {
             "company_id": {
               "in": "body",
-              "wire": "company_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Your own unique identifier for the company; set once, at creation.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "company_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The name of the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "plan": {
               "in": "body",
-              "wire": "plan",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The name of the plan associated with the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "plan"
             },
             "size": {
               "in": "body",
-              "wire": "size",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "The number of employees of the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "size"
             },
             "website": {
               "in": "body",
-              "wire": "website",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The URL of the company's website (not validated).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "website"
             },
             "industry": {
               "in": "body",
-              "wire": "industry",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The industry the company operates in.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "industry"
             },
             "custom_attributes": {
               "in": "body",
-              "wire": "custom_attributes",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Custom data attributes of the company, e.g. {\"tier\": \"gold\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_attributes"
             },
             "monthly_spend": {
               "in": "body",
-              "wire": "monthly_spend",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 2147483647
               },
+              "required": false,
               "description": "Revenue the company generates for you (whole number; Intercom truncates decimals).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "monthly_spend"
             },
             "remote_created_at": {
               "in": "body",
-              "wire": "remote_created_at",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "When you created the company, as a Unix timestamp in seconds.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "remote_created_at"
             }
           },
           "result": "one",
@@ -1855,13 +1981,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "company_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The Intercom id of the company (the record's id, not your company_id).",
+              "wire": "company_id",
               "sendDefault": false
             }
           },
@@ -1879,86 +2005,86 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "company_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The Intercom id of the company (the record's id, not your company_id).",
+              "wire": "company_id",
               "sendDefault": false
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The name of the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "plan": {
               "in": "body",
-              "wire": "plan",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The name of the plan associated with the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "plan"
             },
             "size": {
               "in": "body",
-              "wire": "size",
-              "required": false,
               "schema": {
                 "type": "integer"
               },
+              "required": false,
               "description": "The number of employees of the company.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "size"
             },
             "website": {
               "in": "body",
-              "wire": "website",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The URL of the company's website (not validated).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "website"
             },
             "industry": {
               "in": "body",
-              "wire": "industry",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The industry the company operates in.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "industry"
             },
             "custom_attributes": {
               "in": "body",
-              "wire": "custom_attributes",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Custom data attributes of the company, e.g. {\"tier\": \"gold\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_attributes"
             },
             "monthly_spend": {
               "in": "body",
-              "wire": "monthly_spend",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 2147483647
               },
+              "required": false,
               "description": "Revenue the company generates for you (whole number; Intercom truncates decimals).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "monthly_spend"
             }
           },
           "atLeastOneOf": [
@@ -1984,13 +2110,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "company_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The Intercom id of the company.",
+              "wire": "company_id",
               "sendDefault": false
             }
           },
@@ -2055,7 +2181,10 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "admin_ids",
-          "distribution_method"
+          "distribution_method",
+          "type",
+          "admin_priority_level",
+          "assignment_limit"
         ],
         "semantic": []
       },
@@ -2066,9 +2195,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/teams",
           "params": {},
-          "result": "many",
           "recordsPath": "teams",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2081,13 +2210,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "team_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The id of the team.",
+              "wire": "team_id",
               "sendDefault": false
             }
           },
@@ -2191,7 +2320,13 @@ export const definition: ConnectorDefinition = {
           "job_title",
           "away_mode_enabled",
           "has_inbox_seat",
-          "team_ids"
+          "team_ids",
+          "type",
+          "email_verified",
+          "away_mode_reassign",
+          "away_status_reason_id",
+          "avatar",
+          "team_priority_level"
         ],
         "semantic": []
       },
@@ -2202,9 +2337,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/admins",
           "params": {},
-          "result": "many",
           "recordsPath": "admins",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2217,13 +2352,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "admin_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "The id of the admin.",
+              "wire": "admin_id",
               "sendDefault": false
             }
           },
@@ -2274,7 +2409,10 @@ export const definition: ConnectorDefinition = {
       "search": {
         "fields": [
           "id",
-          "name"
+          "name",
+          "type",
+          "applied_at",
+          "applied_by"
         ],
         "semantic": []
       },
@@ -2285,9 +2423,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/tags",
           "params": {},
-          "result": "many",
           "recordsPath": "data",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2300,29 +2438,27 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The tag name (case-insensitive); the new name when id is given.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "id": {
               "in": "body",
-              "wire": "id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The id of an existing tag to rename.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "companies": {
               "in": "body",
-              "wire": "companies",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -2340,13 +2476,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Companies to tag, by Intercom id or your company_id: [{\"id\": \"...\"} | {\"company_id\": \"...\"}]; add \"untag\": true to an item to remove the tag instead.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "companies"
             },
             "users": {
               "in": "body",
-              "wire": "users",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -2361,8 +2497,10 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Contacts to tag, by Intercom id: [{\"id\": \"...\"}].",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "users"
             }
           },
           "atMostOneOf": [
@@ -2384,13 +2522,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "tag_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The id of the tag.",
+              "wire": "tag_id",
               "sendDefault": false
             }
           },
@@ -2408,13 +2546,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "tag_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The id of the tag.",
+              "wire": "tag_id",
               "sendDefault": false
             }
           },
@@ -2482,35 +2620,35 @@ export const definition: ConnectorDefinition = {
           "params": {
             "contact_id": {
               "in": "path",
-              "wire": "contact_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The Intercom id of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "contact_id"
             },
             "body": {
               "in": "body",
-              "wire": "body",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The text of the note (HTML paragraphs are kept).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body"
             },
             "admin_id": {
               "in": "body",
-              "wire": "admin_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "The id of the admin the note is from.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "admin_id"
             }
           },
           "result": "one",
@@ -2575,7 +2713,9 @@ export const definition: ConnectorDefinition = {
           "name",
           "person_type",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "type",
+          "count"
         ],
         "semantic": []
       },
@@ -2586,9 +2726,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/segments",
           "params": {},
-          "result": "many",
           "recordsPath": "segments",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2601,13 +2741,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "segment_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The id of the segment.",
+              "wire": "segment_id",
               "sendDefault": false
             }
           },
@@ -2687,7 +2827,9 @@ export const definition: ConnectorDefinition = {
           "author_id",
           "locale",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "type",
+          "body"
         ],
         "semantic": []
       },
@@ -2698,9 +2840,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/internal_articles",
           "params": {},
-          "result": "many",
           "recordsPath": "data",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2713,13 +2855,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "internal_article_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "The id of the internal article.",
+              "wire": "internal_article_id",
               "sendDefault": false
             }
           },

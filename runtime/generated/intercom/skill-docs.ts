@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "intercom",
   "title": "Intercom connector",
   "summary": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
-  "version": "b0041e3beb3a",
+  "version": "e8e2ba5f0460",
   "tags": [
     "intercom",
     "customer conversations"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Intercom connector",
       "summary": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
-      "markdown": "# Intercom\n\nIntercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.\n\n- Connector type: `intercom`\n- Category: customer conversations\n- Definition ID: `05d9564f-e071-4ba0-b2cb-01121b66d5cf`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('intercom', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nRequests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| contacts | list, create, get, update, delete | Contacts of the workspace (role user or lead), with their location, tags, notes and companies summaries. |\n| conversations | list, api_search, create, get, update, delete | Conversations between contacts and teammates. The initial message is source (source.body is HTML); conversations.get adds conversation_parts (replies, notes, assignments; the 500 most recent). |\n| companies | list, api_search, create, get, update, delete | Companies (organizations your contacts belong to), with plan, size, spend, tags and segments. |\n| teams | list, get | Teams of teammates (inboxes for assignment). |\n| admins | list, get | Admins (teammates) of the workspace. |\n| tags | list, create, get, delete | Tags of the workspace (applied to contacts, conversations, companies and tickets). |\n| notes | create | Notes that teammates add to a contact. Only create is offered here. |\n| segments | list, get | Segments (saved filters of contacts or companies). |\n| internal_articles | list, get | Internal articles (knowledge for teammates, not published to customers). |\n\n## Vendor documentation\n\n- [Intercom REST API reference, version 2.14 (generated from Intercom's OpenAPI description)](https://developers.intercom.com/intercom-api-reference/reference/)\n- [Intercom's official OpenAPI description, version 2.14 (intercom/Intercom-OpenAPI, descriptions/2.14/api.intercom.io.yaml)](https://github.com/intercom/Intercom-OpenAPI/blob/main/descriptions/2.14/api.intercom.io.yaml)\n- [Authentication (access tokens and OAuth, sent as Authorization Bearer)](https://developers.intercom.com/docs/build-an-integration/learn-more/authentication/)\n- [REST APIs overview (regional hosting - api.intercom.io, api.eu.intercom.io, api.au.intercom.io)](https://developers.intercom.com/building-apps/docs/rest-apis)\n- [API changelog and versions (2.14 released 2025-08-15; the Intercom-Version header)](https://developers.intercom.com/building-apps/docs/api-changelog)\n- [Pagination (per_page, starting_after and pages.next for list and search APIs)](https://developers.intercom.com/docs/build-an-integration/learn-more/rest-apis/pagination/)\n- [Contacts (list, create, get, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Contacts/ListContacts/)\n- [Conversations (list, create, retrieve, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/listConversations/)\n- [Search conversations (query object, operators, searchable fields)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/searchConversations/)\n- [Companies (list all, retrieve/filter, create or update, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Companies/listAllCompanies/)\n- [Tags (list, create or update, find, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Tags/listTags/)\n- [Notes (create a note on a contact)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Notes/createNote/)\n- [Teams (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Teams/listTeams/)\n- [Admins (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Admins/listAdmins/)\n- [Segments (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Segments/listSegments/)\n- [Internal Articles (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Internal-Articles/listInternalArticles/)\n",
+      "markdown": "# Intercom\n\nIntercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.\n\n- Connector type: `intercom`\n- Category: customer conversations\n- Definition ID: `d8313939-3782-41b0-be29-b3ca20d8dd3a`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('intercom', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nRequests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| contacts | list, create, get, update, delete | Contacts of the workspace (role user or lead), with their location, tags, notes and companies summaries. |\n| conversations | list, api_search, create, get, update, delete | Conversations between contacts and teammates. The initial message is source (source.body is HTML); conversations.get adds conversation_parts (replies, notes, assignments; the 500 most recent). |\n| companies | list, api_search, create, get, update, delete | Companies (organizations your contacts belong to), with plan, size, spend, tags and segments. |\n| teams | list, get | Teams of teammates (inboxes for assignment). |\n| admins | list, get | Admins (teammates) of the workspace. |\n| tags | list, create, get, delete | Tags of the workspace (applied to contacts, conversations, companies and tickets). |\n| notes | create | Notes that teammates add to a contact. Only create is offered here. |\n| segments | list, get | Segments (saved filters of contacts or companies). |\n| internal_articles | list, get | Internal articles (knowledge for teammates, not published to customers). |\n\n## Vendor documentation\n\n- [Intercom REST API reference, version 2.14 (generated from Intercom's OpenAPI description)](https://developers.intercom.com/intercom-api-reference/reference/)\n- [Intercom's official OpenAPI description, version 2.14 (intercom/Intercom-OpenAPI, descriptions/2.14/api.intercom.io.yaml)](https://github.com/intercom/Intercom-OpenAPI/blob/main/descriptions/2.14/api.intercom.io.yaml)\n- [Authentication (access tokens and OAuth, sent as Authorization Bearer)](https://developers.intercom.com/docs/build-an-integration/learn-more/authentication/)\n- [REST APIs overview (regional hosting - api.intercom.io, api.eu.intercom.io, api.au.intercom.io)](https://developers.intercom.com/building-apps/docs/rest-apis)\n- [API changelog and versions (2.14 released 2025-08-15; the Intercom-Version header)](https://developers.intercom.com/building-apps/docs/api-changelog)\n- [Pagination (per_page, starting_after and pages.next for list and search APIs)](https://developers.intercom.com/docs/build-an-integration/learn-more/rest-apis/pagination/)\n- [Contacts (list, create, get, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Contacts/ListContacts/)\n- [Conversations (list, create, retrieve, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/listConversations/)\n- [Search conversations (query object, operators, searchable fields)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/searchConversations/)\n- [Companies (list all, retrieve/filter, create or update, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Companies/listAllCompanies/)\n- [Tags (list, create or update, find, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Tags/listTags/)\n- [Notes (create a note on a contact)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Notes/createNote/)\n- [Teams (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Teams/listTeams/)\n- [Admins (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Admins/listAdmins/)\n- [Segments (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Segments/listSegments/)\n- [Internal Articles (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Internal-Articles/listInternalArticles/)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `intercom`",
             "Category: customer conversations",
-            "Definition ID: `05d9564f-e071-4ba0-b2cb-01121b66d5cf`"
+            "Definition ID: `d8313939-3782-41b0-be29-b3ca20d8dd3a`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('intercom', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('intercom', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -139,7 +139,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: Access Token",
-      "markdown": "# Authentication\n\n## Access Token\n\nAn Intercom access token: the token of an app in your workspace (Developer Hub > your app > Configure > Authentication), or the access token an OAuth installation of a public app received. Sent as \"Authorization: Bearer <token>\". Intercom access tokens do not expire.\n\nSet `option_title` to `Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Intercom access token (Developer Hub app token or OAuth access token). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| region_host | yes | api, api.eu, api.au | API host of the workspace's data hosting region: api (United States, api.intercom.io, the default), api.eu (Europe, api.eu.intercom.io) or api.au (Australia, api.au.intercom.io). The workspace URL tells the region: app.intercom.com, app.eu.intercom.com or app.au.intercom.com. |\n",
+      "markdown": "# Authentication\n\n## Access Token\n\nAn Intercom access token: the token of an app in your workspace (Developer Hub > your app > Configure > Authentication), or the access token an OAuth installation of a public app received. Sent as \"Authorization: Bearer <token>\". Intercom access tokens do not expire.\n\nSet `option_title` to `Access Token` in `credentials` to choose this option (also accepted: `Access Token Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Intercom access token (Developer Hub app token or OAuth access token). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| region_host | yes | api, api.eu, api.au | API host of the workspace's data hosting region: api (United States, api.intercom.io, the default), api.eu (Europe, api.eu.intercom.io) or api.au (Australia, api.au.intercom.io). The workspace URL tells the region: app.intercom.com, app.eu.intercom.com or app.au.intercom.com. |\n",
       "blocks": [
         {
           "type": "heading",
@@ -157,7 +157,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `Access Token` in `credentials` to choose this option."
+          "text": "Set `option_title` to `Access Token` in `credentials` to choose this option (also accepted: `Access Token Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -204,7 +204,7 @@ export const skillDocs: SkillDocs = {
       "id": "contacts.list",
       "title": "contacts.list",
       "summary": "List all contacts (GET /contacts), cursor-paginated with starting_after (50 per page by default, at most 150).",
-      "markdown": "# contacts.list\n\nList all contacts (GET /contacts), cursor-paginated with starting_after (50 per page by default, at most 150).\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 150; default 50 | Contacts per page, 1 to 150 (Intercom's default is 50). |\n| starting_after | string | no |  | Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `workspace_id` (string or null)\n- `external_id` (string or null)\n- `role` (string or null)\n- `email` (string or null)\n- `email_domain` (string or null)\n- `phone` (string or null)\n- `formatted_phone` (string or null)\n- `name` (string or null)\n- `avatar` (string or null)\n- `owner_id` (integer or null)\n- `social_profiles` (object or null)\n- `has_hard_bounced` (boolean or null)\n- `marked_email_as_spam` (boolean or null)\n- `unsubscribed_from_emails` (boolean or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `signed_up_at` (integer or null)\n- `last_seen_at` (integer or null)\n- `last_replied_at` (integer or null)\n- `last_contacted_at` (integer or null)\n- `last_email_opened_at` (integer or null)\n- `last_email_clicked_at` (integer or null)\n- `language_override` (string or null)\n- `browser` (string or null)\n- `browser_version` (string or null)\n- `browser_language` (string or null)\n- `os` (string or null)\n- `location` (object or null)\n- `android_app_name` (string or null)\n- `android_app_version` (string or null)\n- `android_device` (string or null)\n- `android_os_version` (string or null)\n- `android_sdk_version` (string or null)\n- `android_last_seen_at` (integer or null)\n- `ios_app_name` (string or null)\n- `ios_app_version` (string or null)\n- `ios_device` (string or null)\n- `ios_os_version` (string or null)\n- `ios_sdk_version` (string or null)\n- `ios_last_seen_at` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `notes` (object or null)\n- `companies` (object or null)\n- `opted_out_subscription_types` (object or null)\n- `opted_in_subscription_types` (object or null)\n- `utm_campaign` (string or null)\n- `utm_content` (string or null)\n- `utm_medium` (string or null)\n- `utm_source` (string or null)\n- `utm_term` (string or null)\n- `referrer` (string or null)\n- `enabled_push_messaging` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# contacts.list\n\nList all contacts (GET /contacts), cursor-paginated with starting_after (50 per page by default, at most 150).\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 150; default 50 | Contacts per page, 1 to 150 (Intercom's default is 50). |\n| starting_after | string | no |  | Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `workspace_id` (string or null)\n- `external_id` (string or null)\n- `role` (string or null)\n- `email` (string or null)\n- `email_domain` (string or null)\n- `phone` (string or null)\n- `formatted_phone` (string or null)\n- `name` (string or null)\n- `avatar` (string or null)\n- `owner_id` (integer or null)\n- `social_profiles` (object or null)\n- `has_hard_bounced` (boolean or null)\n- `marked_email_as_spam` (boolean or null)\n- `unsubscribed_from_emails` (boolean or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `signed_up_at` (integer or null)\n- `last_seen_at` (integer or null)\n- `last_replied_at` (integer or null)\n- `last_contacted_at` (integer or null)\n- `last_email_opened_at` (integer or null)\n- `last_email_clicked_at` (integer or null)\n- `language_override` (string or null)\n- `browser` (string or null)\n- `browser_version` (string or null)\n- `browser_language` (string or null)\n- `os` (string or null)\n- `location` (object or null)\n- `android_app_name` (string or null)\n- `android_app_version` (string or null)\n- `android_device` (string or null)\n- `android_os_version` (string or null)\n- `android_sdk_version` (string or null)\n- `android_last_seen_at` (integer or null)\n- `ios_app_name` (string or null)\n- `ios_app_version` (string or null)\n- `ios_device` (string or null)\n- `ios_os_version` (string or null)\n- `ios_sdk_version` (string or null)\n- `ios_last_seen_at` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `notes` (object or null)\n- `companies` (object or null)\n- `opted_out_subscription_types` (object or null)\n- `opted_in_subscription_types` (object or null)\n- `utm_campaign` (string or null)\n- `utm_content` (string or null)\n- `utm_medium` (string or null)\n- `utm_source` (string or null)\n- `utm_term` (string or null)\n- `referrer` (string or null)\n- `enabled_push_messaging` (boolean or null)\n- `sms_consent` (boolean or null)\n- `unsubscribed_from_sms` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -247,6 +247,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -321,7 +328,9 @@ export const skillDocs: SkillDocs = {
             "`utm_source` (string or null)",
             "`utm_term` (string or null)",
             "`referrer` (string or null)",
-            "`enabled_push_messaging` (boolean or null)"
+            "`enabled_push_messaging` (boolean or null)",
+            "`sms_consent` (boolean or null)",
+            "`unsubscribed_from_sms` (boolean or null)"
           ]
         },
         {
@@ -465,7 +474,7 @@ export const skillDocs: SkillDocs = {
       "id": "contacts.get",
       "title": "contacts.get",
       "summary": "Retrieve one contact by its Intercom id (GET /contacts/{contact_id}).",
-      "markdown": "# contacts.get\n\nRetrieve one contact by its Intercom id (GET /contacts/{contact_id}).\n\n`GET /contacts/{contact_id}` returns one contacts record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | The Intercom id of the contact. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `workspace_id` (string or null)\n- `external_id` (string or null)\n- `role` (string or null)\n- `email` (string or null)\n- `email_domain` (string or null)\n- `phone` (string or null)\n- `formatted_phone` (string or null)\n- `name` (string or null)\n- `avatar` (string or null)\n- `owner_id` (integer or null)\n- `social_profiles` (object or null)\n- `has_hard_bounced` (boolean or null)\n- `marked_email_as_spam` (boolean or null)\n- `unsubscribed_from_emails` (boolean or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `signed_up_at` (integer or null)\n- `last_seen_at` (integer or null)\n- `last_replied_at` (integer or null)\n- `last_contacted_at` (integer or null)\n- `last_email_opened_at` (integer or null)\n- `last_email_clicked_at` (integer or null)\n- `language_override` (string or null)\n- `browser` (string or null)\n- `browser_version` (string or null)\n- `browser_language` (string or null)\n- `os` (string or null)\n- `location` (object or null)\n- `android_app_name` (string or null)\n- `android_app_version` (string or null)\n- `android_device` (string or null)\n- `android_os_version` (string or null)\n- `android_sdk_version` (string or null)\n- `android_last_seen_at` (integer or null)\n- `ios_app_name` (string or null)\n- `ios_app_version` (string or null)\n- `ios_device` (string or null)\n- `ios_os_version` (string or null)\n- `ios_sdk_version` (string or null)\n- `ios_last_seen_at` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `notes` (object or null)\n- `companies` (object or null)\n- `opted_out_subscription_types` (object or null)\n- `opted_in_subscription_types` (object or null)\n- `utm_campaign` (string or null)\n- `utm_content` (string or null)\n- `utm_medium` (string or null)\n- `utm_source` (string or null)\n- `utm_term` (string or null)\n- `referrer` (string or null)\n- `enabled_push_messaging` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# contacts.get\n\nRetrieve one contact by its Intercom id (GET /contacts/{contact_id}).\n\n`GET /contacts/{contact_id}` returns one contacts record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | The Intercom id of the contact. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `workspace_id` (string or null)\n- `external_id` (string or null)\n- `role` (string or null)\n- `email` (string or null)\n- `email_domain` (string or null)\n- `phone` (string or null)\n- `formatted_phone` (string or null)\n- `name` (string or null)\n- `avatar` (string or null)\n- `owner_id` (integer or null)\n- `social_profiles` (object or null)\n- `has_hard_bounced` (boolean or null)\n- `marked_email_as_spam` (boolean or null)\n- `unsubscribed_from_emails` (boolean or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `signed_up_at` (integer or null)\n- `last_seen_at` (integer or null)\n- `last_replied_at` (integer or null)\n- `last_contacted_at` (integer or null)\n- `last_email_opened_at` (integer or null)\n- `last_email_clicked_at` (integer or null)\n- `language_override` (string or null)\n- `browser` (string or null)\n- `browser_version` (string or null)\n- `browser_language` (string or null)\n- `os` (string or null)\n- `location` (object or null)\n- `android_app_name` (string or null)\n- `android_app_version` (string or null)\n- `android_device` (string or null)\n- `android_os_version` (string or null)\n- `android_sdk_version` (string or null)\n- `android_last_seen_at` (integer or null)\n- `ios_app_name` (string or null)\n- `ios_app_version` (string or null)\n- `ios_device` (string or null)\n- `ios_os_version` (string or null)\n- `ios_sdk_version` (string or null)\n- `ios_last_seen_at` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `notes` (object or null)\n- `companies` (object or null)\n- `opted_out_subscription_types` (object or null)\n- `opted_in_subscription_types` (object or null)\n- `utm_campaign` (string or null)\n- `utm_content` (string or null)\n- `utm_medium` (string or null)\n- `utm_source` (string or null)\n- `utm_term` (string or null)\n- `referrer` (string or null)\n- `enabled_push_messaging` (boolean or null)\n- `sms_consent` (boolean or null)\n- `unsubscribed_from_sms` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -566,7 +575,9 @@ export const skillDocs: SkillDocs = {
             "`utm_source` (string or null)",
             "`utm_term` (string or null)",
             "`referrer` (string or null)",
-            "`enabled_push_messaging` (boolean or null)"
+            "`enabled_push_messaging` (boolean or null)",
+            "`sms_consent` (boolean or null)",
+            "`unsubscribed_from_sms` (boolean or null)"
           ]
         },
         {
@@ -776,7 +787,7 @@ export const skillDocs: SkillDocs = {
       "id": "conversations.list",
       "title": "conversations.list",
       "summary": "List all conversations (GET /conversations), cursor-paginated with starting_after (20 per page by default, at most 150). Parts are not included.",
-      "markdown": "# conversations.list\n\nList all conversations (GET /conversations), cursor-paginated with starting_after (20 per page by default, at most 150). Parts are not included.\n\n`GET /conversations` returns a list of conversations records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 150; default 20 | Conversations per page, 1 to 150 (Intercom's default is 20). |\n| starting_after | string | no |  | Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `waiting_since` (integer or null)\n- `snoozed_until` (integer or null)\n- `open` (boolean or null)\n- `state` (string or null)\n- `read` (boolean or null)\n- `priority` (string or null)\n- `admin_assignee_id` (integer or null)\n- `team_assignee_id` (string or integer or null)\n- `company_id` (string or null)\n- `tags` (object or null)\n- `conversation_rating` (object or null)\n- `source` (object or null)\n- `contacts` (object or null)\n- `teammates` (object or null)\n- `custom_attributes` (object or null)\n- `topics` (object or null)\n- `ticket` (object or null)\n- `first_contact_reply` (object or null)\n- `sla_applied` (object or null)\n- `statistics` (object or null)\n- `conversation_parts` (object or null)\n- `linked_objects` (object or null)\n- `ai_agent_participated` (boolean or null)\n- `ai_agent` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversations\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# conversations.list\n\nList all conversations (GET /conversations), cursor-paginated with starting_after (20 per page by default, at most 150). Parts are not included.\n\n`GET /conversations` returns a list of conversations records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 150; default 20 | Conversations per page, 1 to 150 (Intercom's default is 20). |\n| starting_after | string | no |  | Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `waiting_since` (integer or null)\n- `snoozed_until` (integer or null)\n- `open` (boolean or null)\n- `state` (string or null)\n- `read` (boolean or null)\n- `priority` (string or null)\n- `admin_assignee_id` (integer or null)\n- `team_assignee_id` (string or integer or null)\n- `company_id` (string or null)\n- `tags` (object or null)\n- `conversation_rating` (object or null)\n- `source` (object or null)\n- `contacts` (object or null)\n- `teammates` (object or null)\n- `custom_attributes` (object or null)\n- `topics` (object or null)\n- `ticket` (object or null)\n- `first_contact_reply` (object or null)\n- `sla_applied` (object or null)\n- `statistics` (object or null)\n- `conversation_parts` (object or null)\n- `linked_objects` (object or null)\n- `ai_agent_participated` (boolean or null)\n- `ai_agent` (object or null)\n- `assignee` (object or null)\n- `conversation_message` (object or null)\n- `customer_first_reply` (object or null)\n- `customers` (array or null)\n- `redacted` (boolean or null)\n- `sent_at` (integer or null)\n- `user` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversations\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -819,6 +830,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -867,7 +885,14 @@ export const skillDocs: SkillDocs = {
             "`conversation_parts` (object or null)",
             "`linked_objects` (object or null)",
             "`ai_agent_participated` (boolean or null)",
-            "`ai_agent` (object or null)"
+            "`ai_agent` (object or null)",
+            "`assignee` (object or null)",
+            "`conversation_message` (object or null)",
+            "`customer_first_reply` (object or null)",
+            "`customers` (array or null)",
+            "`redacted` (boolean or null)",
+            "`sent_at` (integer or null)",
+            "`user` (object or null)"
           ]
         },
         {
@@ -886,7 +911,7 @@ export const skillDocs: SkillDocs = {
       "id": "conversations.api_search",
       "title": "conversations.api_search",
       "summary": "Search conversations (POST /conversations/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object).",
-      "markdown": "# conversations.api_search\n\nSearch conversations (POST /conversations/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object).\n\n`POST /conversations/search` returns a list of conversations records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| query | object | yes |  | A filter {\"field\": \"created_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" \\| \"OR\", \"value\": [filters or groups]}. Fields include id, created_at, updated_at, source.type, source.subject, source.body, source.author.email, contact_ids, teammate_ids, admin_assignee_id, team_assignee_id, open, read, state, waiting_since, snoozed_until, tag_ids, priority, statistics.*, conversation_rating.*, ai_agent_participated. Operators: = != IN NIN > < ~ !~ ^ $. |\n| per_page | integer | no | minimum 1; maximum 150; default 20 | Conversations per page, 1 to 150 (Intercom's default is 20). |\n| starting_after | string | no |  | Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `waiting_since` (integer or null)\n- `snoozed_until` (integer or null)\n- `open` (boolean or null)\n- `state` (string or null)\n- `read` (boolean or null)\n- `priority` (string or null)\n- `admin_assignee_id` (integer or null)\n- `team_assignee_id` (string or integer or null)\n- `company_id` (string or null)\n- `tags` (object or null)\n- `conversation_rating` (object or null)\n- `source` (object or null)\n- `contacts` (object or null)\n- `teammates` (object or null)\n- `custom_attributes` (object or null)\n- `topics` (object or null)\n- `ticket` (object or null)\n- `first_contact_reply` (object or null)\n- `sla_applied` (object or null)\n- `statistics` (object or null)\n- `conversation_parts` (object or null)\n- `linked_objects` (object or null)\n- `ai_agent_participated` (boolean or null)\n- `ai_agent` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversations\",\n  \"action\": \"api_search\",\n  \"params\": {\n    \"query\": {}\n  }\n}\n```\n",
+      "markdown": "# conversations.api_search\n\nSearch conversations (POST /conversations/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object).\n\n`POST /conversations/search` returns a list of conversations records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| query | object | yes |  | A filter {\"field\": \"created_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" \\| \"OR\", \"value\": [filters or groups]}. Fields include id, created_at, updated_at, source.type, source.subject, source.body, source.author.email, contact_ids, teammate_ids, admin_assignee_id, team_assignee_id, open, read, state, waiting_since, snoozed_until, tag_ids, priority, statistics.*, conversation_rating.*, ai_agent_participated. Operators: = != IN NIN > < ~ !~ ^ $. |\n| per_page | integer | no | minimum 1; maximum 150; default 20 | Conversations per page, 1 to 150 (Intercom's default is 20). |\n| starting_after | string | no |  | Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `waiting_since` (integer or null)\n- `snoozed_until` (integer or null)\n- `open` (boolean or null)\n- `state` (string or null)\n- `read` (boolean or null)\n- `priority` (string or null)\n- `admin_assignee_id` (integer or null)\n- `team_assignee_id` (string or integer or null)\n- `company_id` (string or null)\n- `tags` (object or null)\n- `conversation_rating` (object or null)\n- `source` (object or null)\n- `contacts` (object or null)\n- `teammates` (object or null)\n- `custom_attributes` (object or null)\n- `topics` (object or null)\n- `ticket` (object or null)\n- `first_contact_reply` (object or null)\n- `sla_applied` (object or null)\n- `statistics` (object or null)\n- `conversation_parts` (object or null)\n- `linked_objects` (object or null)\n- `ai_agent_participated` (boolean or null)\n- `ai_agent` (object or null)\n- `assignee` (object or null)\n- `conversation_message` (object or null)\n- `customer_first_reply` (object or null)\n- `customers` (array or null)\n- `redacted` (boolean or null)\n- `sent_at` (integer or null)\n- `user` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversations\",\n  \"action\": \"api_search\",\n  \"params\": {\n    \"query\": {}\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -936,6 +961,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -984,7 +1016,14 @@ export const skillDocs: SkillDocs = {
             "`conversation_parts` (object or null)",
             "`linked_objects` (object or null)",
             "`ai_agent_participated` (boolean or null)",
-            "`ai_agent` (object or null)"
+            "`ai_agent` (object or null)",
+            "`assignee` (object or null)",
+            "`conversation_message` (object or null)",
+            "`customer_first_reply` (object or null)",
+            "`customers` (array or null)",
+            "`redacted` (boolean or null)",
+            "`sent_at` (integer or null)",
+            "`user` (object or null)"
           ]
         },
         {
@@ -1072,7 +1111,7 @@ export const skillDocs: SkillDocs = {
       "id": "conversations.get",
       "title": "conversations.get",
       "summary": "Retrieve one conversation with its conversation_parts (GET /conversations/{conversation_id}).",
-      "markdown": "# conversations.get\n\nRetrieve one conversation with its conversation_parts (GET /conversations/{conversation_id}).\n\n`GET /conversations/{conversation_id}` returns one conversations record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | pattern \"^[0-9]+$\" | The id of the conversation. |\n| display_as | string | no | one of \"plaintext\" | plaintext returns the message bodies as plain text instead of HTML. |\n| include_translations | boolean | no |  | Translate the conversation parts to the detected language of the conversation. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `waiting_since` (integer or null)\n- `snoozed_until` (integer or null)\n- `open` (boolean or null)\n- `state` (string or null)\n- `read` (boolean or null)\n- `priority` (string or null)\n- `admin_assignee_id` (integer or null)\n- `team_assignee_id` (string or integer or null)\n- `company_id` (string or null)\n- `tags` (object or null)\n- `conversation_rating` (object or null)\n- `source` (object or null)\n- `contacts` (object or null)\n- `teammates` (object or null)\n- `custom_attributes` (object or null)\n- `topics` (object or null)\n- `ticket` (object or null)\n- `first_contact_reply` (object or null)\n- `sla_applied` (object or null)\n- `statistics` (object or null)\n- `conversation_parts` (object or null)\n- `linked_objects` (object or null)\n- `ai_agent_participated` (boolean or null)\n- `ai_agent` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversations\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# conversations.get\n\nRetrieve one conversation with its conversation_parts (GET /conversations/{conversation_id}).\n\n`GET /conversations/{conversation_id}` returns one conversations record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | pattern \"^[0-9]+$\" | The id of the conversation. |\n| display_as | string | no | one of \"plaintext\" | plaintext returns the message bodies as plain text instead of HTML. |\n| include_translations | boolean | no |  | Translate the conversation parts to the detected language of the conversation. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `waiting_since` (integer or null)\n- `snoozed_until` (integer or null)\n- `open` (boolean or null)\n- `state` (string or null)\n- `read` (boolean or null)\n- `priority` (string or null)\n- `admin_assignee_id` (integer or null)\n- `team_assignee_id` (string or integer or null)\n- `company_id` (string or null)\n- `tags` (object or null)\n- `conversation_rating` (object or null)\n- `source` (object or null)\n- `contacts` (object or null)\n- `teammates` (object or null)\n- `custom_attributes` (object or null)\n- `topics` (object or null)\n- `ticket` (object or null)\n- `first_contact_reply` (object or null)\n- `sla_applied` (object or null)\n- `statistics` (object or null)\n- `conversation_parts` (object or null)\n- `linked_objects` (object or null)\n- `ai_agent_participated` (boolean or null)\n- `ai_agent` (object or null)\n- `assignee` (object or null)\n- `conversation_message` (object or null)\n- `customer_first_reply` (object or null)\n- `customers` (array or null)\n- `redacted` (boolean or null)\n- `sent_at` (integer or null)\n- `user` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversations\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1161,7 +1200,14 @@ export const skillDocs: SkillDocs = {
             "`conversation_parts` (object or null)",
             "`linked_objects` (object or null)",
             "`ai_agent_participated` (boolean or null)",
-            "`ai_agent` (object or null)"
+            "`ai_agent` (object or null)",
+            "`assignee` (object or null)",
+            "`conversation_message` (object or null)",
+            "`customer_first_reply` (object or null)",
+            "`customers` (array or null)",
+            "`redacted` (boolean or null)",
+            "`sent_at` (integer or null)",
+            "`user` (object or null)"
           ]
         },
         {
@@ -1329,7 +1375,7 @@ export const skillDocs: SkillDocs = {
       "id": "companies.list",
       "title": "companies.list",
       "summary": "List all companies (POST /companies/list; read-only), most recently active first, paged by page number (15 per page by default). Companies without users are not listed; at most 10,000 companies can be paged through.",
-      "markdown": "# companies.list\n\nList all companies (POST /companies/list; read-only), most recently active first, paged by page number (15 per page by default). Companies without users are not listed; at most 10,000 companies can be paged through.\n\n`POST /companies/list` returns a list of companies records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | The page to fetch (next_page of the previous page); default 1. |\n| per_page | integer | no | minimum 1; default 15 | Companies per page (Intercom's default is 15). |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `company_id` (string or null)\n- `app_id` (string or null)\n- `name` (string or null)\n- `plan` (object or null)\n- `remote_created_at` (integer or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `last_request_at` (integer or null)\n- `size` (integer or null)\n- `website` (string or null)\n- `industry` (string or null)\n- `monthly_spend` (number or null)\n- `session_count` (integer or null)\n- `user_count` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `segments` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"companies\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# companies.list\n\nList all companies (POST /companies/list; read-only), most recently active first, paged by page number (15 per page by default). Companies without users are not listed; at most 10,000 companies can be paged through.\n\n`POST /companies/list` returns a list of companies records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | The page to fetch (next_page of the previous page); default 1. |\n| per_page | integer | no | minimum 1; default 15 | Companies per page (Intercom's default is 15). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (at least 1). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `company_id` (string or null)\n- `app_id` (string or null)\n- `name` (string or null)\n- `plan` (object or null)\n- `remote_created_at` (integer or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `last_request_at` (integer or null)\n- `size` (integer or null)\n- `website` (string or null)\n- `industry` (string or null)\n- `monthly_spend` (number or null)\n- `session_count` (integer or null)\n- `user_count` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `segments` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"companies\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1372,6 +1418,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; default 15",
               "Companies per page (Intercom's default is 15)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (at least 1). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1429,7 +1482,7 @@ export const skillDocs: SkillDocs = {
       "id": "companies.api_search",
       "title": "companies.api_search",
       "summary": "Find companies by attribute (GET /companies): by name or company_id (your own id), or all companies with a tag_id or in a segment_id. Paged by page number. Intercom offers no query-object search for companies.",
-      "markdown": "# companies.api_search\n\nFind companies by attribute (GET /companies): by name or company_id (your own id), or all companies with a tag_id or in a segment_id. Paged by page number. Intercom offers no query-object search for companies.\n\n`GET /companies` returns a list of companies records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| name | string | no |  | The name of the company. |\n| company_id | string | no |  | The company_id you gave the company. |\n| tag_id | string | no |  | Only companies with this tag. |\n| segment_id | string | no |  | Only companies in this segment. |\n| page | integer | no | minimum 1 | The page to fetch (next_page of the previous page); default 1. |\n| per_page | integer | no | minimum 1; default 15 | Companies per page (Intercom's default is 15). |\n\nGive at least one of: `name`, `company_id`, `tag_id`, `segment_id`.\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `company_id` (string or null)\n- `app_id` (string or null)\n- `name` (string or null)\n- `plan` (object or null)\n- `remote_created_at` (integer or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `last_request_at` (integer or null)\n- `size` (integer or null)\n- `website` (string or null)\n- `industry` (string or null)\n- `monthly_spend` (number or null)\n- `session_count` (integer or null)\n- `user_count` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `segments` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"companies\",\n  \"action\": \"api_search\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# companies.api_search\n\nFind companies by attribute (GET /companies): by name or company_id (your own id), or all companies with a tag_id or in a segment_id. Paged by page number. Intercom offers no query-object search for companies.\n\n`GET /companies` returns a list of companies records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| name | string | no |  | The name of the company. |\n| company_id | string | no |  | The company_id you gave the company. |\n| tag_id | string | no |  | Only companies with this tag. |\n| segment_id | string | no |  | Only companies in this segment. |\n| page | integer | no | minimum 1 | The page to fetch (next_page of the previous page); default 1. |\n| per_page | integer | no | minimum 1; default 15 | Companies per page (Intercom's default is 15). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (at least 1). Same as giving per_page, which wins when both are given. |\n\nGive at least one of: `name`, `company_id`, `tag_id`, `segment_id`.\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `company_id` (string or null)\n- `app_id` (string or null)\n- `name` (string or null)\n- `plan` (object or null)\n- `remote_created_at` (integer or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `last_request_at` (integer or null)\n- `size` (integer or null)\n- `website` (string or null)\n- `industry` (string or null)\n- `monthly_spend` (number or null)\n- `session_count` (integer or null)\n- `user_count` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `segments` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"companies\",\n  \"action\": \"api_search\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1500,6 +1553,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; default 15",
               "Companies per page (Intercom's default is 15)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (at least 1). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1919,7 +1979,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.list",
       "title": "teams.list",
       "summary": "List all teams (GET /teams); not paginated.",
-      "markdown": "# teams.list\n\nList all teams (GET /teams); not paginated.\n\n`GET /teams` returns a list of teams records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `admin_ids` (array or null)\n- `admin_priority_level` (object or null)\n- `assignment_limit` (integer or null)\n- `distribution_method` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# teams.list\n\nList all teams (GET /teams); not paginated.\n\n`GET /teams` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `admin_ids` (array or null)\n- `admin_priority_level` (object or null)\n- `assignment_limit` (integer or null)\n- `distribution_method` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1940,8 +2000,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -2048,7 +2123,7 @@ export const skillDocs: SkillDocs = {
       "id": "admins.list",
       "title": "admins.list",
       "summary": "List all admins of the workspace (GET /admins); not paginated.",
-      "markdown": "# admins.list\n\nList all admins of the workspace (GET /admins); not paginated.\n\n`GET /admins` returns a list of admins records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `email` (string or null)\n- `email_verified` (boolean or null)\n- `job_title` (string or null)\n- `away_mode_enabled` (boolean or null)\n- `away_mode_reassign` (boolean or null)\n- `away_status_reason_id` (integer or null)\n- `has_inbox_seat` (boolean or null)\n- `team_ids` (array or null)\n- `avatar` (object or null)\n- `team_priority_level` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"admins\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# admins.list\n\nList all admins of the workspace (GET /admins); not paginated.\n\n`GET /admins` returns a list of admins records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `email` (string or null)\n- `email_verified` (boolean or null)\n- `job_title` (string or null)\n- `away_mode_enabled` (boolean or null)\n- `away_mode_reassign` (boolean or null)\n- `away_status_reason_id` (integer or null)\n- `has_inbox_seat` (boolean or null)\n- `team_ids` (array or null)\n- `avatar` (object or null)\n- `team_priority_level` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"admins\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2069,8 +2144,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -2189,7 +2279,7 @@ export const skillDocs: SkillDocs = {
       "id": "tags.list",
       "title": "tags.list",
       "summary": "List all tags of the workspace (GET /tags); not paginated.",
-      "markdown": "# tags.list\n\nList all tags of the workspace (GET /tags); not paginated.\n\n`GET /tags` returns a list of tags records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `applied_at` (integer or null)\n- `applied_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tags\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# tags.list\n\nList all tags of the workspace (GET /tags); not paginated.\n\n`GET /tags` returns a list of tags records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `applied_at` (integer or null)\n- `applied_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tags\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2210,8 +2300,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -2518,7 +2623,7 @@ export const skillDocs: SkillDocs = {
       "id": "segments.list",
       "title": "segments.list",
       "summary": "List all segments (GET /segments); not paginated.",
-      "markdown": "# segments.list\n\nList all segments (GET /segments); not paginated.\n\n`GET /segments` returns a list of segments records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `person_type` (string or null)\n- `count` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"segments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# segments.list\n\nList all segments (GET /segments); not paginated.\n\n`GET /segments` returns a list of segments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `name` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `person_type` (string or null)\n- `count` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"segments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2539,8 +2644,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -2647,7 +2767,7 @@ export const skillDocs: SkillDocs = {
       "id": "internal_articles.list",
       "title": "internal_articles.list",
       "summary": "List all internal articles (GET /internal_articles); Intercom documents no paging parameters.",
-      "markdown": "# internal_articles.list\n\nList all internal articles (GET /internal_articles); Intercom documents no paging parameters.\n\n`GET /internal_articles` returns a list of internal_articles records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `body` (string or null)\n- `owner_id` (integer or null)\n- `author_id` (integer or null)\n- `locale` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"internal_articles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# internal_articles.list\n\nList all internal articles (GET /internal_articles); Intercom documents no paging parameters.\n\n`GET /internal_articles` returns a list of internal_articles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `title` (string or null)\n- `body` (string or null)\n- `owner_id` (integer or null)\n- `author_id` (integer or null)\n- `locale` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"internal_articles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2668,8 +2788,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",

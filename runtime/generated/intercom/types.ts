@@ -61,6 +61,8 @@ export interface IntercomContactsRecord {
   utm_term: string | null;
   referrer: string | null;
   enabled_push_messaging: boolean | null;
+  sms_consent: boolean | null;
+  unsubscribed_from_sms: boolean | null;
 }
 
 /** List all contacts (GET /contacts), cursor-paginated with starting_after (50 per page by default, at most 150). */
@@ -174,6 +176,13 @@ export interface IntercomConversationsRecord {
   linked_objects: Record<string, unknown> | null;
   ai_agent_participated: boolean | null;
   ai_agent: Record<string, unknown> | null;
+  assignee: Record<string, unknown> | null;
+  conversation_message: Record<string, unknown> | null;
+  customer_first_reply: Record<string, unknown> | null;
+  customers: Array<unknown> | null;
+  redacted: boolean | null;
+  sent_at: number | null;
+  user: Record<string, unknown> | null;
 }
 
 /** List all conversations (GET /conversations), cursor-paginated with starting_after (20 per page by default, at most 150). Parts are not included. */

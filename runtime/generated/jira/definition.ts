@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "jira",
   "displayName": "Jira",
-  "definitionId": "b6d2e8f1-4a7c-4b3e-8f9d-1c5a7e3b9d20",
+  "definitionId": "68e63de2-bb83-4c7e-93fa-a8a9051e3993",
   "iconUrl": "https://wac-cdn.atlassian.com/assets/img/favicons/atlassian/favicon.png",
   "supportLevel": "certified",
   "category": "issue tracking (project/issue)",
@@ -55,32 +55,40 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.atlassian.com/cloud/jira/platform/apis/document/structure/"
     }
   ],
-  "guidance": "Issue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.",
-  "baseUrl": "https://{{config.subdomain}}.atlassian.net",
   "config": {
     "subdomain": {
       "description": "Your Atlassian site name: acme for acme.atlassian.net",
       "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$",
-      "example": "acme",
-      "required": true
+      "required": true,
+      "example": "acme"
     }
   },
+  "baseUrl": "https://{{config.subdomain}}.atlassian.net",
   "headers": {},
   "auth": [
     {
       "optionTitle": "API Token",
+      "titleAliases": [
+        "Jira API Token Authentication"
+      ],
       "description": "HTTP basic auth with the email of an Atlassian account and an API token created at id.atlassian.com (Account settings > Security > API tokens). Requests run with that account's Jira permissions.",
       "fields": {
         "email": {
           "description": "Email address of the Atlassian account that owns the API token.",
           "required": true,
           "secret": false,
+          "aliases": [
+            "username"
+          ],
           "example": "ana@acme.com"
         },
         "api_token": {
           "description": "Atlassian API token of that account.",
           "required": true,
-          "secret": true
+          "secret": true,
+          "aliases": [
+            "password"
+          ]
         }
       },
       "headers": {},
@@ -89,6 +97,7 @@ export const definition: ConnectorDefinition = {
       "password": "{{credentials.api_token}}"
     }
   ],
+  "guidance": "Issue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.",
   "entities": {
     "issues": {
       "name": "issues",
@@ -200,8 +209,31 @@ export const definition: ConnectorDefinition = {
           "fields.reporter.displayName",
           "fields.labels",
           "fields.created",
-          "fields.updated"
+          "fields.updated",
+          "self",
+          "expand",
+          "fields",
+          "renderedFields",
+          "properties",
+          "names",
+          "schema",
+          "transitions",
+          "operations",
+          "editmeta",
+          "changelog",
+          "versionedRepresentations",
+          "fieldsToInclude",
+          "created",
+          "updated",
+          "projectId",
+          "projectKey"
         ],
+        "derived": {
+          "created": "record.fields.created",
+          "updated": "record.fields.updated",
+          "projectId": "record.fields.project.id",
+          "projectKey": "record.fields.project.key"
+        },
         "semantic": []
       },
       "actions": {
@@ -213,28 +245,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "jql": {
               "in": "query",
-              "wire": "jql",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\"."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "jql"
             },
             "nextPageToken": {
               "in": "query",
-              "wire": "nextPageToken",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Token of the page to fetch (from the previous page's nextPageToken); omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "nextPageToken"
             },
             "maxResults": {
               "in": "query",
-              "wire": "maxResults",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
@@ -242,75 +272,66 @@ export const definition: ConnectorDefinition = {
                 "default": 50,
                 "description": "Maximum issues per page (Jira may return fewer when many fields are requested)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "maxResults"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Comma-separated fields to return, e.g. \"summary,status,assignee\", \"*all\", \"*navigable\" or \"-description\". Jira's default is \"id\" (ids only)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "fields"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Comma-separated expand options: renderedFields, names, schema, transitions, operations, editmeta, changelog, versionedRepresentations."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             },
             "properties": {
               "in": "query",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[^,]+(,[^,]+){0,4}$",
                 "description": "Comma-separated issue property keys to include, at most 5."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "properties"
             },
             "fieldsByKeys": {
               "in": "query",
-              "wire": "fieldsByKeys",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false,
                 "description": "Reference fields in `fields` by key rather than id."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "fieldsByKeys"
             },
             "failFast": {
               "in": "query",
-              "wire": "failFast",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false,
                 "description": "Fail the request early if some field data cannot be retrieved."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "failFast"
             }
           },
-          "result": "many",
           "recordsPath": "issues",
-          "pagination": {
-            "style": "next_page_token",
-            "token_param": "nextPageToken",
-            "next_token": "body.nextPageToken",
-            "is_last": "body.isLast",
-            "block": {
-              "nextPageToken": "body.nextPageToken",
-              "isLast": "body.isLast",
-              "total": "body.total"
-            }
-          },
+          "result": "many",
           "guards": [
             {
               "name": "bounded_jql",
@@ -318,6 +339,17 @@ export const definition: ConnectorDefinition = {
             }
           ],
           "idempotent": true,
+          "pagination": {
+            "style": "next_page_token",
+            "block": {
+              "nextPageToken": "body.nextPageToken",
+              "isLast": "body.isLast",
+              "total": "body.total"
+            },
+            "token_param": "nextPageToken",
+            "next_token": "body.nextPageToken",
+            "is_last": "body.isLast"
+          },
           "destructive": false,
           "readOnly": true
         },
@@ -329,8 +361,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "fields": {
               "in": "body",
-              "wire": "fields",
-              "required": true,
               "schema": {
                 "type": "object",
                 "required": [
@@ -500,29 +530,31 @@ export const definition: ConnectorDefinition = {
                 },
                 "additionalProperties": true
               },
+              "required": true,
               "description": "Field values of the new issue; custom fields go here too (customfield_NNNNN).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             },
             "update": {
               "in": "body",
-              "wire": "update",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}]}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "update"
             },
             "updateHistory": {
               "in": "query",
-              "wire": "updateHistory",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false,
                 "description": "Add the issue's project to the user's recently viewed projects."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "updateHistory"
             }
           },
           "result": "one",
@@ -539,75 +571,75 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Issue id (10002) or key (ABC-1)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Comma-separated fields to return, e.g. \"summary,comment\", \"*navigable\" or \"-description\"."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "fields"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Comma-separated expand options (renderedFields, names, schema, transitions, editmeta, changelog, versionedRepresentations)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             },
             "properties": {
               "in": "query",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Comma-separated issue property keys, \"*all\", or \"*all,-prop1\"."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "properties"
             },
             "fieldsByKeys": {
               "in": "query",
-              "wire": "fieldsByKeys",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "fieldsByKeys"
             },
             "updateHistory": {
               "in": "query",
-              "wire": "updateHistory",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false,
                 "description": "Add the issue's project to the user's recently viewed projects and update lastViewed."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "updateHistory"
             },
             "failFast": {
               "in": "query",
-              "wire": "failFast",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "failFast"
             }
           },
           "result": "one",
@@ -624,18 +656,16 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "fields": {
               "in": "body",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "object",
                 "properties": {
@@ -653,23 +683,23 @@ export const definition: ConnectorDefinition = {
                 },
                 "additionalProperties": true
               },
+              "required": false,
               "description": "Field values to set, e.g. {\"summary\": \"New title\", \"assignee\": {\"accountId\": null}}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             },
             "update": {
               "in": "body",
-              "wire": "update",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}, {\"remove\": \"blocker\"}]}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "update"
             },
             "transition": {
               "in": "body",
-              "wire": "transition",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -681,60 +711,62 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "A transition, by id, sent with the edit. Jira's edit operation documents that it ignores transitions: to change an issue's status use issue_transitions.create.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "transition"
             },
             "notifyUsers": {
               "in": "query",
-              "wire": "notifyUsers",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true,
                 "description": "Send a notification email to watchers (false needs admin permissions)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "notifyUsers"
             },
             "overrideScreenSecurity": {
               "in": "query",
-              "wire": "overrideScreenSecurity",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "overrideScreenSecurity"
             },
             "overrideEditableFlag": {
               "in": "query",
-              "wire": "overrideEditableFlag",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "overrideEditableFlag"
             },
             "returnIssue": {
               "in": "query",
-              "wire": "returnIssue",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false,
                 "description": "Return the edited issue instead of an empty result."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "returnIssue"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Expand options for the returned issue when returnIssue is true."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "one",
@@ -752,24 +784,24 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "deleteSubtasks": {
               "in": "query",
-              "wire": "deleteSubtasks",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false,
                 "description": "Delete the issue's subtasks with it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "deleteSubtasks"
             }
           },
           "result": "one",
@@ -988,6 +1020,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "entityId": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1001,7 +1039,35 @@ export const definition: ConnectorDefinition = {
           "style",
           "archived",
           "projectCategory.name",
-          "lead.displayName"
+          "lead.displayName",
+          "self",
+          "simplified",
+          "isPrivate",
+          "archivedBy",
+          "archivedDate",
+          "deleted",
+          "deletedBy",
+          "deletedDate",
+          "retentionTillDate",
+          "assigneeType",
+          "avatarUrls",
+          "components",
+          "issueTypes",
+          "issueTypeHierarchy",
+          "lead",
+          "projectCategory",
+          "insight",
+          "landingPageInfo",
+          "permissions",
+          "properties",
+          "roles",
+          "url",
+          "email",
+          "favourite",
+          "uuid",
+          "versions",
+          "expand",
+          "entityId"
         ],
         "semantic": []
       },
@@ -1014,20 +1080,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "startAt": {
               "in": "query",
-              "wire": "startAt",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "default": 0,
                 "description": "Index of the first project to return."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "startAt"
             },
             "maxResults": {
               "in": "query",
-              "wire": "maxResults",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
@@ -1035,23 +1099,25 @@ export const definition: ConnectorDefinition = {
                 "default": 50,
                 "description": "Projects per page (max 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "maxResults"
             }
           },
-          "result": "many",
           "recordsPath": "values",
+          "result": "many",
+          "guards": [],
           "pagination": {
             "style": "offset",
-            "offset_param": "startAt",
-            "limit_param": "maxResults",
-            "total": "body.total",
             "block": {
               "nextPageToken": "next.startAt",
               "isLast": "body.isLast",
               "total": "body.total"
-            }
+            },
+            "offset_param": "startAt",
+            "limit_param": "maxResults",
+            "total": "body.total"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1064,14 +1130,14 @@ export const definition: ConnectorDefinition = {
           "params": {
             "projectIdOrKey": {
               "in": "path",
-              "wire": "projectIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Project id (10000) or key (ABC)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "projectIdOrKey"
             }
           },
           "result": "one",
@@ -1184,7 +1250,17 @@ export const definition: ConnectorDefinition = {
           "displayName",
           "emailAddress",
           "accountType",
-          "active"
+          "active",
+          "appType",
+          "locale",
+          "timeZone",
+          "avatarUrls",
+          "applicationRoles",
+          "groups",
+          "expand",
+          "self",
+          "key",
+          "name"
         ],
         "semantic": []
       },
@@ -1197,19 +1273,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "startAt": {
               "in": "query",
-              "wire": "startAt",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "default": 0
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "startAt"
             },
             "maxResults": {
               "in": "query",
-              "wire": "maxResults",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
@@ -1217,22 +1291,24 @@ export const definition: ConnectorDefinition = {
                 "default": 50,
                 "description": "Users per page (max 1000)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "maxResults"
             }
           },
           "result": "many",
+          "guards": [],
           "pagination": {
             "style": "offset",
-            "offset_param": "startAt",
-            "limit_param": "maxResults",
-            "total": "body.total",
             "block": {
               "nextPageToken": "next.startAt",
               "isLast": "body.isLast",
               "total": "body.total"
-            }
+            },
+            "offset_param": "startAt",
+            "limit_param": "maxResults",
+            "total": "body.total"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1245,15 +1321,15 @@ export const definition: ConnectorDefinition = {
           "params": {
             "accountId": {
               "in": "query",
-              "wire": "accountId",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 128,
                 "description": "Account id, e.g. 5b10ac8d82e05b22cc7d4ef5."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "accountId"
             }
           },
           "result": "one",
@@ -1327,6 +1403,12 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "untranslatedName": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1337,7 +1419,13 @@ export const definition: ConnectorDefinition = {
           "name",
           "custom",
           "clauseNames",
-          "schema.type"
+          "schema.type",
+          "navigable",
+          "orderable",
+          "searchable",
+          "schema",
+          "scope",
+          "untranslatedName"
         ],
         "semantic": []
       },
@@ -1440,8 +1528,21 @@ export const definition: ConnectorDefinition = {
           "author.accountId",
           "author.displayName",
           "created",
-          "updated"
+          "updated",
+          "self",
+          "author",
+          "body",
+          "renderedBody",
+          "updateAuthor",
+          "visibility",
+          "properties",
+          "jsdPublic",
+          "jsdAuthorCanSeeRequest",
+          "issueId"
         ],
+        "derived": {
+          "issueId": "params.issueIdOrKey"
+        },
         "semantic": []
       },
       "actions": {
@@ -1453,51 +1554,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "startAt": {
               "in": "query",
-              "wire": "startAt",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "default": 0
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "startAt"
             },
             "maxResults": {
               "in": "query",
-              "wire": "maxResults",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "default": 100
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "maxResults"
             }
           },
-          "result": "many",
           "recordsPath": "comments",
+          "result": "many",
+          "guards": [],
           "pagination": {
             "style": "offset",
-            "offset_param": "startAt",
-            "limit_param": "maxResults",
-            "total": "body.total",
             "block": {
               "nextPageToken": "next.startAt",
               "isLast": "body.isLast",
               "total": "body.total"
-            }
+            },
+            "offset_param": "startAt",
+            "limit_param": "maxResults",
+            "total": "body.total"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1510,24 +1611,24 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Comment id."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
           "result": "one",
@@ -1544,18 +1645,16 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "body": {
               "in": "body",
-              "wire": "body",
-              "required": true,
               "schema": {
                 "type": "object",
                 "required": [
@@ -1581,13 +1680,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "Comment text as an Atlassian Document Format document.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body"
             },
             "visibility": {
               "in": "body",
-              "wire": "visibility",
-              "required": false,
               "schema": {
                 "type": "object",
                 "properties": {
@@ -1609,13 +1708,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Restrict the comment to a group or role, e.g. {\"type\": \"role\", \"value\": \"Administrators\"}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "visibility"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -1631,18 +1730,20 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Comment properties, each {key, value}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "properties"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "renderedBody returns the comment rendered in HTML."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "one",
@@ -1659,28 +1760,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "body": {
               "in": "body",
-              "wire": "body",
-              "required": true,
               "schema": {
                 "type": "object",
                 "required": [
@@ -1706,13 +1805,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "New comment text (Atlassian Document Format).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body"
             },
             "visibility": {
               "in": "body",
-              "wire": "visibility",
-              "required": false,
               "schema": {
                 "type": "object",
                 "properties": {
@@ -1734,12 +1833,12 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "visibility"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -1755,36 +1854,38 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "properties"
             },
             "notifyUsers": {
               "in": "query",
-              "wire": "notifyUsers",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "notifyUsers"
             },
             "overrideEditableFlag": {
               "in": "query",
-              "wire": "overrideEditableFlag",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "overrideEditableFlag"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             }
           },
           "result": "one",
@@ -1801,23 +1902,23 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
           "result": "one",
@@ -1922,7 +2023,14 @@ export const definition: ConnectorDefinition = {
           "started",
           "timeSpentSeconds",
           "created",
-          "updated"
+          "updated",
+          "self",
+          "author",
+          "updateAuthor",
+          "comment",
+          "timeSpent",
+          "visibility",
+          "properties"
         ],
         "semantic": []
       },
@@ -1935,52 +2043,52 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "startAt": {
               "in": "query",
-              "wire": "startAt",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "default": 0
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "startAt"
             },
             "maxResults": {
               "in": "query",
-              "wire": "maxResults",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 5000,
                 "default": 5000
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "maxResults"
             }
           },
-          "result": "many",
           "recordsPath": "worklogs",
+          "result": "many",
+          "guards": [],
           "pagination": {
             "style": "offset",
-            "offset_param": "startAt",
-            "limit_param": "maxResults",
-            "total": "body.total",
             "block": {
               "nextPageToken": "next.startAt",
               "isLast": "body.isLast",
               "total": "body.total"
-            }
+            },
+            "offset_param": "startAt",
+            "limit_param": "maxResults",
+            "total": "body.total"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1993,24 +2101,24 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Worklog id."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
           "result": "one",
@@ -2027,48 +2135,46 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "started": {
               "in": "body",
-              "wire": "started",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "When the work started, e.g. 2021-01-17T12:34:00.000+0000."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "started"
             },
             "timeSpent": {
               "in": "body",
-              "wire": "timeSpent",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Time spent as \"3h 20m\", \"1d\" or \"45m\"."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "timeSpent"
             },
             "timeSpentSeconds": {
               "in": "body",
-              "wire": "timeSpentSeconds",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "timeSpentSeconds"
             },
             "comment": {
               "in": "body",
-              "wire": "comment",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -2094,13 +2200,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Worklog comment (Atlassian Document Format).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "comment"
             },
             "visibility": {
               "in": "body",
-              "wire": "visibility",
-              "required": false,
               "schema": {
                 "type": "object",
                 "properties": {
@@ -2122,12 +2228,12 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "visibility"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -2143,22 +2249,22 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "properties"
             },
             "notifyUsers": {
               "in": "query",
-              "wire": "notifyUsers",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "notifyUsers"
             },
             "adjustEstimate": {
               "in": "query",
-              "wire": "adjustEstimate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2170,46 +2276,48 @@ export const definition: ConnectorDefinition = {
                 "default": "auto",
                 "description": "How the remaining estimate changes."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "adjustEstimate"
             },
             "newEstimate": {
               "in": "query",
-              "wire": "newEstimate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "New remaining estimate when adjustEstimate is new."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "newEstimate"
             },
             "reduceBy": {
               "in": "query",
-              "wire": "reduceBy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Amount to reduce the remaining estimate by when adjustEstimate is manual."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "reduceBy"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             },
             "overrideEditableFlag": {
               "in": "query",
-              "wire": "overrideEditableFlag",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "overrideEditableFlag"
             }
           },
           "result": "one",
@@ -2226,56 +2334,54 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "started": {
               "in": "body",
-              "wire": "started",
-              "required": false,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "started"
             },
             "timeSpent": {
               "in": "body",
-              "wire": "timeSpent",
-              "required": false,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "timeSpent"
             },
             "timeSpentSeconds": {
               "in": "body",
-              "wire": "timeSpentSeconds",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "timeSpentSeconds"
             },
             "comment": {
               "in": "body",
-              "wire": "comment",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -2301,12 +2407,12 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "comment"
             },
             "visibility": {
               "in": "body",
-              "wire": "visibility",
-              "required": false,
               "schema": {
                 "type": "object",
                 "properties": {
@@ -2328,12 +2434,12 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "visibility"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -2349,22 +2455,22 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "properties"
             },
             "notifyUsers": {
               "in": "query",
-              "wire": "notifyUsers",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "notifyUsers"
             },
             "adjustEstimate": {
               "in": "query",
-              "wire": "adjustEstimate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2375,35 +2481,37 @@ export const definition: ConnectorDefinition = {
                 ],
                 "default": "auto"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "adjustEstimate"
             },
             "newEstimate": {
               "in": "query",
-              "wire": "newEstimate",
-              "required": false,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "newEstimate"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "expand"
             },
             "overrideEditableFlag": {
               "in": "query",
-              "wire": "overrideEditableFlag",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "overrideEditableFlag"
             }
           },
           "result": "one",
@@ -2420,38 +2528,36 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "notifyUsers": {
               "in": "query",
-              "wire": "notifyUsers",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "notifyUsers"
             },
             "adjustEstimate": {
               "in": "query",
-              "wire": "adjustEstimate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2462,36 +2568,38 @@ export const definition: ConnectorDefinition = {
                 ],
                 "default": "auto"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "adjustEstimate"
             },
             "newEstimate": {
               "in": "query",
-              "wire": "newEstimate",
-              "required": false,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "newEstimate"
             },
             "increaseBy": {
               "in": "query",
-              "wire": "increaseBy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Amount to increase the remaining estimate by when adjustEstimate is manual."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "increaseBy"
             },
             "overrideEditableFlag": {
               "in": "query",
-              "wire": "overrideEditableFlag",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": false
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "overrideEditableFlag"
             }
           },
           "result": "one",
@@ -2564,18 +2672,16 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "accountId": {
               "in": "body",
-              "wire": "accountId",
-              "required": true,
               "schema": {
                 "type": [
                   "string",
@@ -2583,8 +2689,10 @@ export const definition: ConnectorDefinition = {
                 ],
                 "maxLength": 128
               },
+              "required": true,
               "description": "Account id of the new assignee; null unassigns; \"-1\" assigns the project's default assignee.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "accountId"
             }
           },
           "result": "one",
@@ -2673,7 +2781,16 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "to.name",
-          "to.statusCategory.key"
+          "to.statusCategory.key",
+          "to",
+          "hasScreen",
+          "isGlobal",
+          "isInitial",
+          "isAvailable",
+          "isConditional",
+          "looped",
+          "fields",
+          "expand"
         ],
         "semantic": []
       },
@@ -2686,17 +2803,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             }
           },
-          "result": "many",
           "recordsPath": "transitions",
+          "result": "many",
           "guards": [],
           "idempotent": true,
           "destructive": false,
@@ -2710,18 +2827,16 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueIdOrKey": {
               "in": "path",
-              "wire": "issueIdOrKey",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "issueIdOrKey"
             },
             "transition": {
               "in": "body",
-              "wire": "transition",
-              "required": true,
               "schema": {
                 "type": "object",
                 "required": [
@@ -2734,42 +2849,42 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": true,
               "description": "The transition to perform, by id (from issue_transitions.list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "transition"
             },
             "fields": {
               "in": "body",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Transition-screen field values, e.g. {\"resolution\": {\"name\": \"Fixed\"}}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             },
             "update": {
               "in": "body",
-              "wire": "update",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Field operations, e.g. {\"comment\": [{\"add\": {\"body\": <ADF document>}}]}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "update"
             },
             "historyMetadata": {
               "in": "body",
-              "wire": "historyMetadata",
-              "required": false,
               "schema": {
                 "type": "object"
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "historyMetadata"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -2785,7 +2900,9 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "properties"
             }
           },
           "result": "one",
@@ -2846,8 +2963,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "type": {
               "in": "body",
-              "wire": "type",
-              "required": true,
               "schema": {
                 "anyOf": [
                   {
@@ -2880,13 +2995,13 @@ export const definition: ConnectorDefinition = {
                   }
                 ]
               },
+              "required": true,
               "description": "Link type, by name (e.g. \"Duplicate\", \"Blocks\") or id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "type"
             },
             "inwardIssue": {
               "in": "body",
-              "wire": "inwardIssue",
-              "required": true,
               "schema": {
                 "anyOf": [
                   {
@@ -2919,13 +3034,13 @@ export const definition: ConnectorDefinition = {
                   }
                 ]
               },
+              "required": true,
               "description": "The inward issue, by key or id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "inwardIssue"
             },
             "outwardIssue": {
               "in": "body",
-              "wire": "outwardIssue",
-              "required": true,
               "schema": {
                 "anyOf": [
                   {
@@ -2958,18 +3073,20 @@ export const definition: ConnectorDefinition = {
                   }
                 ]
               },
+              "required": true,
               "description": "The outward issue, by key or id (a comment, if any, is added to it).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "outwardIssue"
             },
             "comment": {
               "in": "body",
-              "wire": "comment",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "A comment added to the outward issue, e.g. {\"body\": <ADF document>}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "comment"
             }
           },
           "result": "one",
@@ -2987,13 +3104,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "linkId": {
               "in": "path",
-              "wire": "linkId",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "linkId"
             }
           },
           "result": "one",
@@ -3010,13 +3127,13 @@ export const definition: ConnectorDefinition = {
           "params": {
             "linkId": {
               "in": "path",
-              "wire": "linkId",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "linkId"
             }
           },
           "result": "one",

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "jira",
   "title": "Jira connector",
   "summary": "Jira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).",
-  "version": "f640b5013567",
+  "version": "3e30734d0333",
   "tags": [
     "jira",
     "issue tracking (project/issue)"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Jira connector",
       "summary": "Jira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).",
-      "markdown": "# Jira\n\nJira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).\n\n- Connector type: `jira`\n- Category: issue tracking (project/issue)\n- Definition ID: `b6d2e8f1-4a7c-4b3e-8f9d-1c5a7e3b9d20`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('jira', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nIssue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | api_search, create, get, update, delete | Jira issues (work items). Search with bounded JQL, create, read, edit and delete. Field values live under `fields` (summary, status, assignee, project, issuetype, priority, description in Atlassian Document Format, created, updated, labels and custom fields). |\n| projects | list, get | Jira projects visible to the user. |\n| users | list, get | Atlassian accounts known to the Jira site (people, apps and customers), identified by accountId. |\n| issue_fields | list | System and custom issue fields (ids usable in issue `fields`, JQL clause names, types). |\n| issue_comments | list, get, create, update, delete | Comments on an issue. Bodies are Atlassian Document Format documents. |\n| issue_worklogs | list, get, create, update, delete | Time logged on an issue (needs time tracking enabled in Jira). |\n| issues_assignee | update | The assignee of an issue. update assigns (accountId), unassigns (accountId null) or assigns the project's default assignee (accountId \"-1\"); it needs only the Assign issues permission. |\n| issue_transitions | list, create | Workflow transitions of an issue. list shows the ones available now; create performs one (moves the issue to another status). |\n| issue_links | create, get, delete | Links between two issues (blocks, duplicates, relates to...). Jira offers no list of links; read them from an issue's fields.issuelinks. |\n\n## Vendor documentation\n\n- [Jira Cloud platform REST API v3 - Introduction (expansion, pagination, ordering)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/intro/)\n- [Basic auth for REST APIs (email + API token)](https://developer.atlassian.com/cloud/jira/platform/basic-auth-for-rest-apis/)\n- [Issue search (GET /rest/api/3/search/jql)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-search/)\n- [Issues (create, get, edit, delete, assign, transitions)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/)\n- [Projects](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-projects/)\n- [Users](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/)\n- [Issue fields](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-fields/)\n- [Issue comments](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-comments/)\n- [Issue worklogs](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-worklogs/)\n- [Issue links](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-links/)\n- [Atlassian Document Format (rich text in description, comment bodies, worklog comments)](https://developer.atlassian.com/cloud/jira/platform/apis/document/structure/)\n",
+      "markdown": "# Jira\n\nJira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).\n\n- Connector type: `jira`\n- Category: issue tracking (project/issue)\n- Definition ID: `68e63de2-bb83-4c7e-93fa-a8a9051e3993`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('jira', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nIssue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | api_search, create, get, update, delete | Jira issues (work items). Search with bounded JQL, create, read, edit and delete. Field values live under `fields` (summary, status, assignee, project, issuetype, priority, description in Atlassian Document Format, created, updated, labels and custom fields). |\n| projects | list, get | Jira projects visible to the user. |\n| users | list, get | Atlassian accounts known to the Jira site (people, apps and customers), identified by accountId. |\n| issue_fields | list | System and custom issue fields (ids usable in issue `fields`, JQL clause names, types). |\n| issue_comments | list, get, create, update, delete | Comments on an issue. Bodies are Atlassian Document Format documents. |\n| issue_worklogs | list, get, create, update, delete | Time logged on an issue (needs time tracking enabled in Jira). |\n| issues_assignee | update | The assignee of an issue. update assigns (accountId), unassigns (accountId null) or assigns the project's default assignee (accountId \"-1\"); it needs only the Assign issues permission. |\n| issue_transitions | list, create | Workflow transitions of an issue. list shows the ones available now; create performs one (moves the issue to another status). |\n| issue_links | create, get, delete | Links between two issues (blocks, duplicates, relates to...). Jira offers no list of links; read them from an issue's fields.issuelinks. |\n\n## Vendor documentation\n\n- [Jira Cloud platform REST API v3 - Introduction (expansion, pagination, ordering)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/intro/)\n- [Basic auth for REST APIs (email + API token)](https://developer.atlassian.com/cloud/jira/platform/basic-auth-for-rest-apis/)\n- [Issue search (GET /rest/api/3/search/jql)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-search/)\n- [Issues (create, get, edit, delete, assign, transitions)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/)\n- [Projects](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-projects/)\n- [Users](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/)\n- [Issue fields](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-fields/)\n- [Issue comments](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-comments/)\n- [Issue worklogs](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-worklogs/)\n- [Issue links](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-links/)\n- [Atlassian Document Format (rich text in description, comment bodies, worklog comments)](https://developer.atlassian.com/cloud/jira/platform/apis/document/structure/)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `jira`",
             "Category: issue tracking (project/issue)",
-            "Definition ID: `b6d2e8f1-4a7c-4b3e-8f9d-1c5a7e3b9d20`"
+            "Definition ID: `68e63de2-bb83-4c7e-93fa-a8a9051e3993`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('jira', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('jira', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -134,7 +134,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: API Token",
-      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with the email of an Atlassian account and an API token created at id.atlassian.com (Account settings > Security > API tokens). Requests run with that account's Jira permissions.\n\nSet `option_title` to `API Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email | yes | no | Email address of the Atlassian account that owns the API token. |\n| api_token | yes | yes | Atlassian API token of that account. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Atlassian site name: acme for acme.atlassian.net |\n",
+      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with the email of an Atlassian account and an API token created at id.atlassian.com (Account settings > Security > API tokens). Requests run with that account's Jira permissions.\n\nSet `option_title` to `API Token` in `credentials` to choose this option (also accepted: `Jira API Token Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email (or username) | yes | no | Email address of the Atlassian account that owns the API token. |\n| api_token (or password) | yes | yes | Atlassian API token of that account. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Atlassian site name: acme for acme.atlassian.net |\n",
       "blocks": [
         {
           "type": "heading",
@@ -152,7 +152,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `API Token` in `credentials` to choose this option."
+          "text": "Set `option_title` to `API Token` in `credentials` to choose this option (also accepted: `Jira API Token Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -164,13 +164,13 @@ export const skillDocs: SkillDocs = {
           ],
           "rows": [
             [
-              "email",
+              "email (or username)",
               "yes",
               "no",
               "Email address of the Atlassian account that owns the API token."
             ],
             [
-              "api_token",
+              "api_token (or password)",
               "yes",
               "yes",
               "Atlassian API token of that account."
@@ -205,7 +205,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.api_search",
       "title": "issues.api_search",
       "summary": "Search issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken.",
-      "markdown": "# issues.api_search\n\nSearch issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken.\n\n`GET /rest/api/3/search/jql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| jql | string | no |  | A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\". |\n| nextPageToken | string | no |  | Token of the page to fetch (from the previous page's nextPageToken); omit for the first page. |\n| maxResults | integer | no | minimum 1; maximum 5000; default 50 | Maximum issues per page (Jira may return fewer when many fields are requested). |\n| fields | string | no |  | Comma-separated fields to return, e.g. \"summary,status,assignee\", \"*all\", \"*navigable\" or \"-description\". Jira's default is \"id\" (ids only). |\n| expand | string | no |  | Comma-separated expand options: renderedFields, names, schema, transitions, operations, editmeta, changelog, versionedRepresentations. |\n| properties | string | no | pattern \"^[^,]+(,[^,]+){0,4}$\" | Comma-separated issue property keys to include, at most 5. |\n| fieldsByKeys | boolean | no | default false | Reference fields in `fields` by key rather than id. |\n| failFast | boolean | no | default false | Fail the request early if some field data cannot be retrieved. |\n\n## Pagination\n\nStyle `next_page_token`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `self` (string or null)\n- `expand` (string or null)\n- `fields` (object or null)\n- `renderedFields` (object or null)\n- `properties` (object or null)\n- `names` (object or null)\n- `schema` (object or null)\n- `transitions` (array or null)\n- `operations` (object or null)\n- `editmeta` (object or null)\n- `changelog` (object or null)\n- `versionedRepresentations` (object or null)\n- `fieldsToInclude` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"api_search\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issues.api_search\n\nSearch issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken.\n\n`GET /rest/api/3/search/jql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| jql | string | no |  | A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\". |\n| nextPageToken | string | no |  | Token of the page to fetch (from the previous page's nextPageToken); omit for the first page. |\n| maxResults | integer | no | minimum 1; maximum 5000; default 50 | Maximum issues per page (Jira may return fewer when many fields are requested). |\n| fields | string | no |  | Comma-separated fields to return, e.g. \"summary,status,assignee\", \"*all\", \"*navigable\" or \"-description\". Jira's default is \"id\" (ids only). |\n| expand | string | no |  | Comma-separated expand options: renderedFields, names, schema, transitions, operations, editmeta, changelog, versionedRepresentations. |\n| properties | string | no | pattern \"^[^,]+(,[^,]+){0,4}$\" | Comma-separated issue property keys to include, at most 5. |\n| fieldsByKeys | boolean | no | default false | Reference fields in `fields` by key rather than id. |\n| failFast | boolean | no | default false | Fail the request early if some field data cannot be retrieved. |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (clamped to 1..5000). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `next_page_token`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `self` (string or null)\n- `expand` (string or null)\n- `fields` (object or null)\n- `renderedFields` (object or null)\n- `properties` (object or null)\n- `names` (object or null)\n- `schema` (object or null)\n- `transitions` (array or null)\n- `operations` (object or null)\n- `editmeta` (object or null)\n- `changelog` (object or null)\n- `versionedRepresentations` (object or null)\n- `fieldsToInclude` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"api_search\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -290,6 +290,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "default false",
               "Fail the request early if some field data cannot be retrieved."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as maxResults (clamped to 1..5000). Same as giving maxResults, which wins when both are given."
             ]
           ]
         },
@@ -707,7 +714,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.",
-      "markdown": "# projects.list\n\nList projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.\n\n`GET /rest/api/3/project/search` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 | Index of the first project to return. |\n| maxResults | integer | no | minimum 1; maximum 100; default 50 | Projects per page (max 100). |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response.\n\n`GET /rest/api/3/project/search` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 | Index of the first project to return. |\n| maxResults | integer | no | minimum 1; maximum 100; default 50 | Projects per page (max 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (clamped to 1..100). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n- `entityId` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -750,6 +757,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100; default 50",
               "Projects per page (max 100)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as maxResults (clamped to 1..100). Same as giving maxResults, which wins when both are given."
             ]
           ]
         },
@@ -803,7 +817,8 @@ export const skillDocs: SkillDocs = {
             "`favourite` (boolean or null)",
             "`uuid` (string or null)",
             "`versions` (array or null)",
-            "`expand` (string or null)"
+            "`expand` (string or null)",
+            "`entityId` (string or null)"
           ]
         },
         {
@@ -822,7 +837,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.get",
       "title": "projects.get",
       "summary": "Get one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).",
-      "markdown": "# projects.get\n\nGet one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).\n\n`GET /rest/api/3/project/{projectIdOrKey}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| projectIdOrKey | string | yes | minLength 1 | Project id (10000) or key (ABC). |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"projectIdOrKey\": \"<projectIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# projects.get\n\nGet one project by id or key (GET /rest/api/3/project/{projectIdOrKey}).\n\n`GET /rest/api/3/project/{projectIdOrKey}` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| projectIdOrKey | string | yes | minLength 1 | Project id (10000) or key (ABC). |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `self` (string or null)\n- `description` (string or null)\n- `projectTypeKey` (string or null)\n- `simplified` (boolean or null)\n- `style` (string or null)\n- `isPrivate` (boolean or null)\n- `archived` (boolean or null)\n- `archivedBy` (object or null)\n- `archivedDate` (string or null)\n- `deleted` (boolean or null)\n- `deletedBy` (object or null)\n- `deletedDate` (string or null)\n- `retentionTillDate` (string or null)\n- `assigneeType` (string or null)\n- `avatarUrls` (object or null)\n- `components` (array or null)\n- `issueTypes` (array or null)\n- `issueTypeHierarchy` (object or null)\n- `lead` (object or null)\n- `projectCategory` (object or null)\n- `insight` (object or null)\n- `landingPageInfo` (object or null)\n- `permissions` (object or null)\n- `properties` (object or null)\n- `roles` (object or null)\n- `url` (string or null)\n- `email` (string or null)\n- `favourite` (boolean or null)\n- `uuid` (string or null)\n- `versions` (array or null)\n- `expand` (string or null)\n- `entityId` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"projectIdOrKey\": \"<projectIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -902,7 +917,8 @@ export const skillDocs: SkillDocs = {
             "`favourite` (boolean or null)",
             "`uuid` (string or null)",
             "`versions` (array or null)",
-            "`expand` (string or null)"
+            "`expand` (string or null)",
+            "`entityId` (string or null)"
           ]
         },
         {
@@ -921,7 +937,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List all users, including inactive ones (GET /rest/api/3/users/search), paged by startAt/maxResults. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page).",
-      "markdown": "# users.list\n\nList all users, including inactive ones (GET /rest/api/3/users/search), paged by startAt/maxResults. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page).\n\n`GET /rest/api/3/users/search` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; maximum 1000; default 50 | Users per page (max 1000). |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `accountId` (string)\n- `accountType` (string or null)\n- `active` (boolean or null)\n- `appType` (string or null)\n- `displayName` (string or null)\n- `emailAddress` (string or null)\n- `locale` (string or null)\n- `timeZone` (string or null)\n- `avatarUrls` (object or null)\n- `applicationRoles` (object or null)\n- `groups` (object or null)\n- `expand` (string or null)\n- `self` (string or null)\n- `key` (string or null)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList all users, including inactive ones (GET /rest/api/3/users/search), paged by startAt/maxResults. Jira returns a bare array, so the pagination block's isLast and total are null; nextPageToken is the startAt of the next page (null after a short page).\n\n`GET /rest/api/3/users/search` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; maximum 1000; default 50 | Users per page (max 1000). |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (clamped to 1..1000). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `accountId` (string)\n- `accountType` (string or null)\n- `active` (boolean or null)\n- `appType` (string or null)\n- `displayName` (string or null)\n- `emailAddress` (string or null)\n- `locale` (string or null)\n- `timeZone` (string or null)\n- `avatarUrls` (object or null)\n- `applicationRoles` (object or null)\n- `groups` (object or null)\n- `expand` (string or null)\n- `self` (string or null)\n- `key` (string or null)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -964,6 +980,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 1000; default 50",
               "Users per page (max 1000)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as maxResults (clamped to 1..1000). Same as giving maxResults, which wins when both are given."
             ]
           ]
         },
@@ -1097,7 +1120,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_fields.list",
       "title": "issue_fields.list",
       "summary": "List all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.",
-      "markdown": "# issue_fields.list\n\nList all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.\n\n`GET /rest/api/3/field` returns a list of issue_fields records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `custom` (boolean or null)\n- `clauseNames` (array or null)\n- `navigable` (boolean or null)\n- `orderable` (boolean or null)\n- `searchable` (boolean or null)\n- `schema` (object or null)\n- `scope` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_fields\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issue_fields.list\n\nList all system and custom fields visible to the user (GET /rest/api/3/field); not paginated.\n\n`GET /rest/api/3/field` returns a list of issue_fields records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `name` (string or null)\n- `custom` (boolean or null)\n- `clauseNames` (array or null)\n- `navigable` (boolean or null)\n- `orderable` (boolean or null)\n- `searchable` (boolean or null)\n- `schema` (object or null)\n- `scope` (object or null)\n- `untranslatedName` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_fields\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1118,8 +1141,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1138,7 +1176,8 @@ export const skillDocs: SkillDocs = {
             "`orderable` (boolean or null)",
             "`searchable` (boolean or null)",
             "`schema` (object or null)",
-            "`scope` (object or null)"
+            "`scope` (object or null)",
+            "`untranslatedName` (string or null)"
           ]
         },
         {
@@ -1157,7 +1196,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_comments.list",
       "title": "issue_comments.list",
       "summary": "List an issue's comments (GET /rest/api/3/issue/{issueIdOrKey}/comment), paged by startAt/maxResults.",
-      "markdown": "# issue_comments.list\n\nList an issue's comments (GET /rest/api/3/issue/{issueIdOrKey}/comment), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/comment` returns a list of issue_comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; default 100 |  |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `author` (object or null)\n- `body` (object or null)\n- `renderedBody` (string or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `updateAuthor` (object or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n- `jsdPublic` (boolean or null)\n- `jsdAuthorCanSeeRequest` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issue_comments.list\n\nList an issue's comments (GET /rest/api/3/issue/{issueIdOrKey}/comment), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/comment` returns a list of issue_comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; default 100 |  |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (at least 1). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `author` (object or null)\n- `body` (object or null)\n- `renderedBody` (string or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `updateAuthor` (object or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n- `jsdPublic` (boolean or null)\n- `jsdAuthorCanSeeRequest` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1207,6 +1246,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; default 100",
               ""
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as maxResults (at least 1). Same as giving maxResults, which wins when both are given."
             ]
           ]
         },
@@ -1590,7 +1636,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_worklogs.list",
       "title": "issue_worklogs.list",
       "summary": "List an issue's worklogs, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/worklog), paged by startAt/maxResults.",
-      "markdown": "# issue_worklogs.list\n\nList an issue's worklogs, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/worklog), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/worklog` returns a list of issue_worklogs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; maximum 5000; default 5000 |  |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `issueId` (string or null)\n- `author` (object or null)\n- `updateAuthor` (object or null)\n- `comment` (object or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `started` (string or null)\n- `timeSpent` (string or null)\n- `timeSpentSeconds` (integer or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issue_worklogs.list\n\nList an issue's worklogs, oldest first (GET /rest/api/3/issue/{issueIdOrKey}/worklog), paged by startAt/maxResults.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/worklog` returns a list of issue_worklogs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| startAt | integer | no | minimum 0; default 0 |  |\n| maxResults | integer | no | minimum 1; maximum 5000; default 5000 |  |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (clamped to 1..5000). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `offset`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `self` (string or null)\n- `issueId` (string or null)\n- `author` (object or null)\n- `updateAuthor` (object or null)\n- `comment` (object or null)\n- `created` (string or null)\n- `updated` (string or null)\n- `started` (string or null)\n- `timeSpent` (string or null)\n- `timeSpentSeconds` (integer or null)\n- `visibility` (object or null)\n- `properties` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_worklogs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1640,6 +1686,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 5000; default 5000",
               ""
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as maxResults (clamped to 1..5000). Same as giving maxResults, which wins when both are given."
             ]
           ]
         },
@@ -2213,7 +2266,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_transitions.list",
       "title": "issue_transitions.list",
       "summary": "List the transitions available for an issue (GET /rest/api/3/issue/{issueIdOrKey}/transitions); not paginated.",
-      "markdown": "# issue_transitions.list\n\nList the transitions available for an issue (GET /rest/api/3/issue/{issueIdOrKey}/transitions); not paginated.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/transitions` returns a list of issue_transitions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `to` (object or null)\n- `hasScreen` (boolean or null)\n- `isGlobal` (boolean or null)\n- `isInitial` (boolean or null)\n- `isAvailable` (boolean or null)\n- `isConditional` (boolean or null)\n- `looped` (boolean or null)\n- `fields` (object or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_transitions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
+      "markdown": "# issue_transitions.list\n\nList the transitions available for an issue (GET /rest/api/3/issue/{issueIdOrKey}/transitions); not paginated.\n\n`GET /rest/api/3/issue/{issueIdOrKey}/transitions` returns a list of issue_transitions records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issueIdOrKey | string | yes | minLength 1 |  |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `to` (object or null)\n- `hasScreen` (boolean or null)\n- `isGlobal` (boolean or null)\n- `isInitial` (boolean or null)\n- `isAvailable` (boolean or null)\n- `isConditional` (boolean or null)\n- `looped` (boolean or null)\n- `fields` (object or null)\n- `expand` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_transitions\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issueIdOrKey\": \"<issueIdOrKey>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2249,6 +2302,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "minLength 1",
               ""
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },

@@ -138,6 +138,7 @@ export interface JiraProjectsRecord {
   uuid: string | null;
   versions: Array<unknown> | null;
   expand: string | null;
+  entityId: string | null;
 }
 
 /** List projects (GET /rest/api/3/project/search), paged by startAt/maxResults. Pagination block: nextPageToken is the startAt of the next page (null on the last page), isLast and total come from Jira's response. */
@@ -212,6 +213,7 @@ export interface JiraIssueFieldsRecord {
   searchable: boolean | null;
   schema: Record<string, unknown> | null;
   scope: Record<string, unknown> | null;
+  untranslatedName: string | null;
 }
 
 /** List all system and custom fields visible to the user (GET /rest/api/3/field); not paginated. */

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "klaviyo",
   "displayName": "Klaviyo",
-  "definitionId": "37dfc2b0-bf1b-4984-8403-0e729a8d286d",
+  "definitionId": "95e8cffd-b8c4-4039-968e-d32fb4a69bde",
   "iconUrl": "https://www.klaviyo.com/favicon.ico",
   "supportLevel": "certified",
   "category": "email and sms marketing",
@@ -83,9 +83,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.klaviyo.com/en/reference/get_template"
     }
   ],
-  "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",
-  "baseUrl": "https://a.klaviyo.com",
   "config": {},
+  "baseUrl": "https://a.klaviyo.com",
   "headers": {
     "revision": "2026-07-15"
   },
@@ -108,6 +107,7 @@ export const definition: ConnectorDefinition = {
       "value": "Klaviyo-API-Key {{credentials.api_key}}"
     }
   ],
+  "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",
   "entities": {
     "profiles": {
       "name": "profiles",
@@ -264,8 +264,18 @@ export const definition: ConnectorDefinition = {
           "attributes.organization",
           "attributes.location.country",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated",
+          "segments"
         ],
+        "derived": {
+          "updated": "record.attributes.updated",
+          "segments": "record.relationships.segments"
+        },
         "semantic": []
       },
       "actions": {
@@ -277,37 +287,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -320,19 +330,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -412,8 +422,16 @@ export const definition: ConnectorDefinition = {
           "attributes.name",
           "attributes.opt_in_process",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -425,37 +443,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 10,
                 "description": "Records per page, 1 to 10 (Klaviyo default 10)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -468,19 +486,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -608,8 +626,16 @@ export const definition: ConnectorDefinition = {
           "attributes.created_at",
           "attributes.scheduled_at",
           "attributes.send_time",
-          "attributes.updated_at"
+          "attributes.updated_at",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated_at"
         ],
+        "derived": {
+          "updated_at": "record.attributes.updated_at"
+        },
         "semantic": []
       },
       "actions": {
@@ -621,8 +647,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "filter": {
               "in": "query",
-              "wire": "filter",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -630,42 +654,44 @@ export const definition: ConnectorDefinition = {
                   "equals(messages.channel,'sms')"
                 ]
               },
+              "required": true,
               "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "filter"
             },
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -678,19 +704,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -771,8 +797,16 @@ export const definition: ConnectorDefinition = {
           "attributes.timestamp",
           "attributes.uuid",
           "relationships.metric.data.id",
-          "relationships.profile.data.id"
+          "relationships.profile.data.id",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "datetime"
         ],
+        "derived": {
+          "datetime": "record.attributes.datetime"
+        },
         "semantic": []
       },
       "actions": {
@@ -784,30 +818,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             },
             "sort": {
               "in": "query",
-              "wire": "sort",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -818,19 +850,21 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Sort order; a leading minus sorts descending."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "sort"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -911,8 +945,16 @@ export const definition: ConnectorDefinition = {
           "attributes.integration.name",
           "attributes.integration.category",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -924,25 +966,25 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -955,19 +997,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1062,8 +1104,16 @@ export const definition: ConnectorDefinition = {
           "attributes.archived",
           "attributes.trigger_type",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": []
       },
       "actions": {
@@ -1075,37 +1125,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 50,
                 "description": "Records per page, 1 to 50 (Klaviyo default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1118,19 +1168,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1232,8 +1282,16 @@ export const definition: ConnectorDefinition = {
           "attributes.name",
           "attributes.editor_type",
           "attributes.created",
-          "attributes.updated"
+          "attributes.updated",
+          "type",
+          "attributes",
+          "relationships",
+          "links",
+          "updated"
         ],
+        "derived": {
+          "updated": "record.attributes.updated"
+        },
         "semantic": [
           {
             "field": "attributes.html",
@@ -1254,37 +1312,37 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page[size]": {
               "in": "query",
-              "wire": "page[size]",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 10,
                 "description": "Records per page, 1 to 10 (Klaviyo default 10)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[size]"
             },
             "page[cursor]": {
               "in": "query",
-              "wire": "page[cursor]",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page[cursor]"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.links.next",
             "block": {
               "next": "body.links.next"
-            }
+            },
+            "next_url": "body.links.next"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1297,19 +1355,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The record's Klaviyo ID."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

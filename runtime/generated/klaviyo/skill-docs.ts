@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "klaviyo",
   "title": "Klaviyo connector",
   "summary": "Klaviyo REST API (https://a.klaviyo.com/api, revision 2026-07-15 sent in the revision header): list and read profiles, lists, campaigns (email or SMS, chosen by a channel filter), metrics, flows and email templates, and list events. Authenticates with a private API key (\"Authorization: Klaviyo-API-Key <key>\"). Klaviyo answers in JSON:API; records are kept as the JSON:API resource objects Klaviyo returns under `data` — {type, id, attributes, relationships, links} — so `id` is always present and the vendor fields are read under `attributes` (e.g. attributes.email of a profile).",
-  "version": "5153e8652f58",
+  "version": "b321fd233cd4",
   "tags": [
     "klaviyo",
     "email and sms marketing"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Klaviyo connector",
       "summary": "Klaviyo REST API (https://a.klaviyo.com/api, revision 2026-07-15 sent in the revision header): list and read profiles, lists, campaigns (email or SMS, chosen by a channel filter), metrics, flows and email templates, and list events. Authenticates with a private API key (\"Authorization: Klaviyo-API-Key <key>\"). Klaviyo answers in JSON:API; records are kept as the JSON:API resource objects Klaviyo returns under `data` — {type, id, attributes, relationships, links} — so `id` is always present and the vendor fields are read under `attributes` (e.g. attributes.email of a profile).",
-      "markdown": "# Klaviyo\n\nKlaviyo REST API (https://a.klaviyo.com/api, revision 2026-07-15 sent in the revision header): list and read profiles, lists, campaigns (email or SMS, chosen by a channel filter), metrics, flows and email templates, and list events. Authenticates with a private API key (\"Authorization: Klaviyo-API-Key <key>\"). Klaviyo answers in JSON:API; records are kept as the JSON:API resource objects Klaviyo returns under `data` — {type, id, attributes, relationships, links} — so `id` is always present and the vendor fields are read under `attributes` (e.g. attributes.email of a profile).\n\n- Connector type: `klaviyo`\n- Category: email and sms marketing\n- Definition ID: `37dfc2b0-bf1b-4984-8403-0e729a8d286d`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('klaviyo', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nRecords are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| profiles | list, get | Profiles (people) in the Klaviyo account, with contact details, location and custom properties. |\n| lists | list, get | Lists (static audiences that profiles subscribe to). |\n| campaigns | list, get | Email or SMS campaigns (one channel per list call), with audiences, send strategy and status. |\n| events | list | Events (activity of profiles: opened email, placed order...); each names its metric and profile under relationships. Only list; Klaviyo events are not read one by one here. |\n| metrics | list, get | Metrics (the kinds of events tracked, e.g. Opened Email, Placed Order) with their integration. |\n| flows | list, get | Flows (automated message sequences) with status and trigger type. |\n| email_templates | list, get | Email templates (Klaviyo's /api/templates), with their HTML and plain-text bodies. |\n\n## Vendor documentation\n\n- [API overview (JSON:API, cursor pagination with links.next, page[size], filtering, sorting)](https://developers.klaviyo.com/en/v2026-07-15/reference/api-overview)\n- [API versioning and deprecation policy (the revision header)](https://developers.klaviyo.com/en/docs/api_versioning_and_deprecation_policy)\n- [API overview (private key authentication, Authorization Klaviyo-API-Key, rate limits)](https://developers.klaviyo.com/en/reference/api_overview)\n- [Rate limits, status codes, and errors](https://developers.klaviyo.com/en/v2026-04-15/docs/rate_limits_and_error_handling)\n- [Klaviyo OpenAPI description (stable endpoints, one file per operation)](https://github.com/klaviyo/openapi/tree/main/openapi/stable/apis)\n- [Get Profiles](https://developers.klaviyo.com/en/reference/get_profiles)\n- [Get Profile](https://developers.klaviyo.com/en/reference/get_profile)\n- [Get Lists (at most 10 per page)](https://developers.klaviyo.com/en/reference/get_lists)\n- [Get List](https://developers.klaviyo.com/en/reference/get_list)\n- [Get Campaigns (a channel filter is required)](https://developers.klaviyo.com/en/reference/get_campaigns)\n- [Get Campaign](https://developers.klaviyo.com/en/reference/get_campaign)\n- [Get Events](https://developers.klaviyo.com/en/reference/get_events)\n- [Get Metrics](https://developers.klaviyo.com/en/reference/get_metrics)\n- [Get Metric](https://developers.klaviyo.com/en/reference/get_metric)\n- [Get Flows](https://developers.klaviyo.com/en/reference/get_flows)\n- [Get Flow](https://developers.klaviyo.com/en/reference/get_flow)\n- [Get Templates](https://developers.klaviyo.com/en/reference/get_templates)\n- [Get Template](https://developers.klaviyo.com/en/reference/get_template)\n",
+      "markdown": "# Klaviyo\n\nKlaviyo REST API (https://a.klaviyo.com/api, revision 2026-07-15 sent in the revision header): list and read profiles, lists, campaigns (email or SMS, chosen by a channel filter), metrics, flows and email templates, and list events. Authenticates with a private API key (\"Authorization: Klaviyo-API-Key <key>\"). Klaviyo answers in JSON:API; records are kept as the JSON:API resource objects Klaviyo returns under `data` — {type, id, attributes, relationships, links} — so `id` is always present and the vendor fields are read under `attributes` (e.g. attributes.email of a profile).\n\n- Connector type: `klaviyo`\n- Category: email and sms marketing\n- Definition ID: `95e8cffd-b8c4-4039-968e-d32fb4a69bde`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('klaviyo', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nRecords are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| profiles | list, get | Profiles (people) in the Klaviyo account, with contact details, location and custom properties. |\n| lists | list, get | Lists (static audiences that profiles subscribe to). |\n| campaigns | list, get | Email or SMS campaigns (one channel per list call), with audiences, send strategy and status. |\n| events | list | Events (activity of profiles: opened email, placed order...); each names its metric and profile under relationships. Only list; Klaviyo events are not read one by one here. |\n| metrics | list, get | Metrics (the kinds of events tracked, e.g. Opened Email, Placed Order) with their integration. |\n| flows | list, get | Flows (automated message sequences) with status and trigger type. |\n| email_templates | list, get | Email templates (Klaviyo's /api/templates), with their HTML and plain-text bodies. |\n\n## Vendor documentation\n\n- [API overview (JSON:API, cursor pagination with links.next, page[size], filtering, sorting)](https://developers.klaviyo.com/en/v2026-07-15/reference/api-overview)\n- [API versioning and deprecation policy (the revision header)](https://developers.klaviyo.com/en/docs/api_versioning_and_deprecation_policy)\n- [API overview (private key authentication, Authorization Klaviyo-API-Key, rate limits)](https://developers.klaviyo.com/en/reference/api_overview)\n- [Rate limits, status codes, and errors](https://developers.klaviyo.com/en/v2026-04-15/docs/rate_limits_and_error_handling)\n- [Klaviyo OpenAPI description (stable endpoints, one file per operation)](https://github.com/klaviyo/openapi/tree/main/openapi/stable/apis)\n- [Get Profiles](https://developers.klaviyo.com/en/reference/get_profiles)\n- [Get Profile](https://developers.klaviyo.com/en/reference/get_profile)\n- [Get Lists (at most 10 per page)](https://developers.klaviyo.com/en/reference/get_lists)\n- [Get List](https://developers.klaviyo.com/en/reference/get_list)\n- [Get Campaigns (a channel filter is required)](https://developers.klaviyo.com/en/reference/get_campaigns)\n- [Get Campaign](https://developers.klaviyo.com/en/reference/get_campaign)\n- [Get Events](https://developers.klaviyo.com/en/reference/get_events)\n- [Get Metrics](https://developers.klaviyo.com/en/reference/get_metrics)\n- [Get Metric](https://developers.klaviyo.com/en/reference/get_metric)\n- [Get Flows](https://developers.klaviyo.com/en/reference/get_flows)\n- [Get Flow](https://developers.klaviyo.com/en/reference/get_flow)\n- [Get Templates](https://developers.klaviyo.com/en/reference/get_templates)\n- [Get Template](https://developers.klaviyo.com/en/reference/get_template)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `klaviyo`",
             "Category: email and sms marketing",
-            "Definition ID: `37dfc2b0-bf1b-4984-8403-0e729a8d286d`"
+            "Definition ID: `95e8cffd-b8c4-4039-968e-d32fb4a69bde`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('klaviyo', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('klaviyo', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -174,7 +174,7 @@ export const skillDocs: SkillDocs = {
       "id": "profiles.list",
       "title": "profiles.list",
       "summary": "List profiles (GET /api/profiles).",
-      "markdown": "# profiles.list\n\nList profiles (GET /api/profiles).\n\n`GET /api/profiles` returns a list of profiles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"profiles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# profiles.list\n\nList profiles (GET /api/profiles).\n\n`GET /api/profiles` returns a list of profiles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"profiles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -217,6 +217,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given."
             ]
           ]
         },
@@ -330,7 +337,7 @@ export const skillDocs: SkillDocs = {
       "id": "lists.list",
       "title": "lists.list",
       "summary": "List lists (GET /api/lists), at most 10 per page.",
-      "markdown": "# lists.list\n\nList lists (GET /api/lists), at most 10 per page.\n\n`GET /api/lists` returns a list of lists records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 10 | Records per page, 1 to 10 (Klaviyo default 10). |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"lists\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# lists.list\n\nList lists (GET /api/lists), at most 10 per page.\n\n`GET /api/lists` returns a list of lists records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 10 | Records per page, 1 to 10 (Klaviyo default 10). |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..10). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"lists\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -373,6 +380,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page[size] (clamped to 1..10). Same as giving page[size], which wins when both are given."
             ]
           ]
         },
@@ -486,7 +500,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaigns.list",
       "title": "campaigns.list",
       "summary": "List campaigns of one channel (GET /api/campaigns?filter=equals(messages.channel,'email') or 'sms'); the channel filter is required by Klaviyo.",
-      "markdown": "# campaigns.list\n\nList campaigns of one channel (GET /api/campaigns?filter=equals(messages.channel,'email') or 'sms'); the channel filter is required by Klaviyo.\n\n`GET /api/campaigns` returns a list of campaigns records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| filter | string | yes | one of \"equals(messages.channel,'email')\", \"equals(messages.channel,'sms')\" | The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns). |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {\n    \"filter\": \"equals(messages.channel,'email')\"\n  }\n}\n```\n",
+      "markdown": "# campaigns.list\n\nList campaigns of one channel (GET /api/campaigns?filter=equals(messages.channel,'email') or 'sms'); the channel filter is required by Klaviyo.\n\n`GET /api/campaigns` returns a list of campaigns records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| filter | string | yes | one of \"equals(messages.channel,'email')\", \"equals(messages.channel,'sms')\" | The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns). |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {\n    \"filter\": \"equals(messages.channel,'email')\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -536,6 +550,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given."
             ]
           ]
         },
@@ -649,7 +670,7 @@ export const skillDocs: SkillDocs = {
       "id": "events.list",
       "title": "events.list",
       "summary": "List events (GET /api/events), optionally sorted by datetime or timestamp.",
-      "markdown": "# events.list\n\nList events (GET /api/events), optionally sorted by datetime or timestamp.\n\n`GET /api/events` returns a list of events records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| sort | string | no | one of \"datetime\", \"-datetime\", \"timestamp\", \"-timestamp\" | Sort order; a leading minus sorts descending. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"events\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# events.list\n\nList events (GET /api/events), optionally sorted by datetime or timestamp.\n\n`GET /api/events` returns a list of events records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| sort | string | no | one of \"datetime\", \"-datetime\", \"timestamp\", \"-timestamp\" | Sort order; a leading minus sorts descending. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"events\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -699,6 +720,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "one of \"datetime\", \"-datetime\", \"timestamp\", \"-timestamp\"",
               "Sort order; a leading minus sorts descending."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given."
             ]
           ]
         },
@@ -742,7 +770,7 @@ export const skillDocs: SkillDocs = {
       "id": "metrics.list",
       "title": "metrics.list",
       "summary": "List metrics (GET /api/metrics); Klaviyo sets the page size (up to 200), so only page[cursor] is taken.",
-      "markdown": "# metrics.list\n\nList metrics (GET /api/metrics); Klaviyo sets the page size (up to 200), so only page[cursor] is taken.\n\n`GET /api/metrics` returns a list of metrics records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"metrics\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# metrics.list\n\nList metrics (GET /api/metrics); Klaviyo sets the page size (up to 200), so only page[cursor] is taken.\n\n`GET /api/metrics` returns a list of metrics records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"metrics\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -778,6 +806,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -891,7 +926,7 @@ export const skillDocs: SkillDocs = {
       "id": "flows.list",
       "title": "flows.list",
       "summary": "List flows (GET /api/flows), at most 50 per page.",
-      "markdown": "# flows.list\n\nList flows (GET /api/flows), at most 50 per page.\n\n`GET /api/flows` returns a list of flows records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 50 | Records per page, 1 to 50 (Klaviyo default 50). |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"flows\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# flows.list\n\nList flows (GET /api/flows), at most 50 per page.\n\n`GET /api/flows` returns a list of flows records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 50 | Records per page, 1 to 50 (Klaviyo default 50). |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..50). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"flows\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -934,6 +969,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page[size] (clamped to 1..50). Same as giving page[size], which wins when both are given."
             ]
           ]
         },
@@ -1047,7 +1089,7 @@ export const skillDocs: SkillDocs = {
       "id": "email_templates.list",
       "title": "email_templates.list",
       "summary": "List email templates (GET /api/templates), at most 10 per page.",
-      "markdown": "# email_templates.list\n\nList email templates (GET /api/templates), at most 10 per page.\n\n`GET /api/templates` returns a list of email_templates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 10 | Records per page, 1 to 10 (Klaviyo default 10). |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"email_templates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# email_templates.list\n\nList email templates (GET /api/templates), at most 10 per page.\n\n`GET /api/templates` returns a list of email_templates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 10 | Records per page, 1 to 10 (Klaviyo default 10). |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..10). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"email_templates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1090,6 +1132,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page[size] (clamped to 1..10). Same as giving page[size], which wins when both are given."
             ]
           ]
         },

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "linear",
   "displayName": "Linear",
-  "definitionId": "3f1b7c9e-8a2d-4e6f-b5c3-9d0a1e2f4b68",
+  "definitionId": "1c5d8316-ed42-4473-8fbc-2626f03f070c",
   "iconUrl": "https://linear.app/favicon.ico",
   "supportLevel": "certified",
   "category": "issue tracker (cycle/team style)",
@@ -23,13 +23,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://linear.app/developers/oauth-2-0-authentication"
     }
   ],
-  "guidance": "Every call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.",
-  "baseUrl": "https://api.linear.app",
   "config": {},
+  "baseUrl": "https://api.linear.app",
   "headers": {},
   "auth": [
     {
       "optionTitle": "API Key",
+      "titleAliases": [
+        "Linear API Key Authentication"
+      ],
       "description": "A Linear personal API key (Settings > Security & access > Personal API keys, starts with lin_api_). Linear expects the key alone in the Authorization header, without a Bearer prefix.",
       "fields": {
         "api_key": {
@@ -80,6 +82,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "Every call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.",
   "entities": {
     "issues": {
       "name": "issues",
@@ -228,6 +231,120 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "addedToCycleAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "addedToProjectAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "addedToTeamAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "attachments": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "customerTicketCount": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "descriptionState": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "integrationSourceType": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "labels": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "parent": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "previousIdentifiers": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "prioritySortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "projectMilestone": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "reactionData": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "relations": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "slaType": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "sortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "subIssueSortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "subscribers": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "sourceComment": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -252,8 +369,66 @@ export const definition: ConnectorDefinition = {
           "cycle.id",
           "createdAt",
           "updatedAt",
-          "completedAt"
+          "completedAt",
+          "number",
+          "estimate",
+          "url",
+          "branchName",
+          "state",
+          "assignee",
+          "creator",
+          "team",
+          "project",
+          "cycle",
+          "startedAt",
+          "canceledAt",
+          "archivedAt",
+          "addedToCycleAt",
+          "addedToProjectAt",
+          "addedToTeamAt",
+          "attachments",
+          "customerTicketCount",
+          "descriptionState",
+          "integrationSourceType",
+          "labels",
+          "parent",
+          "previousIdentifiers",
+          "prioritySortOrder",
+          "projectMilestone",
+          "reactionData",
+          "relations",
+          "slaType",
+          "sortOrder",
+          "subIssueSortOrder",
+          "subscribers",
+          "sourceComment",
+          "assigneeId",
+          "creatorId",
+          "cycleId",
+          "projectId",
+          "stateId",
+          "teamId",
+          "attachmentIds",
+          "milestoneId",
+          "parentId",
+          "relationIds",
+          "sourceCommentId",
+          "subscriberIds"
         ],
+        "derived": {
+          "assigneeId": "record.assignee.id",
+          "creatorId": "record.creator.id",
+          "cycleId": "record.cycle.id",
+          "projectId": "record.project.id",
+          "stateId": "record.state.id",
+          "teamId": "record.team.id",
+          "attachmentIds": "record.attachments.nodes[].id",
+          "milestoneId": "record.projectMilestone.id",
+          "parentId": "record.parent.id",
+          "relationIds": "record.relations.nodes[].id",
+          "sourceCommentId": "record.sourceComment.id",
+          "subscriberIds": "record.subscribers.nodes[].id"
+        },
         "metadata": {
           "assignee_name": "assignee.name",
           "state_name": "state.name",
@@ -279,43 +454,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "graphql": {
-            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
-          },
-          "result": "many",
           "recordsPath": "data.issues.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "graphql": {
+            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+          },
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.issues.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.issues.pageInfo.hasNextPage",
               "endCursor": "body.data.issues.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.issues.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -327,22 +502,22 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue UUID or identifier (e.g. ENG-123)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.issue",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Issue($id: String!) {\n  issue(id: $id) {\n    id\n    identifier\n    number\n    title\n    description\n    priority\n    priorityLabel\n    estimate\n    dueDate\n    url\n    branchName\n    labelIds\n    state { id name }\n    assignee { id name }\n    creator { id name }\n    team { id name }\n    project { id name }\n    cycle { id name }\n    createdAt\n    updatedAt\n    startedAt\n    completedAt\n    canceledAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.issue",
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -354,73 +529,73 @@ export const definition: ConnectorDefinition = {
           "params": {
             "teamId": {
               "in": "variables",
-              "wire": "input.teamId",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Id of the team that owns the issue."
               },
+              "required": true,
+              "wire": "input.teamId",
               "sendDefault": false
             },
             "title": {
               "in": "variables",
-              "wire": "input.title",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue title."
               },
+              "required": true,
+              "wire": "input.title",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Issue description in markdown."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "stateId": {
               "in": "variables",
-              "wire": "input.stateId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Workflow state id (must belong to the team); default is the team's default state."
               },
+              "required": false,
+              "wire": "input.stateId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4,
                 "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "projectId": {
               "in": "variables",
-              "wire": "input.projectId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project to add the issue to."
               },
+              "required": false,
+              "wire": "input.projectId",
               "sendDefault": false
             }
           },
+          "recordPath": "data.issueCreate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation IssueCreate($input: IssueCreateInput!) {\n  issueCreate(input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.issueCreate",
-          "guards": [],
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -433,58 +608,56 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue UUID or identifier."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "title": {
               "in": "variables",
-              "wire": "input.title",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.title",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Markdown."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "stateId": {
               "in": "variables",
-              "wire": "input.stateId",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.stateId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4,
                 "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "assigneeId": {
               "in": "variables",
-              "wire": "input.assigneeId",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -492,12 +665,12 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "User id; null unassigns; omit to keep the current assignee."
               },
+              "required": false,
+              "wire": "input.assigneeId",
               "sendDefault": false
             },
             "projectId": {
               "in": "variables",
-              "wire": "input.projectId",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -505,6 +678,8 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Project id; null removes the issue from its project; omit to keep it."
               },
+              "required": false,
+              "wire": "input.projectId",
               "sendDefault": false
             }
           },
@@ -516,12 +691,12 @@ export const definition: ConnectorDefinition = {
             "assigneeId",
             "projectId"
           ],
+          "recordPath": "data.issueUpdate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.issueUpdate",
-          "guards": [],
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -663,6 +838,96 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "completedIssueCountHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "completedScopeHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "contentState": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "convertedFromIssue": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "health": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "healthUpdatedAt": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "inProgressScopeHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "issueCountHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "prioritySortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "scope": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "scopeHistory": {
+            "type": [
+              "array",
+              "null"
+            ]
+          },
+          "sortOrder": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "teams": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "updateRemindersDay": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "updateRemindersHour": {
+            "type": [
+              "number",
+              "null"
+            ]
           }
         }
       },
@@ -680,8 +945,48 @@ export const definition: ConnectorDefinition = {
           "startDate",
           "targetDate",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "slugId",
+          "url",
+          "color",
+          "icon",
+          "priorityLabel",
+          "progress",
+          "status",
+          "lead",
+          "creator",
+          "startedAt",
+          "completedAt",
+          "canceledAt",
+          "archivedAt",
+          "completedIssueCountHistory",
+          "completedScopeHistory",
+          "contentState",
+          "convertedFromIssue",
+          "health",
+          "healthUpdatedAt",
+          "inProgressScopeHistory",
+          "issueCountHistory",
+          "prioritySortOrder",
+          "scope",
+          "scopeHistory",
+          "sortOrder",
+          "teams",
+          "updateRemindersDay",
+          "updateRemindersHour",
+          "creatorId",
+          "leadId",
+          "statusId",
+          "convertedFromIssueId",
+          "teamIds"
         ],
+        "derived": {
+          "creatorId": "record.creator.id",
+          "leadId": "record.lead.id",
+          "statusId": "record.status.id",
+          "convertedFromIssueId": "record.convertedFromIssue.id",
+          "teamIds": "record.teams.nodes[].id"
+        },
         "semantic": []
       },
       "actions": {
@@ -693,43 +998,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "graphql": {
-            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
-          },
-          "result": "many",
           "recordsPath": "data.projects.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "graphql": {
+            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n      completedIssueCountHistory\n      completedScopeHistory\n      contentState\n      convertedFromIssue { id }\n      health\n      healthUpdatedAt\n      inProgressScopeHistory\n      issueCountHistory\n      prioritySortOrder\n      scope\n      scopeHistory\n      sortOrder\n      teams { nodes { id } }\n      updateRemindersDay\n      updateRemindersHour\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+          },
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.projects.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.projects.pageInfo.hasNextPage",
               "endCursor": "body.data.projects.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.projects.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -741,22 +1046,22 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Project id (UUID) or slug id."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.project",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Project($id: String!) {\n  project(id: $id) {\n    id\n    name\n    description\n    content\n    slugId\n    url\n    color\n    icon\n    priority\n    priorityLabel\n    progress\n    status { id name }\n    lead { id name }\n    creator { id name }\n    startDate\n    targetDate\n    startedAt\n    completedAt\n    canceledAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.project",
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -768,17 +1073,15 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "variables",
-              "wire": "input.name",
-              "required": true,
               "schema": {
                 "type": "string"
               },
+              "required": true,
+              "wire": "input.name",
               "sendDefault": false
             },
             "teamIds": {
               "in": "variables",
-              "wire": "input.teamIds",
-              "required": true,
               "schema": {
                 "type": "array",
                 "items": {
@@ -787,100 +1090,102 @@ export const definition: ConnectorDefinition = {
                 "minItems": 1,
                 "description": "Ids of the teams the project belongs to."
               },
+              "required": true,
+              "wire": "input.teamIds",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Short summary (plain text)."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "content": {
               "in": "variables",
-              "wire": "input.content",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project overview in markdown."
               },
+              "required": false,
+              "wire": "input.content",
               "sendDefault": false
             },
             "leadId": {
               "in": "variables",
-              "wire": "input.leadId",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.leadId",
               "sendDefault": false
             },
             "memberIds": {
               "in": "variables",
-              "wire": "input.memberIds",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
+              "wire": "input.memberIds",
               "sendDefault": false
             },
             "statusId": {
               "in": "variables",
-              "wire": "input.statusId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project status id."
               },
+              "required": false,
+              "wire": "input.statusId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4,
                 "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "startDate": {
               "in": "variables",
-              "wire": "input.startDate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.startDate",
               "sendDefault": false
             },
             "targetDate": {
               "in": "variables",
-              "wire": "input.targetDate",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.targetDate",
               "sendDefault": false
             }
           },
+          "recordPath": "data.projectCreate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation ProjectCreate($input: ProjectCreateInput!) {\n  projectCreate(input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.projectCreate",
-          "guards": [],
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -893,26 +1198,24 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "variables",
-              "wire": "input.name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.name",
               "sendDefault": false
             },
             "teamIds": {
               "in": "variables",
-              "wire": "input.teamIds",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -920,76 +1223,76 @@ export const definition: ConnectorDefinition = {
                 },
                 "minItems": 1
               },
+              "required": false,
+              "wire": "input.teamIds",
               "sendDefault": false
             },
             "description": {
               "in": "variables",
-              "wire": "input.description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Short summary (plain text)."
               },
+              "required": false,
+              "wire": "input.description",
               "sendDefault": false
             },
             "content": {
               "in": "variables",
-              "wire": "input.content",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Project overview in markdown."
               },
+              "required": false,
+              "wire": "input.content",
               "sendDefault": false
             },
             "leadId": {
               "in": "variables",
-              "wire": "input.leadId",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
                   "null"
                 ]
               },
+              "required": false,
+              "wire": "input.leadId",
               "sendDefault": false
             },
             "memberIds": {
               "in": "variables",
-              "wire": "input.memberIds",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
+              "wire": "input.memberIds",
               "sendDefault": false
             },
             "statusId": {
               "in": "variables",
-              "wire": "input.statusId",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
+              "wire": "input.statusId",
               "sendDefault": false
             },
             "priority": {
               "in": "variables",
-              "wire": "input.priority",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": 4
               },
+              "required": false,
+              "wire": "input.priority",
               "sendDefault": false
             },
             "startDate": {
               "in": "variables",
-              "wire": "input.startDate",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -998,12 +1301,12 @@ export const definition: ConnectorDefinition = {
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.startDate",
               "sendDefault": false
             },
             "targetDate": {
               "in": "variables",
-              "wire": "input.targetDate",
-              "required": false,
               "schema": {
                 "type": [
                   "string",
@@ -1012,6 +1315,8 @@ export const definition: ConnectorDefinition = {
                 "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
                 "description": "YYYY-MM-DD."
               },
+              "required": false,
+              "wire": "input.targetDate",
               "sendDefault": false
             }
           },
@@ -1027,12 +1332,12 @@ export const definition: ConnectorDefinition = {
             "startDate",
             "targetDate"
           ],
+          "recordPath": "data.projectUpdate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.projectUpdate",
-          "guards": [],
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1132,6 +1437,162 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "activeCycle": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "autoArchivePeriod": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "autoClosePeriod": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "autoCloseStateId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "cycleCalenderUrl": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "cycleCooldownTime": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "cycleDuration": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "cycleIssueAutoAssignCompleted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "cycleIssueAutoAssignStarted": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "cycleLockToActive": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "cycleStartDay": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "defaultIssueEstimate": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "defaultIssueState": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "groupIssueHistory": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "inviteHash": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "issueCount": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "issueEstimationAllowZero": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "issueEstimationExtended": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "issueEstimationType": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "markedAsDuplicateWorkflowState": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "private": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "requirePriorityToLeaveTriage": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "scimManaged": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "setIssueSortOrderOnStateChange": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "upcomingCycleCount": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "triageIssueState": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1141,8 +1602,56 @@ export const definition: ConnectorDefinition = {
           "name",
           "key",
           "displayName",
-          "description"
+          "description",
+          "color",
+          "icon",
+          "timezone",
+          "visibility",
+          "cyclesEnabled",
+          "triageEnabled",
+          "parent",
+          "createdAt",
+          "updatedAt",
+          "archivedAt",
+          "activeCycle",
+          "autoArchivePeriod",
+          "autoClosePeriod",
+          "autoCloseStateId",
+          "cycleCalenderUrl",
+          "cycleCooldownTime",
+          "cycleDuration",
+          "cycleIssueAutoAssignCompleted",
+          "cycleIssueAutoAssignStarted",
+          "cycleLockToActive",
+          "cycleStartDay",
+          "defaultIssueEstimate",
+          "defaultIssueState",
+          "groupIssueHistory",
+          "inviteHash",
+          "issueCount",
+          "issueEstimationAllowZero",
+          "issueEstimationExtended",
+          "issueEstimationType",
+          "markedAsDuplicateWorkflowState",
+          "private",
+          "requirePriorityToLeaveTriage",
+          "scimManaged",
+          "setIssueSortOrderOnStateChange",
+          "upcomingCycleCount",
+          "triageIssueState",
+          "activeCycleId",
+          "defaultIssueStateId",
+          "markedAsDuplicateWorkflowStateId",
+          "parentTeamId",
+          "triageIssueStateId"
         ],
+        "derived": {
+          "activeCycleId": "record.activeCycle.id",
+          "defaultIssueStateId": "record.defaultIssueState.id",
+          "markedAsDuplicateWorkflowStateId": "record.markedAsDuplicateWorkflowState.id",
+          "parentTeamId": "record.parent.id",
+          "triageIssueStateId": "record.triageIssueState.id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1154,43 +1663,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "graphql": {
-            "document": "query Teams($first: Int, $after: String) {\n  teams(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
-          },
-          "result": "many",
           "recordsPath": "data.teams.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "graphql": {
+            "document": "query Teams($first: Int, $after: String) {\n  teams(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      activeCycle { id }\n      autoArchivePeriod\n      autoClosePeriod\n      autoCloseStateId\n      cycleCalenderUrl\n      cycleCooldownTime\n      cycleDuration\n      cycleIssueAutoAssignCompleted\n      cycleIssueAutoAssignStarted\n      cycleLockToActive\n      cycleStartDay\n      defaultIssueEstimate\n      defaultIssueState { id }\n      groupIssueHistory\n      inviteHash\n      issueCount\n      issueEstimationAllowZero\n      issueEstimationExtended\n      issueEstimationType\n      markedAsDuplicateWorkflowState { id }\n      private\n      requirePriorityToLeaveTriage\n      scimManaged\n      setIssueSortOrderOnStateChange\n      upcomingCycleCount\n      triageIssueState { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+          },
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.teams.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.teams.pageInfo.hasNextPage",
               "endCursor": "body.data.teams.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.teams.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -1202,21 +1711,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.team",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Team($id: String!) {\n  team(id: $id) {\n    id\n    name\n    key\n    displayName\n    description\n    color\n    icon\n    timezone\n    visibility\n    cyclesEnabled\n    triageEnabled\n    parent { id name }\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.team",
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         }
@@ -1285,6 +1794,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "inheritedFrom": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1295,8 +1810,21 @@ export const definition: ConnectorDefinition = {
           "type",
           "description",
           "team.id",
-          "team.name"
+          "team.name",
+          "color",
+          "position",
+          "team",
+          "createdAt",
+          "updatedAt",
+          "archivedAt",
+          "inheritedFrom",
+          "teamId",
+          "inheritedFromId"
         ],
+        "derived": {
+          "teamId": "record.team.id",
+          "inheritedFromId": "record.inheritedFrom.id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1308,43 +1836,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "graphql": {
-            "document": "query WorkflowStates($first: Int, $after: String) {\n  workflowStates(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
-          },
-          "result": "many",
           "recordsPath": "data.workflowStates.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "graphql": {
+            "document": "query WorkflowStates($first: Int, $after: String) {\n  workflowStates(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      inheritedFrom { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+          },
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.workflowStates.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.workflowStates.pageInfo.hasNextPage",
               "endCursor": "body.data.workflowStates.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.workflowStates.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -1356,21 +1884,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.workflowState",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query WorkflowState($id: String!) {\n  workflowState(id: $id) {\n    id\n    name\n    type\n    color\n    description\n    position\n    team { id name }\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.workflowState",
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         }
@@ -1463,6 +1991,42 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "avatarBackgroundColor": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "createdIssueCount": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "initials": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "inviteHash": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "isMe": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "teams": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1474,8 +2038,25 @@ export const definition: ConnectorDefinition = {
           "email",
           "active",
           "admin",
-          "guest"
+          "guest",
+          "avatarUrl",
+          "timezone",
+          "url",
+          "lastSeen",
+          "createdAt",
+          "updatedAt",
+          "archivedAt",
+          "avatarBackgroundColor",
+          "createdIssueCount",
+          "initials",
+          "inviteHash",
+          "isMe",
+          "teams",
+          "teamIds"
         ],
+        "derived": {
+          "teamIds": "record.teams.nodes[].id"
+        },
         "semantic": []
       },
       "actions": {
@@ -1487,43 +2068,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "graphql": {
-            "document": "query Users($first: Int, $after: String) {\n  users(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
-          },
-          "result": "many",
           "recordsPath": "data.users.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "graphql": {
+            "document": "query Users($first: Int, $after: String) {\n  users(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n      avatarBackgroundColor\n      createdIssueCount\n      initials\n      inviteHash\n      isMe\n      teams { nodes { id } }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+          },
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.users.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.users.pageInfo.hasNextPage",
               "endCursor": "body.data.users.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.users.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -1535,21 +2116,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.user",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query User($id: String!) {\n  user(id: $id) {\n    id\n    name\n    displayName\n    email\n    active\n    admin\n    guest\n    avatarUrl\n    timezone\n    url\n    lastSeen\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.user",
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         }
@@ -1624,6 +2205,30 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "bodyData": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "parent": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "resolvingCommentId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "resolvingUser": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1637,8 +2242,28 @@ export const definition: ConnectorDefinition = {
           "user.name",
           "parentId",
           "createdAt",
-          "updatedAt"
+          "updatedAt",
+          "url",
+          "issue",
+          "user",
+          "editedAt",
+          "resolvedAt",
+          "archivedAt",
+          "bodyData",
+          "parent",
+          "resolvingCommentId",
+          "resolvingUser",
+          "issueId",
+          "userId",
+          "parentCommentId",
+          "resolvingUserId"
         ],
+        "derived": {
+          "issueId": "record.issue.id",
+          "userId": "record.user.id",
+          "parentCommentId": "record.parent.id",
+          "resolvingUserId": "record.resolvingUser.id"
+        },
         "metadata": {
           "author_name": "user.name",
           "issue_identifier": "issue.identifier"
@@ -1659,43 +2284,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "first": {
               "in": "variables",
-              "wire": "first",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "description": "Page size, 1 to 250 (Linear default 50)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "first"
             },
             "after": {
               "in": "variables",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: endCursor of the previous page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "graphql": {
-            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
-          },
-          "result": "many",
           "recordsPath": "data.comments.nodes",
+          "result": "many",
+          "guards": [],
+          "idempotent": true,
+          "graphql": {
+            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n      bodyData\n      parent { id }\n      resolvingCommentId\n      resolvingUser { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+          },
           "pagination": {
             "style": "graphql_page_info",
-            "page_info": "body.data.comments.pageInfo",
-            "cursor_param": "after",
             "block": {
               "hasNextPage": "body.data.comments.pageInfo.hasNextPage",
               "endCursor": "body.data.comments.pageInfo.endCursor"
-            }
+            },
+            "page_info": "body.data.comments.pageInfo",
+            "cursor_param": "after"
           },
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -1707,21 +2332,21 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             }
           },
+          "recordPath": "data.comment",
+          "result": "one",
+          "guards": [],
+          "idempotent": true,
           "graphql": {
             "document": "query Comment($id: String!) {\n  comment(id: $id) {\n    id\n    body\n    url\n    issue { id identifier title }\n    user { id name }\n    parentId\n    editedAt\n    resolvedAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.comment",
-          "guards": [],
-          "idempotent": true,
           "destructive": false,
           "readOnly": true
         },
@@ -1733,41 +2358,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issueId": {
               "in": "variables",
-              "wire": "input.issueId",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Issue to comment on (UUID or identifier)."
               },
+              "required": true,
+              "wire": "input.issueId",
               "sendDefault": false
             },
             "body": {
               "in": "variables",
-              "wire": "input.body",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "Comment text in markdown."
               },
+              "required": true,
+              "wire": "input.body",
               "sendDefault": false
             },
             "parentId": {
               "in": "variables",
-              "wire": "input.parentId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Comment to reply to."
               },
+              "required": false,
+              "wire": "input.parentId",
               "sendDefault": false
             }
           },
+          "recordPath": "data.commentCreate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation CommentCreate($input: CommentCreateInput!) {\n  commentCreate(input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.commentCreate",
-          "guards": [],
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1780,30 +2405,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "variables",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string"
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "id"
             },
             "body": {
               "in": "variables",
-              "wire": "input.body",
-              "required": true,
               "schema": {
                 "type": "string",
                 "description": "New comment text in markdown."
               },
+              "required": true,
+              "wire": "input.body",
               "sendDefault": false
             }
           },
+          "recordPath": "data.commentUpdate",
+          "result": "one",
+          "guards": [],
           "graphql": {
             "document": "mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {\n  commentUpdate(id: $id, input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name }\n      parentId\n      editedAt\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
-          "result": "one",
-          "recordPath": "data.commentUpdate",
-          "guards": [],
           "idempotent": false,
           "destructive": false,
           "readOnly": false

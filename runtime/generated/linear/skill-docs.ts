@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "linear",
   "title": "Linear connector",
   "summary": "Linear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.",
-  "version": "034c6c886190",
+  "version": "2b70696a5a73",
   "tags": [
     "linear",
     "issue tracker (cycle/team style)"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Linear connector",
       "summary": "Linear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.",
-      "markdown": "# Linear\n\nLinear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.\n\n- Connector type: `linear`\n- Category: issue tracker (cycle/team style)\n- Definition ID: `3f1b7c9e-8a2d-4e6f-b5c3-9d0a1e2f4b68`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nEvery call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | list, get, create, update | Issues (tasks, bugs) of a team, with workflow state, assignee, project and cycle. |\n| projects | list, get, create, update | Projects (time-bound deliverables spanning one or more teams). |\n| teams | list, get | Teams of the workspace; each issue belongs to exactly one team. |\n| workflow_states | list, get | Workflow states (issue statuses) of each team, e.g. Backlog, Todo, In Progress, Done. |\n| users | list, get | Users (members, guests and apps) of the workspace. |\n| comments | list, get, create, update | Comments on issues (markdown bodies, optionally threaded). |\n\n## Vendor documentation\n\n- [Linear GraphQL API (getting started, endpoint and personal API keys)](https://linear.app/developers/graphql)\n- [Linear API pagination (first/after, pageInfo.hasNextPage and endCursor)](https://linear.app/developers/pagination)\n- [Linear OAuth 2.0 authentication (token endpoint and refresh tokens)](https://linear.app/developers/oauth-2-0-authentication)\n",
+      "markdown": "# Linear\n\nLinear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.\n\n- Connector type: `linear`\n- Category: issue tracker (cycle/team style)\n- Definition ID: `1c5d8316-ed42-4473-8fbc-2626f03f070c`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nEvery call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | list, get, create, update | Issues (tasks, bugs) of a team, with workflow state, assignee, project and cycle. |\n| projects | list, get, create, update | Projects (time-bound deliverables spanning one or more teams). |\n| teams | list, get | Teams of the workspace; each issue belongs to exactly one team. |\n| workflow_states | list, get | Workflow states (issue statuses) of each team, e.g. Backlog, Todo, In Progress, Done. |\n| users | list, get | Users (members, guests and apps) of the workspace. |\n| comments | list, get, create, update | Comments on issues (markdown bodies, optionally threaded). |\n\n## Vendor documentation\n\n- [Linear GraphQL API (getting started, endpoint and personal API keys)](https://linear.app/developers/graphql)\n- [Linear API pagination (first/after, pageInfo.hasNextPage and endCursor)](https://linear.app/developers/pagination)\n- [Linear OAuth 2.0 authentication (token endpoint and refresh tokens)](https://linear.app/developers/oauth-2-0-authentication)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `linear`",
             "Category: issue tracker (cycle/team style)",
-            "Definition ID: `3f1b7c9e-8a2d-4e6f-b5c3-9d0a1e2f4b68`"
+            "Definition ID: `1c5d8316-ed42-4473-8fbc-2626f03f070c`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('linear', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -111,7 +111,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: API Key, OAuth2.0",
-      "markdown": "# Authentication\n\n## API Key\n\nA Linear personal API key (Settings > Security & access > Personal API keys, starts with lin_api_). Linear expects the key alone in the Authorization header, without a Bearer prefix.\n\nSet `option_title` to `API Key` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_key | yes | yes | Linear personal API key. |\n\n## OAuth2.0\n\nAn OAuth2 application installed in the Linear workspace. Access tokens are short-lived and are renewed with the refresh token at https://api.linear.app/oauth/token; they are sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | Client ID of the Linear OAuth2 application. |\n| client_secret | yes | yes | Client secret of the Linear OAuth2 application. |\n| refresh_token | yes | yes | Refresh token obtained from the OAuth2 authorization code exchange. |\n| access_token | no | yes | Current access token, if one is already known (it is refreshed when it expires). |\n",
+      "markdown": "# Authentication\n\n## API Key\n\nA Linear personal API key (Settings > Security & access > Personal API keys, starts with lin_api_). Linear expects the key alone in the Authorization header, without a Bearer prefix.\n\nSet `option_title` to `API Key` in `credentials` to choose this option (also accepted: `Linear API Key Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_key | yes | yes | Linear personal API key. |\n\n## OAuth2.0\n\nAn OAuth2 application installed in the Linear workspace. Access tokens are short-lived and are renewed with the refresh token at https://api.linear.app/oauth/token; they are sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | Client ID of the Linear OAuth2 application. |\n| client_secret | yes | yes | Client secret of the Linear OAuth2 application. |\n| refresh_token | yes | yes | Refresh token obtained from the OAuth2 authorization code exchange. |\n| access_token | no | yes | Current access token, if one is already known (it is refreshed when it expires). |\n",
       "blocks": [
         {
           "type": "heading",
@@ -129,7 +129,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `API Key` in `credentials` to choose this option."
+          "text": "Set `option_title` to `API Key` in `credentials` to choose this option (also accepted: `Linear API Key Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -202,7 +202,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.list",
       "title": "issues.list",
       "summary": "List issues visible to the credential, oldest first.",
-      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n- `addedToCycleAt` (string or null)\n- `addedToProjectAt` (string or null)\n- `addedToTeamAt` (string or null)\n- `attachments` (object or null)\n- `customerTicketCount` (integer or null)\n- `descriptionState` (string or null)\n- `integrationSourceType` (string or null)\n- `labels` (object or null)\n- `parent` (object or null)\n- `previousIdentifiers` (array or null)\n- `prioritySortOrder` (number or null)\n- `projectMilestone` (object or null)\n- `reactionData` (object or null)\n- `relations` (object or null)\n- `slaType` (string or null)\n- `sortOrder` (number or null)\n- `subIssueSortOrder` (number or null)\n- `subscribers` (object or null)\n- `sourceComment` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -245,6 +245,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -288,7 +295,26 @@ export const skillDocs: SkillDocs = {
             "`startedAt` (string or null)",
             "`completedAt` (string or null)",
             "`canceledAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`addedToCycleAt` (string or null)",
+            "`addedToProjectAt` (string or null)",
+            "`addedToTeamAt` (string or null)",
+            "`attachments` (object or null)",
+            "`customerTicketCount` (integer or null)",
+            "`descriptionState` (string or null)",
+            "`integrationSourceType` (string or null)",
+            "`labels` (object or null)",
+            "`parent` (object or null)",
+            "`previousIdentifiers` (array or null)",
+            "`prioritySortOrder` (number or null)",
+            "`projectMilestone` (object or null)",
+            "`reactionData` (object or null)",
+            "`relations` (object or null)",
+            "`slaType` (string or null)",
+            "`sortOrder` (number or null)",
+            "`subIssueSortOrder` (number or null)",
+            "`subscribers` (object or null)",
+            "`sourceComment` (object or null)"
           ]
         },
         {
@@ -307,7 +333,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.get",
       "title": "issues.get",
       "summary": "Read one issue by id (UUID or identifier such as ENG-123).",
-      "markdown": "# issues.get\n\nRead one issue by id (UUID or identifier such as ENG-123).\n\n`POST /graphql` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Issue UUID or identifier (e.g. ENG-123). |\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# issues.get\n\nRead one issue by id (UUID or identifier such as ENG-123).\n\n`POST /graphql` returns one issues record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Issue UUID or identifier (e.g. ENG-123). |\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n- `addedToCycleAt` (string or null)\n- `addedToProjectAt` (string or null)\n- `addedToTeamAt` (string or null)\n- `attachments` (object or null)\n- `customerTicketCount` (integer or null)\n- `descriptionState` (string or null)\n- `integrationSourceType` (string or null)\n- `labels` (object or null)\n- `parent` (object or null)\n- `previousIdentifiers` (array or null)\n- `prioritySortOrder` (number or null)\n- `projectMilestone` (object or null)\n- `reactionData` (object or null)\n- `relations` (object or null)\n- `slaType` (string or null)\n- `sortOrder` (number or null)\n- `subIssueSortOrder` (number or null)\n- `subscribers` (object or null)\n- `sourceComment` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -377,7 +403,26 @@ export const skillDocs: SkillDocs = {
             "`startedAt` (string or null)",
             "`completedAt` (string or null)",
             "`canceledAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`addedToCycleAt` (string or null)",
+            "`addedToProjectAt` (string or null)",
+            "`addedToTeamAt` (string or null)",
+            "`attachments` (object or null)",
+            "`customerTicketCount` (integer or null)",
+            "`descriptionState` (string or null)",
+            "`integrationSourceType` (string or null)",
+            "`labels` (object or null)",
+            "`parent` (object or null)",
+            "`previousIdentifiers` (array or null)",
+            "`prioritySortOrder` (number or null)",
+            "`projectMilestone` (object or null)",
+            "`reactionData` (object or null)",
+            "`relations` (object or null)",
+            "`slaType` (string or null)",
+            "`sortOrder` (number or null)",
+            "`subIssueSortOrder` (number or null)",
+            "`subscribers` (object or null)",
+            "`sourceComment` (object or null)"
           ]
         },
         {
@@ -587,7 +632,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects.",
-      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `completedIssueCountHistory` (array or null)\n- `completedScopeHistory` (array or null)\n- `contentState` (string or null)\n- `convertedFromIssue` (object or null)\n- `health` (string or null)\n- `healthUpdatedAt` (string or null)\n- `inProgressScopeHistory` (array or null)\n- `issueCountHistory` (array or null)\n- `prioritySortOrder` (number or null)\n- `scope` (number or null)\n- `scopeHistory` (array or null)\n- `sortOrder` (number or null)\n- `teams` (object or null)\n- `updateRemindersDay` (string or null)\n- `updateRemindersHour` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -630,6 +675,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -671,7 +723,22 @@ export const skillDocs: SkillDocs = {
             "`canceledAt` (string or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`completedIssueCountHistory` (array or null)",
+            "`completedScopeHistory` (array or null)",
+            "`contentState` (string or null)",
+            "`convertedFromIssue` (object or null)",
+            "`health` (string or null)",
+            "`healthUpdatedAt` (string or null)",
+            "`inProgressScopeHistory` (array or null)",
+            "`issueCountHistory` (array or null)",
+            "`prioritySortOrder` (number or null)",
+            "`scope` (number or null)",
+            "`scopeHistory` (array or null)",
+            "`sortOrder` (number or null)",
+            "`teams` (object or null)",
+            "`updateRemindersDay` (string or null)",
+            "`updateRemindersHour` (number or null)"
           ]
         },
         {
@@ -690,7 +757,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.get",
       "title": "projects.get",
       "summary": "Read one project by id.",
-      "markdown": "# projects.get\n\nRead one project by id.\n\n`POST /graphql` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Project id (UUID) or slug id. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# projects.get\n\nRead one project by id.\n\n`POST /graphql` returns one projects record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  | Project id (UUID) or slug id. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `completedIssueCountHistory` (array or null)\n- `completedScopeHistory` (array or null)\n- `contentState` (string or null)\n- `convertedFromIssue` (object or null)\n- `health` (string or null)\n- `healthUpdatedAt` (string or null)\n- `inProgressScopeHistory` (array or null)\n- `issueCountHistory` (array or null)\n- `prioritySortOrder` (number or null)\n- `scope` (number or null)\n- `scopeHistory` (array or null)\n- `sortOrder` (number or null)\n- `teams` (object or null)\n- `updateRemindersDay` (string or null)\n- `updateRemindersHour` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -758,7 +825,22 @@ export const skillDocs: SkillDocs = {
             "`canceledAt` (string or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`completedIssueCountHistory` (array or null)",
+            "`completedScopeHistory` (array or null)",
+            "`contentState` (string or null)",
+            "`convertedFromIssue` (object or null)",
+            "`health` (string or null)",
+            "`healthUpdatedAt` (string or null)",
+            "`inProgressScopeHistory` (array or null)",
+            "`issueCountHistory` (array or null)",
+            "`prioritySortOrder` (number or null)",
+            "`scope` (number or null)",
+            "`scopeHistory` (array or null)",
+            "`sortOrder` (number or null)",
+            "`teams` (object or null)",
+            "`updateRemindersDay` (string or null)",
+            "`updateRemindersHour` (number or null)"
           ]
         },
         {
@@ -1024,7 +1106,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.list",
       "title": "teams.list",
       "summary": "List teams.",
-      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `activeCycle` (object or null)\n- `autoArchivePeriod` (number or null)\n- `autoClosePeriod` (number or null)\n- `autoCloseStateId` (string or null)\n- `cycleCalenderUrl` (string or null)\n- `cycleCooldownTime` (number or null)\n- `cycleDuration` (number or null)\n- `cycleIssueAutoAssignCompleted` (boolean or null)\n- `cycleIssueAutoAssignStarted` (boolean or null)\n- `cycleLockToActive` (boolean or null)\n- `cycleStartDay` (number or null)\n- `defaultIssueEstimate` (number or null)\n- `defaultIssueState` (object or null)\n- `groupIssueHistory` (boolean or null)\n- `inviteHash` (string or null)\n- `issueCount` (integer or null)\n- `issueEstimationAllowZero` (boolean or null)\n- `issueEstimationExtended` (boolean or null)\n- `issueEstimationType` (string or null)\n- `markedAsDuplicateWorkflowState` (object or null)\n- `private` (boolean or null)\n- `requirePriorityToLeaveTriage` (boolean or null)\n- `scimManaged` (boolean or null)\n- `setIssueSortOrderOnStateChange` (string or null)\n- `upcomingCycleCount` (number or null)\n- `triageIssueState` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1067,6 +1149,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1101,7 +1190,33 @@ export const skillDocs: SkillDocs = {
             "`parent` (object or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`activeCycle` (object or null)",
+            "`autoArchivePeriod` (number or null)",
+            "`autoClosePeriod` (number or null)",
+            "`autoCloseStateId` (string or null)",
+            "`cycleCalenderUrl` (string or null)",
+            "`cycleCooldownTime` (number or null)",
+            "`cycleDuration` (number or null)",
+            "`cycleIssueAutoAssignCompleted` (boolean or null)",
+            "`cycleIssueAutoAssignStarted` (boolean or null)",
+            "`cycleLockToActive` (boolean or null)",
+            "`cycleStartDay` (number or null)",
+            "`defaultIssueEstimate` (number or null)",
+            "`defaultIssueState` (object or null)",
+            "`groupIssueHistory` (boolean or null)",
+            "`inviteHash` (string or null)",
+            "`issueCount` (integer or null)",
+            "`issueEstimationAllowZero` (boolean or null)",
+            "`issueEstimationExtended` (boolean or null)",
+            "`issueEstimationType` (string or null)",
+            "`markedAsDuplicateWorkflowState` (object or null)",
+            "`private` (boolean or null)",
+            "`requirePriorityToLeaveTriage` (boolean or null)",
+            "`scimManaged` (boolean or null)",
+            "`setIssueSortOrderOnStateChange` (string or null)",
+            "`upcomingCycleCount` (number or null)",
+            "`triageIssueState` (object or null)"
           ]
         },
         {
@@ -1120,7 +1235,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.get",
       "title": "teams.get",
       "summary": "Read one team by id.",
-      "markdown": "# teams.get\n\nRead one team by id.\n\n`POST /graphql` returns one teams record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# teams.get\n\nRead one team by id.\n\n`POST /graphql` returns one teams record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `activeCycle` (object or null)\n- `autoArchivePeriod` (number or null)\n- `autoClosePeriod` (number or null)\n- `autoCloseStateId` (string or null)\n- `cycleCalenderUrl` (string or null)\n- `cycleCooldownTime` (number or null)\n- `cycleDuration` (number or null)\n- `cycleIssueAutoAssignCompleted` (boolean or null)\n- `cycleIssueAutoAssignStarted` (boolean or null)\n- `cycleLockToActive` (boolean or null)\n- `cycleStartDay` (number or null)\n- `defaultIssueEstimate` (number or null)\n- `defaultIssueState` (object or null)\n- `groupIssueHistory` (boolean or null)\n- `inviteHash` (string or null)\n- `issueCount` (integer or null)\n- `issueEstimationAllowZero` (boolean or null)\n- `issueEstimationExtended` (boolean or null)\n- `issueEstimationType` (string or null)\n- `markedAsDuplicateWorkflowState` (object or null)\n- `private` (boolean or null)\n- `requirePriorityToLeaveTriage` (boolean or null)\n- `scimManaged` (boolean or null)\n- `setIssueSortOrderOnStateChange` (string or null)\n- `upcomingCycleCount` (number or null)\n- `triageIssueState` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1181,7 +1296,33 @@ export const skillDocs: SkillDocs = {
             "`parent` (object or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`activeCycle` (object or null)",
+            "`autoArchivePeriod` (number or null)",
+            "`autoClosePeriod` (number or null)",
+            "`autoCloseStateId` (string or null)",
+            "`cycleCalenderUrl` (string or null)",
+            "`cycleCooldownTime` (number or null)",
+            "`cycleDuration` (number or null)",
+            "`cycleIssueAutoAssignCompleted` (boolean or null)",
+            "`cycleIssueAutoAssignStarted` (boolean or null)",
+            "`cycleLockToActive` (boolean or null)",
+            "`cycleStartDay` (number or null)",
+            "`defaultIssueEstimate` (number or null)",
+            "`defaultIssueState` (object or null)",
+            "`groupIssueHistory` (boolean or null)",
+            "`inviteHash` (string or null)",
+            "`issueCount` (integer or null)",
+            "`issueEstimationAllowZero` (boolean or null)",
+            "`issueEstimationExtended` (boolean or null)",
+            "`issueEstimationType` (string or null)",
+            "`markedAsDuplicateWorkflowState` (object or null)",
+            "`private` (boolean or null)",
+            "`requirePriorityToLeaveTriage` (boolean or null)",
+            "`scimManaged` (boolean or null)",
+            "`setIssueSortOrderOnStateChange` (string or null)",
+            "`upcomingCycleCount` (number or null)",
+            "`triageIssueState` (object or null)"
           ]
         },
         {
@@ -1200,7 +1341,7 @@ export const skillDocs: SkillDocs = {
       "id": "workflow_states.list",
       "title": "workflow_states.list",
       "summary": "List workflow states of all teams (each with its team).",
-      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `inheritedFrom` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1243,6 +1384,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1272,7 +1420,8 @@ export const skillDocs: SkillDocs = {
             "`team` (object or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`inheritedFrom` (object or null)"
           ]
         },
         {
@@ -1291,7 +1440,7 @@ export const skillDocs: SkillDocs = {
       "id": "workflow_states.get",
       "title": "workflow_states.get",
       "summary": "Read one workflow state by id.",
-      "markdown": "# workflow_states.get\n\nRead one workflow state by id.\n\n`POST /graphql` returns one workflow_states record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# workflow_states.get\n\nRead one workflow state by id.\n\n`POST /graphql` returns one workflow_states record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `inheritedFrom` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1347,7 +1496,8 @@ export const skillDocs: SkillDocs = {
             "`team` (object or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`inheritedFrom` (object or null)"
           ]
         },
         {
@@ -1366,7 +1516,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List users of the workspace.",
-      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `avatarBackgroundColor` (string or null)\n- `createdIssueCount` (integer or null)\n- `initials` (string or null)\n- `inviteHash` (string or null)\n- `isMe` (boolean or null)\n- `teams` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1409,6 +1559,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1442,7 +1599,13 @@ export const skillDocs: SkillDocs = {
             "`lastSeen` (string or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`avatarBackgroundColor` (string or null)",
+            "`createdIssueCount` (integer or null)",
+            "`initials` (string or null)",
+            "`inviteHash` (string or null)",
+            "`isMe` (boolean or null)",
+            "`teams` (object or null)"
           ]
         },
         {
@@ -1461,7 +1624,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.get",
       "title": "users.get",
       "summary": "Read one user by id.",
-      "markdown": "# users.get\n\nRead one user by id.\n\n`POST /graphql` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# users.get\n\nRead one user by id.\n\n`POST /graphql` returns one users record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `avatarBackgroundColor` (string or null)\n- `createdIssueCount` (integer or null)\n- `initials` (string or null)\n- `inviteHash` (string or null)\n- `isMe` (boolean or null)\n- `teams` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1521,7 +1684,13 @@ export const skillDocs: SkillDocs = {
             "`lastSeen` (string or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`avatarBackgroundColor` (string or null)",
+            "`createdIssueCount` (integer or null)",
+            "`initials` (string or null)",
+            "`inviteHash` (string or null)",
+            "`isMe` (boolean or null)",
+            "`teams` (object or null)"
           ]
         },
         {
@@ -1540,7 +1709,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.list",
       "title": "comments.list",
       "summary": "List comments.",
-      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `bodyData` (string or null)\n- `parent` (object or null)\n- `resolvingCommentId` (string or null)\n- `resolvingUser` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1583,6 +1752,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given."
             ]
           ]
         },
@@ -1613,7 +1789,11 @@ export const skillDocs: SkillDocs = {
             "`resolvedAt` (string or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`bodyData` (string or null)",
+            "`parent` (object or null)",
+            "`resolvingCommentId` (string or null)",
+            "`resolvingUser` (object or null)"
           ]
         },
         {
@@ -1632,7 +1812,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.get",
       "title": "comments.get",
       "summary": "Read one comment by id.",
-      "markdown": "# comments.get\n\nRead one comment by id.\n\n`POST /graphql` returns one comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# comments.get\n\nRead one comment by id.\n\n`POST /graphql` returns one comments record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes |  |  |\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `bodyData` (string or null)\n- `parent` (object or null)\n- `resolvingCommentId` (string or null)\n- `resolvingUser` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1689,7 +1869,11 @@ export const skillDocs: SkillDocs = {
             "`resolvedAt` (string or null)",
             "`createdAt` (string or null)",
             "`updatedAt` (string or null)",
-            "`archivedAt` (string or null)"
+            "`archivedAt` (string or null)",
+            "`bodyData` (string or null)",
+            "`parent` (object or null)",
+            "`resolvingCommentId` (string or null)",
+            "`resolvingUser` (object or null)"
           ]
         },
         {

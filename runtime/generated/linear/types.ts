@@ -30,6 +30,25 @@ export interface LinearIssuesRecord {
   completedAt: string | null;
   canceledAt: string | null;
   archivedAt: string | null;
+  addedToCycleAt: string | null;
+  addedToProjectAt: string | null;
+  addedToTeamAt: string | null;
+  attachments: Record<string, unknown> | null;
+  customerTicketCount: number | null;
+  descriptionState: string | null;
+  integrationSourceType: string | null;
+  labels: Record<string, unknown> | null;
+  parent: Record<string, unknown> | null;
+  previousIdentifiers: Array<unknown> | null;
+  prioritySortOrder: number | null;
+  projectMilestone: Record<string, unknown> | null;
+  reactionData: Record<string, unknown> | null;
+  relations: Record<string, unknown> | null;
+  slaType: string | null;
+  sortOrder: number | null;
+  subIssueSortOrder: number | null;
+  subscribers: Record<string, unknown> | null;
+  sourceComment: Record<string, unknown> | null;
 }
 
 /** List issues visible to the credential, oldest first. */
@@ -108,6 +127,21 @@ export interface LinearProjectsRecord {
   createdAt: string | null;
   updatedAt: string | null;
   archivedAt: string | null;
+  completedIssueCountHistory: Array<unknown> | null;
+  completedScopeHistory: Array<unknown> | null;
+  contentState: string | null;
+  convertedFromIssue: Record<string, unknown> | null;
+  health: string | null;
+  healthUpdatedAt: string | null;
+  inProgressScopeHistory: Array<unknown> | null;
+  issueCountHistory: Array<unknown> | null;
+  prioritySortOrder: number | null;
+  scope: number | null;
+  scopeHistory: Array<unknown> | null;
+  sortOrder: number | null;
+  teams: Record<string, unknown> | null;
+  updateRemindersDay: string | null;
+  updateRemindersHour: number | null;
 }
 
 /** List projects. */
@@ -187,6 +221,32 @@ export interface LinearTeamsRecord {
   createdAt: string | null;
   updatedAt: string | null;
   archivedAt: string | null;
+  activeCycle: Record<string, unknown> | null;
+  autoArchivePeriod: number | null;
+  autoClosePeriod: number | null;
+  autoCloseStateId: string | null;
+  cycleCalenderUrl: string | null;
+  cycleCooldownTime: number | null;
+  cycleDuration: number | null;
+  cycleIssueAutoAssignCompleted: boolean | null;
+  cycleIssueAutoAssignStarted: boolean | null;
+  cycleLockToActive: boolean | null;
+  cycleStartDay: number | null;
+  defaultIssueEstimate: number | null;
+  defaultIssueState: Record<string, unknown> | null;
+  groupIssueHistory: boolean | null;
+  inviteHash: string | null;
+  issueCount: number | null;
+  issueEstimationAllowZero: boolean | null;
+  issueEstimationExtended: boolean | null;
+  issueEstimationType: string | null;
+  markedAsDuplicateWorkflowState: Record<string, unknown> | null;
+  private: boolean | null;
+  requirePriorityToLeaveTriage: boolean | null;
+  scimManaged: boolean | null;
+  setIssueSortOrderOnStateChange: string | null;
+  upcomingCycleCount: number | null;
+  triageIssueState: Record<string, unknown> | null;
 }
 
 /** List teams. */
@@ -220,6 +280,7 @@ export interface LinearWorkflowStatesRecord {
   createdAt: string | null;
   updatedAt: string | null;
   archivedAt: string | null;
+  inheritedFrom: Record<string, unknown> | null;
 }
 
 /** List workflow states of all teams (each with its team). */
@@ -257,6 +318,12 @@ export interface LinearUsersRecord {
   createdAt: string | null;
   updatedAt: string | null;
   archivedAt: string | null;
+  avatarBackgroundColor: string | null;
+  createdIssueCount: number | null;
+  initials: string | null;
+  inviteHash: string | null;
+  isMe: boolean | null;
+  teams: Record<string, unknown> | null;
 }
 
 /** List users of the workspace. */
@@ -291,6 +358,10 @@ export interface LinearCommentsRecord {
   createdAt: string | null;
   updatedAt: string | null;
   archivedAt: string | null;
+  bodyData: string | null;
+  parent: Record<string, unknown> | null;
+  resolvingCommentId: string | null;
+  resolvingUser: Record<string, unknown> | null;
 }
 
 /** List comments. */

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "notion",
   "displayName": "Notion",
-  "definitionId": "addee1d5-7c5d-4b72-8e1a-99c2d4d26cf4",
+  "definitionId": "6e00b415-b02e-4160-bf02-58176a0ae687",
   "iconUrl": "https://www.notion.so/images/favicon.ico",
   "supportLevel": "certified",
   "category": "collaborative workspace docs",
@@ -111,21 +111,36 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.notion.com/reference/create-a-comment"
     }
   ],
-  "guidance": "Every request carries Notion-Version 2025-09-03: databases hold one or more data sources, and pages of a database have a data_source_id parent. Lists return up to page_size records (1 to 100) with next_cursor and has_more; merge next_params (start_cursor) into the same call for the next page. pages.list and data_sources.list run POST /v1/search filtered to that object type and only see what was shared with the integration. Page content is blocks: list them with blocks.list using the page id as block_id, append with blocks.create (children, at most 100 per call). To create a page give parent with exactly one of page_id, database_id, data_source_id or workspace (true; public integrations only); properties follow the parent data source's schema (a page under a page takes only title, e.g. {\"title\": {\"title\": [{\"text\": {\"content\": \"Notes\"}}]}}). icon or cover null removes them; archived/in_trash true moves a page to the trash and false restores it. Comments need the integration's comment capabilities; comments.list takes a page or block id as block_id. Rich text is an array like [{\"type\": \"text\", \"text\": {\"content\": \"...\"}}]. Notion allows an average of three requests per second per integration (429 with Retry-After above that).",
-  "baseUrl": "https://api.notion.com",
   "config": {},
+  "baseUrl": "https://api.notion.com",
   "headers": {
     "Notion-Version": "2025-09-03"
   },
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth2.0"
+      ],
       "description": "An internal integration token (\"Internal Integration Secret\", starts with ntn_ or secret_) from https://www.notion.so/profile/integrations, or any OAuth access token. Sent as \"Authorization: Bearer <token>\". Share the pages and databases with the integration first.",
       "fields": {
+        "client_id": {
+          "description": "OAuth client ID of the public integration that obtained the token. Accepted from OAuth clients that hold no refresh token (Airbyte's OAuth2.0 option); not needed, the access token is sent as is. To have it refreshed, use OAuth2.0 with refresh_token.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "OAuth client secret of that integration. Accepted from OAuth clients; not needed, the access token is sent as is.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Notion integration token (internal integration secret) or OAuth access token.",
           "required": true,
           "secret": true,
+          "aliases": [
+            "token"
+          ],
           "example": "ntn_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
         }
       },
@@ -170,6 +185,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "Every request carries Notion-Version 2025-09-03: databases hold one or more data sources, and pages of a database have a data_source_id parent. Lists return up to page_size records (1 to 100) with next_cursor and has_more; merge next_params (start_cursor) into the same call for the next page. pages.list and data_sources.list run POST /v1/search filtered to that object type and only see what was shared with the integration. Page content is blocks: list them with blocks.list using the page id as block_id, append with blocks.create (children, at most 100 per call). To create a page give parent with exactly one of page_id, database_id, data_source_id or workspace (true; public integrations only); properties follow the parent data source's schema (a page under a page takes only title, e.g. {\"title\": {\"title\": [{\"text\": {\"content\": \"Notes\"}}]}}). icon or cover null removes them; archived/in_trash true moves a page to the trash and false restores it. Comments need the integration's comment capabilities; comments.list takes a page or block id as block_id. Rich text is an array like [{\"type\": \"text\", \"text\": {\"content\": \"...\"}}]. Notion allows an average of three requests per second per integration (429 with Retry-After above that).",
   "entities": {
     "users": {
       "name": "users",
@@ -225,7 +241,11 @@ export const definition: ConnectorDefinition = {
           "name",
           "type",
           "person.email",
-          "bot.workspace_name"
+          "bot.workspace_name",
+          "object",
+          "avatar_url",
+          "person",
+          "bot"
         ],
         "semantic": []
       },
@@ -238,40 +258,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_cursor": {
               "in": "query",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -284,18 +304,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "user_id": {
               "in": "path",
-              "wire": "user_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The user's ID (UUID)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "user_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -423,7 +443,18 @@ export const definition: ConnectorDefinition = {
           "created_by.id",
           "last_edited_by.id",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "created_by",
+          "last_edited_by",
+          "cover",
+          "icon",
+          "parent",
+          "is_archived",
+          "is_locked",
+          "properties",
+          "public_url",
+          "request_id"
         ],
         "semantic": []
       },
@@ -436,8 +467,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "filter": {
               "in": "body",
-              "wire": "filter",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -460,13 +489,13 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Object filter; only {\"property\": \"object\", \"value\": \"page\"} is possible here (it is always sent).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "filter"
             },
             "sort": {
               "in": "body",
-              "wire": "sort",
-              "required": false,
               "schema": {
                 "type": "object",
                 "required": [
@@ -490,30 +519,32 @@ export const definition: ConnectorDefinition = {
                   }
                 }
               },
+              "required": false,
               "description": "Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sort"
             },
             "start_cursor": {
               "in": "body",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "body",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
           "constantBody": {
@@ -522,22 +553,22 @@ export const definition: ConnectorDefinition = {
               "value": "page"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
-          "idempotent": true,
-          "destructive": false,
-          "readOnly": true
+          "destructive": false
         },
         "create": {
           "name": "create",
@@ -547,8 +578,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "parent": {
               "in": "body",
-              "wire": "parent",
-              "required": true,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -643,23 +672,23 @@ export const definition: ConnectorDefinition = {
                   "maxProperties": 1
                 }
               },
+              "required": true,
               "description": "Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "parent"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "properties"
             },
             "children": {
               "in": "body",
-              "wire": "children",
-              "required": false,
               "schema": {
                 "type": "array",
                 "maxItems": 100,
@@ -667,13 +696,13 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "children"
             },
             "icon": {
               "in": "body",
-              "wire": "icon",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -681,12 +710,12 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"🎯\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "icon"
             },
             "cover": {
               "in": "body",
-              "wire": "cover",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -694,11 +723,13 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "cover"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -711,19 +742,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_id": {
               "in": "path",
-              "wire": "page_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The page's ID (UUID",
                 "with or without dashes).": null
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "page_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -736,28 +767,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_id": {
               "in": "path",
-              "wire": "page_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "page_id"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Property values to change, keyed by property name or ID; properties not given are unchanged.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "properties"
             },
             "icon": {
               "in": "body",
-              "wire": "icon",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -765,12 +794,12 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"🎯\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "icon"
             },
             "cover": {
               "in": "body",
-              "wire": "cover",
-              "required": false,
               "schema": {
                 "type": [
                   "object",
@@ -778,27 +807,29 @@ export const definition: ConnectorDefinition = {
                 ],
                 "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "cover"
             },
             "archived": {
               "in": "body",
-              "wire": "archived",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true archives the page (moves it to the trash); false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "archived"
             },
             "in_trash": {
               "in": "body",
-              "wire": "in_trash",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true moves the page to the trash; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "in_trash"
             }
           },
           "atLeastOneOf": [
@@ -808,8 +839,8 @@ export const definition: ConnectorDefinition = {
             "archived",
             "in_trash"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -921,6 +952,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "cover": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -934,7 +971,18 @@ export const definition: ConnectorDefinition = {
           "in_trash",
           "created_time",
           "last_edited_time",
-          "url"
+          "url",
+          "object",
+          "description",
+          "icon",
+          "parent",
+          "database_parent",
+          "properties",
+          "archived",
+          "created_by",
+          "last_edited_by",
+          "public_url",
+          "cover"
         ],
         "semantic": []
       },
@@ -947,25 +995,25 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_cursor": {
               "in": "body",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "body",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
           "constantBody": {
@@ -974,22 +1022,22 @@ export const definition: ConnectorDefinition = {
               "value": "data_source"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
-          "idempotent": true,
-          "destructive": false,
-          "readOnly": true
+          "destructive": false
         },
         "get": {
           "name": "get",
@@ -999,18 +1047,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "data_source_id": {
               "in": "path",
-              "wire": "data_source_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The data source's ID (UUID)."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "data_source_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1023,18 +1071,16 @@ export const definition: ConnectorDefinition = {
           "params": {
             "data_source_id": {
               "in": "path",
-              "wire": "data_source_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "data_source_id"
             },
             "title": {
               "in": "body",
-              "wire": "title",
-              "required": false,
               "schema": {
                 "type": "array",
                 "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].",
@@ -1042,12 +1088,12 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "title"
             },
             "description": {
               "in": "body",
-              "wire": "description",
-              "required": false,
               "schema": {
                 "type": "array",
                 "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].",
@@ -1056,27 +1102,29 @@ export const definition: ConnectorDefinition = {
                 },
                 "maxItems": 100
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "description"
             },
             "properties": {
               "in": "body",
-              "wire": "properties",
-              "required": false,
               "schema": {
                 "type": "object"
               },
+              "required": false,
               "description": "Property schema changes keyed by property name or ID, e.g. {\"Status\": {\"select\": {\"options\": [{\"name\": \"Done\"}]}}, \"Old\": null}.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "properties"
             },
             "in_trash": {
               "in": "body",
-              "wire": "in_trash",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true moves the data source to the trash; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "in_trash"
             }
           },
           "atLeastOneOf": [
@@ -1085,8 +1133,8 @@ export const definition: ConnectorDefinition = {
             "properties",
             "in_trash"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1162,6 +1210,198 @@ export const definition: ConnectorDefinition = {
               "object",
               "null"
             ]
+          },
+          "bookmark": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "breadcrumb": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "bulleted_list_item": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "callout": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "child_database": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "child_page": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "code": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "column": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "column_list": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "divider": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "embed": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "equation": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "file": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_1": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_2": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "heading_3": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "image": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "link_preview": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "link_to_page": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "numbered_list_item": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "paragraph": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "pdf": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "quote": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "synced_block": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table_of_contents": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "table_row": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "template": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "to_do": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "toggle": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "unsupported": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "video": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1175,7 +1415,44 @@ export const definition: ConnectorDefinition = {
           "has_children",
           "in_trash",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "parent",
+          "archived",
+          "created_by",
+          "last_edited_by",
+          "bookmark",
+          "breadcrumb",
+          "bulleted_list_item",
+          "callout",
+          "child_database",
+          "child_page",
+          "code",
+          "column",
+          "column_list",
+          "divider",
+          "embed",
+          "equation",
+          "file",
+          "heading_1",
+          "heading_2",
+          "heading_3",
+          "image",
+          "link_preview",
+          "link_to_page",
+          "numbered_list_item",
+          "paragraph",
+          "pdf",
+          "quote",
+          "synced_block",
+          "table",
+          "table_of_contents",
+          "table_row",
+          "template",
+          "to_do",
+          "toggle",
+          "unsupported",
+          "video"
         ],
         "fanOut": {
           "entity": "pages",
@@ -1193,51 +1470,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of the parent block or page."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "start_cursor": {
               "in": "query",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1250,19 +1527,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of the parent block or page."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "children": {
               "in": "body",
-              "wire": "children",
-              "required": true,
               "schema": {
                 "type": "array",
                 "minItems": 1,
@@ -1271,22 +1546,24 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
+              "required": true,
               "description": "Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}].",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "children"
             },
             "after": {
               "in": "body",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "ID of the existing child block after which the new blocks are inserted."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "result": "many",
           "guards": [],
           "idempotent": false,
           "destructive": false,
@@ -1300,17 +1577,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1323,38 +1600,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "path",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "archived": {
               "in": "body",
-              "wire": "archived",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true archives (deletes) the block; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "archived"
             },
             "in_trash": {
               "in": "body",
-              "wire": "in_trash",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true moves the block to the trash; false restores it."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "in_trash"
             }
           },
           "additionalParams": "body",
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1436,7 +1713,13 @@ export const definition: ConnectorDefinition = {
           "parent.block_id",
           "created_by.id",
           "created_time",
-          "last_edited_time"
+          "last_edited_time",
+          "object",
+          "parent",
+          "created_by",
+          "rich_text",
+          "attachments",
+          "display_name"
         ],
         "fanOut": {
           "entity": "pages",
@@ -1459,51 +1742,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "block_id": {
               "in": "query",
-              "wire": "block_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of the page or block whose comments are listed."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "block_id"
             },
             "start_cursor": {
               "in": "query",
-              "wire": "start_cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Cursor: next_cursor of the previous page; omit for the first page."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_cursor"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Records per page, 1 to 100 (Notion default 100)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "results",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "start_cursor",
-            "next_cursor": "body.next_cursor",
-            "has_more": "body.has_more",
             "block": {
               "next_cursor": "body.next_cursor",
               "has_more": "body.has_more"
-            }
+            },
+            "cursor_param": "start_cursor",
+            "next_cursor": "body.next_cursor",
+            "has_more": "body.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1516,8 +1799,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "parent": {
               "in": "body",
-              "wire": "parent",
-              "required": false,
               "schema": {
                 "type": "object",
                 "additionalProperties": false,
@@ -1576,24 +1857,24 @@ export const definition: ConnectorDefinition = {
                   "maxProperties": 1
                 }
               },
+              "required": false,
               "description": "The page or block commented on: {\"page_id\": \"...\"} or {\"block_id\": \"...\"}. Not with discussion_id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "parent"
             },
             "discussion_id": {
               "in": "body",
-              "wire": "discussion_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "ID of an existing discussion thread to reply to. Not with parent."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "discussion_id"
             },
             "rich_text": {
               "in": "body",
-              "wire": "rich_text",
-              "required": true,
               "schema": {
                 "type": "array",
                 "minItems": 1,
@@ -1601,20 +1882,22 @@ export const definition: ConnectorDefinition = {
                   "type": "object"
                 }
               },
+              "required": true,
               "description": "The comment text as rich text, e.g. [{\"text\": {\"content\": \"Looks good\"}}].",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "rich_text"
             }
           },
-          "atLeastOneOf": [
-            "parent",
-            "discussion_id"
-          ],
           "atMostOneOf": [
             "parent",
             "discussion_id"
           ],
-          "result": "one",
+          "atLeastOneOf": [
+            "parent",
+            "discussion_id"
+          ],
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "notion",
   "title": "Notion connector",
   "summary": "Notion public REST API, version 2025-09-03 (the \"data source\" edition, sent as the Notion-Version header on every request): list and read the workspace's users; list pages (a search filtered to pages), create, read and update them (properties, icon, cover, archive, trash); list, read and update data sources (the tables under a database); list a page's or block's child blocks, append blocks, read and update a block; list and create comments. Authenticates with an internal integration token (bearer) or with a public integration's OAuth credentials (refresh-token grant).",
-  "version": "51981bf30787",
+  "version": "e6dab8630fcd",
   "tags": [
     "notion",
     "collaborative workspace docs"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Notion connector",
       "summary": "Notion public REST API, version 2025-09-03 (the \"data source\" edition, sent as the Notion-Version header on every request): list and read the workspace's users; list pages (a search filtered to pages), create, read and update them (properties, icon, cover, archive, trash); list, read and update data sources (the tables under a database); list a page's or block's child blocks, append blocks, read and update a block; list and create comments. Authenticates with an internal integration token (bearer) or with a public integration's OAuth credentials (refresh-token grant).",
-      "markdown": "# Notion\n\nNotion public REST API, version 2025-09-03 (the \"data source\" edition, sent as the Notion-Version header on every request): list and read the workspace's users; list pages (a search filtered to pages), create, read and update them (properties, icon, cover, archive, trash); list, read and update data sources (the tables under a database); list a page's or block's child blocks, append blocks, read and update a block; list and create comments. Authenticates with an internal integration token (bearer) or with a public integration's OAuth credentials (refresh-token grant).\n\n- Connector type: `notion`\n- Category: collaborative workspace docs\n- Definition ID: `addee1d5-7c5d-4b72-8e1a-99c2d4d26cf4`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('notion', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nEvery request carries Notion-Version 2025-09-03: databases hold one or more data sources, and pages of a database have a data_source_id parent. Lists return up to page_size records (1 to 100) with next_cursor and has_more; merge next_params (start_cursor) into the same call for the next page. pages.list and data_sources.list run POST /v1/search filtered to that object type and only see what was shared with the integration. Page content is blocks: list them with blocks.list using the page id as block_id, append with blocks.create (children, at most 100 per call). To create a page give parent with exactly one of page_id, database_id, data_source_id or workspace (true; public integrations only); properties follow the parent data source's schema (a page under a page takes only title, e.g. {\"title\": {\"title\": [{\"text\": {\"content\": \"Notes\"}}]}}). icon or cover null removes them; archived/in_trash true moves a page to the trash and false restores it. Comments need the integration's comment capabilities; comments.list takes a page or block id as block_id. Rich text is an array like [{\"type\": \"text\", \"text\": {\"content\": \"...\"}}]. Notion allows an average of three requests per second per integration (429 with Retry-After above that).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| users | list, get | Users of the workspace, people and bots (the integration's own bot included). |\n| pages | list, create, get, update | Pages, standalone or rows of a data source. Property values live under `properties` (the title property included); the content of a page is its child blocks (entity blocks). |\n| data_sources | list, get, update | Data sources: the tables under a Notion database (API 2025-09-03). `properties` is the column schema; the rows are pages whose parent is the data source. |\n| blocks | list, create, get, update | Blocks: the content of pages (paragraphs, headings, lists, to-dos, images...). The block's content is under the key named by its `type` (e.g. paragraph.rich_text). |\n| comments | list, create | Un-resolved comments on a page or block, grouped in discussion threads. |\n\n## Vendor documentation\n\n- [Notion API introduction (pagination with start_cursor, next_cursor, has_more)](https://developers.notion.com/reference/intro)\n- [Versioning (the Notion-Version header)](https://developers.notion.com/reference/versioning)\n- [Request limits (average of three requests per second)](https://developers.notion.com/reference/request-limits)\n- [Upgrading to version 2025-09-03 (data sources)](https://developers.notion.com/guides/get-started/upgrade-guide-2025-09-03)\n- [Authorization (internal integration tokens, public integrations and OAuth)](https://developers.notion.com/guides/get-started/authorization)\n- [Refresh a token (POST /v1/oauth/token, basic client auth, JSON body)](https://developers.notion.com/reference/refresh-a-token)\n- [List all users](https://developers.notion.com/reference/get-users)\n- [Retrieve a user](https://developers.notion.com/reference/get-user)\n- [Search by title (POST /v1/search, filter by object page or data_source)](https://developers.notion.com/reference/post-search)\n- [Page object](https://developers.notion.com/reference/page)\n- [Create a page (parent, properties, children, icon, cover)](https://developers.notion.com/reference/post-page)\n- [Retrieve a page](https://developers.notion.com/reference/retrieve-a-page)\n- [Update page properties (properties, icon, cover, archived, in_trash)](https://developers.notion.com/reference/patch-page)\n- [Parent object](https://developers.notion.com/reference/parent-object)\n- [Data source object](https://developers.notion.com/reference/data-source)\n- [Retrieve a data source](https://developers.notion.com/reference/retrieve-a-data-source)\n- [Update a data source](https://developers.notion.com/reference/update-a-data-source)\n- [Block object](https://developers.notion.com/reference/block)\n- [Retrieve block children](https://developers.notion.com/reference/get-block-children)\n- [Append block children (at most 100 children per request)](https://developers.notion.com/reference/patch-block-children)\n- [Retrieve a block](https://developers.notion.com/reference/retrieve-a-block)\n- [Update a block](https://developers.notion.com/reference/update-a-block)\n- [Comment object](https://developers.notion.com/reference/comment-object)\n- [List comments (GET /v1/comments)](https://developers.notion.com/reference/list-comments)\n- [Create comment](https://developers.notion.com/reference/create-a-comment)\n",
+      "markdown": "# Notion\n\nNotion public REST API, version 2025-09-03 (the \"data source\" edition, sent as the Notion-Version header on every request): list and read the workspace's users; list pages (a search filtered to pages), create, read and update them (properties, icon, cover, archive, trash); list, read and update data sources (the tables under a database); list a page's or block's child blocks, append blocks, read and update a block; list and create comments. Authenticates with an internal integration token (bearer) or with a public integration's OAuth credentials (refresh-token grant).\n\n- Connector type: `notion`\n- Category: collaborative workspace docs\n- Definition ID: `6e00b415-b02e-4160-bf02-58176a0ae687`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('notion', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nEvery request carries Notion-Version 2025-09-03: databases hold one or more data sources, and pages of a database have a data_source_id parent. Lists return up to page_size records (1 to 100) with next_cursor and has_more; merge next_params (start_cursor) into the same call for the next page. pages.list and data_sources.list run POST /v1/search filtered to that object type and only see what was shared with the integration. Page content is blocks: list them with blocks.list using the page id as block_id, append with blocks.create (children, at most 100 per call). To create a page give parent with exactly one of page_id, database_id, data_source_id or workspace (true; public integrations only); properties follow the parent data source's schema (a page under a page takes only title, e.g. {\"title\": {\"title\": [{\"text\": {\"content\": \"Notes\"}}]}}). icon or cover null removes them; archived/in_trash true moves a page to the trash and false restores it. Comments need the integration's comment capabilities; comments.list takes a page or block id as block_id. Rich text is an array like [{\"type\": \"text\", \"text\": {\"content\": \"...\"}}]. Notion allows an average of three requests per second per integration (429 with Retry-After above that).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| users | list, get | Users of the workspace, people and bots (the integration's own bot included). |\n| pages | list, create, get, update | Pages, standalone or rows of a data source. Property values live under `properties` (the title property included); the content of a page is its child blocks (entity blocks). |\n| data_sources | list, get, update | Data sources: the tables under a Notion database (API 2025-09-03). `properties` is the column schema; the rows are pages whose parent is the data source. |\n| blocks | list, create, get, update | Blocks: the content of pages (paragraphs, headings, lists, to-dos, images...). The block's content is under the key named by its `type` (e.g. paragraph.rich_text). |\n| comments | list, create | Un-resolved comments on a page or block, grouped in discussion threads. |\n\n## Vendor documentation\n\n- [Notion API introduction (pagination with start_cursor, next_cursor, has_more)](https://developers.notion.com/reference/intro)\n- [Versioning (the Notion-Version header)](https://developers.notion.com/reference/versioning)\n- [Request limits (average of three requests per second)](https://developers.notion.com/reference/request-limits)\n- [Upgrading to version 2025-09-03 (data sources)](https://developers.notion.com/guides/get-started/upgrade-guide-2025-09-03)\n- [Authorization (internal integration tokens, public integrations and OAuth)](https://developers.notion.com/guides/get-started/authorization)\n- [Refresh a token (POST /v1/oauth/token, basic client auth, JSON body)](https://developers.notion.com/reference/refresh-a-token)\n- [List all users](https://developers.notion.com/reference/get-users)\n- [Retrieve a user](https://developers.notion.com/reference/get-user)\n- [Search by title (POST /v1/search, filter by object page or data_source)](https://developers.notion.com/reference/post-search)\n- [Page object](https://developers.notion.com/reference/page)\n- [Create a page (parent, properties, children, icon, cover)](https://developers.notion.com/reference/post-page)\n- [Retrieve a page](https://developers.notion.com/reference/retrieve-a-page)\n- [Update page properties (properties, icon, cover, archived, in_trash)](https://developers.notion.com/reference/patch-page)\n- [Parent object](https://developers.notion.com/reference/parent-object)\n- [Data source object](https://developers.notion.com/reference/data-source)\n- [Retrieve a data source](https://developers.notion.com/reference/retrieve-a-data-source)\n- [Update a data source](https://developers.notion.com/reference/update-a-data-source)\n- [Block object](https://developers.notion.com/reference/block)\n- [Retrieve block children](https://developers.notion.com/reference/get-block-children)\n- [Append block children (at most 100 children per request)](https://developers.notion.com/reference/patch-block-children)\n- [Retrieve a block](https://developers.notion.com/reference/retrieve-a-block)\n- [Update a block](https://developers.notion.com/reference/update-a-block)\n- [Comment object](https://developers.notion.com/reference/comment-object)\n- [List comments (GET /v1/comments)](https://developers.notion.com/reference/list-comments)\n- [Create comment](https://developers.notion.com/reference/create-a-comment)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `notion`",
             "Category: collaborative workspace docs",
-            "Definition ID: `addee1d5-7c5d-4b72-8e1a-99c2d4d26cf4`"
+            "Definition ID: `6e00b415-b02e-4160-bf02-58176a0ae687`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('notion', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('notion', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -128,7 +128,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: Access Token, OAuth2.0",
-      "markdown": "# Authentication\n\n## Access Token\n\nAn internal integration token (\"Internal Integration Secret\", starts with ntn_ or secret_) from https://www.notion.so/profile/integrations, or any OAuth access token. Sent as \"Authorization: Bearer <token>\". Share the pages and databases with the integration first.\n\nSet `option_title` to `Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Notion integration token (internal integration secret) or OAuth access token. |\n\n## OAuth2.0\n\nA Notion public integration (OAuth). The access token is renewed with the refresh token at https://api.notion.com/v1/oauth/token (HTTP basic auth with client_id:client_secret, JSON body {\"grant_type\": \"refresh_token\", \"refresh_token\": ...}); Notion rotates the refresh token on every refresh, so persist the new one (onTokenRefresh). The access token is sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | OAuth client ID of the Notion public integration. |\n| client_secret | yes | yes | OAuth client secret of the Notion public integration. |\n| refresh_token | yes | yes | Refresh token obtained from the authorization code exchange. |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n",
+      "markdown": "# Authentication\n\n## Access Token\n\nAn internal integration token (\"Internal Integration Secret\", starts with ntn_ or secret_) from https://www.notion.so/profile/integrations, or any OAuth access token. Sent as \"Authorization: Bearer <token>\". Share the pages and databases with the integration first.\n\nSet `option_title` to `Access Token` in `credentials` to choose this option (also accepted: `OAuth2.0`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | no | no | OAuth client ID of the public integration that obtained the token. Accepted from OAuth clients that hold no refresh token (Airbyte's OAuth2.0 option); not needed, the access token is sent as is. To have it refreshed, use OAuth2.0 with refresh_token. |\n| client_secret | no | yes | OAuth client secret of that integration. Accepted from OAuth clients; not needed, the access token is sent as is. |\n| access_token (or token) | yes | yes | Notion integration token (internal integration secret) or OAuth access token. |\n\n## OAuth2.0\n\nA Notion public integration (OAuth). The access token is renewed with the refresh token at https://api.notion.com/v1/oauth/token (HTTP basic auth with client_id:client_secret, JSON body {\"grant_type\": \"refresh_token\", \"refresh_token\": ...}); Notion rotates the refresh token on every refresh, so persist the new one (onTokenRefresh). The access token is sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | OAuth client ID of the Notion public integration. |\n| client_secret | yes | yes | OAuth client secret of the Notion public integration. |\n| refresh_token | yes | yes | Refresh token obtained from the authorization code exchange. |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n",
       "blocks": [
         {
           "type": "heading",
@@ -146,7 +146,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `Access Token` in `credentials` to choose this option."
+          "text": "Set `option_title` to `Access Token` in `credentials` to choose this option (also accepted: `OAuth2.0`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -158,7 +158,19 @@ export const skillDocs: SkillDocs = {
           ],
           "rows": [
             [
-              "access_token",
+              "client_id",
+              "no",
+              "no",
+              "OAuth client ID of the public integration that obtained the token. Accepted from OAuth clients that hold no refresh token (Airbyte's OAuth2.0 option); not needed, the access token is sent as is. To have it refreshed, use OAuth2.0 with refresh_token."
+            ],
+            [
+              "client_secret",
+              "no",
+              "yes",
+              "OAuth client secret of that integration. Accepted from OAuth clients; not needed, the access token is sent as is."
+            ],
+            [
+              "access_token (or token)",
               "yes",
               "yes",
               "Notion integration token (internal integration secret) or OAuth access token."
@@ -219,7 +231,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List the workspace's users (GET /v1/users), guests excluded.",
-      "markdown": "# users.list\n\nList the workspace's users (GET /v1/users), guests excluded.\n\n`GET /v1/users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `name` (string or null)\n- `avatar_url` (string or null)\n- `person` (object or null)\n- `bot` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList the workspace's users (GET /v1/users), guests excluded.\n\n`GET /v1/users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `name` (string or null)\n- `avatar_url` (string or null)\n- `person` (object or null)\n- `bot` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -262,6 +274,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Records per page, 1 to 100 (Notion default 100)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -379,7 +398,7 @@ export const skillDocs: SkillDocs = {
       "id": "pages.list",
       "title": "pages.list",
       "summary": "List the pages shared with the integration, most recently edited first: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"page\"} always applied.",
-      "markdown": "# pages.list\n\nList the pages shared with the integration, most recently edited first: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"page\"} always applied.\n\n`POST /v1/search` returns a list of pages records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| filter | object | no |  | Object filter; only {\"property\": \"object\", \"value\": \"page\"} is possible here (it is always sent). |\n| sort | object | no |  | Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first). |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `created_time` (string or null)\n- `last_edited_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_by` (object or null)\n- `cover` (object or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `is_archived` (boolean or null)\n- `is_locked` (boolean or null)\n- `properties` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n- `request_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"pages\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# pages.list\n\nList the pages shared with the integration, most recently edited first: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"page\"} always applied.\n\n`POST /v1/search` returns a list of pages records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| filter | object | no |  | Object filter; only {\"property\": \"object\", \"value\": \"page\"} is possible here (it is always sent). |\n| sort | object | no |  | Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first). |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `created_time` (string or null)\n- `last_edited_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_by` (object or null)\n- `cover` (object or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `is_archived` (boolean or null)\n- `is_locked` (boolean or null)\n- `properties` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n- `request_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"pages\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -436,6 +455,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Records per page, 1 to 100 (Notion default 100)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -750,7 +776,7 @@ export const skillDocs: SkillDocs = {
       "id": "data_sources.list",
       "title": "data_sources.list",
       "summary": "List the data sources shared with the integration: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.",
-      "markdown": "# data_sources.list\n\nList the data sources shared with the integration: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.\n\n`POST /v1/search` returns a list of data_sources records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# data_sources.list\n\nList the data sources shared with the integration: POST /v1/search with the filter {\"property\": \"object\", \"value\": \"data_source\"} always applied.\n\n`POST /v1/search` returns a list of data_sources records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n- `cover` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -793,6 +819,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Records per page, 1 to 100 (Notion default 100)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -829,7 +862,8 @@ export const skillDocs: SkillDocs = {
             "`last_edited_time` (string or null)",
             "`last_edited_by` (object or null)",
             "`url` (string or null)",
-            "`public_url` (string or null)"
+            "`public_url` (string or null)",
+            "`cover` (object or null)"
           ]
         },
         {
@@ -848,7 +882,7 @@ export const skillDocs: SkillDocs = {
       "id": "data_sources.get",
       "title": "data_sources.get",
       "summary": "Retrieve a data source and its property schema (GET /v1/data_sources/{data_source_id}).",
-      "markdown": "# data_sources.get\n\nRetrieve a data source and its property schema (GET /v1/data_sources/{data_source_id}).\n\n`GET /v1/data_sources/{data_source_id}` returns one data_sources record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| data_source_id | string | yes | minLength 1 | The data source's ID (UUID). |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"get\",\n  \"params\": {\n    \"data_source_id\": \"<data_source_id>\"\n  }\n}\n```\n",
+      "markdown": "# data_sources.get\n\nRetrieve a data source and its property schema (GET /v1/data_sources/{data_source_id}).\n\n`GET /v1/data_sources/{data_source_id}` returns one data_sources record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| data_source_id | string | yes | minLength 1 | The data source's ID (UUID). |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `title` (array or null)\n- `description` (array or null)\n- `icon` (object or null)\n- `parent` (object or null)\n- `database_parent` (object or null)\n- `properties` (object or null)\n- `is_inline` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `url` (string or null)\n- `public_url` (string or null)\n- `cover` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"data_sources\",\n  \"action\": \"get\",\n  \"params\": {\n    \"data_source_id\": \"<data_source_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -911,7 +945,8 @@ export const skillDocs: SkillDocs = {
             "`last_edited_time` (string or null)",
             "`last_edited_by` (object or null)",
             "`url` (string or null)",
-            "`public_url` (string or null)"
+            "`public_url` (string or null)",
+            "`cover` (object or null)"
           ]
         },
         {
@@ -1017,7 +1052,7 @@ export const skillDocs: SkillDocs = {
       "id": "blocks.list",
       "title": "blocks.list",
       "summary": "List the child blocks of a page or block (GET /v1/blocks/{block_id}/children), first level only; blocks with has_children true have their own children.",
-      "markdown": "# blocks.list\n\nList the child blocks of a page or block (GET /v1/blocks/{block_id}/children), first level only; blocks with has_children true have their own children.\n\n`GET /v1/blocks/{block_id}/children` returns a list of blocks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
+      "markdown": "# blocks.list\n\nList the child blocks of a page or block (GET /v1/blocks/{block_id}/children), first level only; blocks with has_children true have their own children.\n\n`GET /v1/blocks/{block_id}/children` returns a list of blocks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `bookmark` (object or null)\n- `breadcrumb` (object or null)\n- `bulleted_list_item` (object or null)\n- `callout` (object or null)\n- `child_database` (object or null)\n- `child_page` (object or null)\n- `code` (object or null)\n- `column` (object or null)\n- `column_list` (object or null)\n- `divider` (object or null)\n- `embed` (object or null)\n- `equation` (object or null)\n- `file` (object or null)\n- `heading_1` (object or null)\n- `heading_2` (object or null)\n- `heading_3` (object or null)\n- `image` (object or null)\n- `link_preview` (object or null)\n- `link_to_page` (object or null)\n- `numbered_list_item` (object or null)\n- `paragraph` (object or null)\n- `pdf` (object or null)\n- `quote` (object or null)\n- `synced_block` (object or null)\n- `table` (object or null)\n- `table_of_contents` (object or null)\n- `table_row` (object or null)\n- `template` (object or null)\n- `to_do` (object or null)\n- `toggle` (object or null)\n- `unsupported` (object or null)\n- `video` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1067,6 +1102,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Records per page, 1 to 100 (Notion default 100)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1097,7 +1139,39 @@ export const skillDocs: SkillDocs = {
             "`created_time` (string or null)",
             "`created_by` (object or null)",
             "`last_edited_time` (string or null)",
-            "`last_edited_by` (object or null)"
+            "`last_edited_by` (object or null)",
+            "`bookmark` (object or null)",
+            "`breadcrumb` (object or null)",
+            "`bulleted_list_item` (object or null)",
+            "`callout` (object or null)",
+            "`child_database` (object or null)",
+            "`child_page` (object or null)",
+            "`code` (object or null)",
+            "`column` (object or null)",
+            "`column_list` (object or null)",
+            "`divider` (object or null)",
+            "`embed` (object or null)",
+            "`equation` (object or null)",
+            "`file` (object or null)",
+            "`heading_1` (object or null)",
+            "`heading_2` (object or null)",
+            "`heading_3` (object or null)",
+            "`image` (object or null)",
+            "`link_preview` (object or null)",
+            "`link_to_page` (object or null)",
+            "`numbered_list_item` (object or null)",
+            "`paragraph` (object or null)",
+            "`pdf` (object or null)",
+            "`quote` (object or null)",
+            "`synced_block` (object or null)",
+            "`table` (object or null)",
+            "`table_of_contents` (object or null)",
+            "`table_row` (object or null)",
+            "`template` (object or null)",
+            "`to_do` (object or null)",
+            "`toggle` (object or null)",
+            "`unsupported` (object or null)",
+            "`video` (object or null)"
           ]
         },
         {
@@ -1116,7 +1190,7 @@ export const skillDocs: SkillDocs = {
       "id": "blocks.create",
       "title": "blocks.create",
       "summary": "Append child blocks to a page or block (PATCH /v1/blocks/{block_id}/children), at the end or after a given block. Returns the new first-level blocks.",
-      "markdown": "# blocks.create\n\nAppend child blocks to a page or block (PATCH /v1/blocks/{block_id}/children), at the end or after a given block. Returns the new first-level blocks.\n\n`PATCH /v1/blocks/{block_id}/children` returns a list of blocks records. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| children | array of object | yes | minItems 1; maxItems 100 | Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. |\n| after | string | no |  | ID of the existing child block after which the new blocks are inserted. |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"create\",\n  \"params\": {\n    \"block_id\": \"<block_id>\",\n    \"children\": []\n  }\n}\n```\n",
+      "markdown": "# blocks.create\n\nAppend child blocks to a page or block (PATCH /v1/blocks/{block_id}/children), at the end or after a given block. Returns the new first-level blocks.\n\n`PATCH /v1/blocks/{block_id}/children` returns a list of blocks records. It is not retried automatically.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the parent block or page. |\n| children | array of object | yes | minItems 1; maxItems 100 | Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. |\n| after | string | no |  | ID of the existing child block after which the new blocks are inserted. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `bookmark` (object or null)\n- `breadcrumb` (object or null)\n- `bulleted_list_item` (object or null)\n- `callout` (object or null)\n- `child_database` (object or null)\n- `child_page` (object or null)\n- `code` (object or null)\n- `column` (object or null)\n- `column_list` (object or null)\n- `divider` (object or null)\n- `embed` (object or null)\n- `equation` (object or null)\n- `file` (object or null)\n- `heading_1` (object or null)\n- `heading_2` (object or null)\n- `heading_3` (object or null)\n- `image` (object or null)\n- `link_preview` (object or null)\n- `link_to_page` (object or null)\n- `numbered_list_item` (object or null)\n- `paragraph` (object or null)\n- `pdf` (object or null)\n- `quote` (object or null)\n- `synced_block` (object or null)\n- `table` (object or null)\n- `table_of_contents` (object or null)\n- `table_row` (object or null)\n- `template` (object or null)\n- `to_do` (object or null)\n- `toggle` (object or null)\n- `unsupported` (object or null)\n- `video` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"create\",\n  \"params\": {\n    \"block_id\": \"<block_id>\",\n    \"children\": []\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1166,6 +1240,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "ID of the existing child block after which the new blocks are inserted."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1187,7 +1268,39 @@ export const skillDocs: SkillDocs = {
             "`created_time` (string or null)",
             "`created_by` (object or null)",
             "`last_edited_time` (string or null)",
-            "`last_edited_by` (object or null)"
+            "`last_edited_by` (object or null)",
+            "`bookmark` (object or null)",
+            "`breadcrumb` (object or null)",
+            "`bulleted_list_item` (object or null)",
+            "`callout` (object or null)",
+            "`child_database` (object or null)",
+            "`child_page` (object or null)",
+            "`code` (object or null)",
+            "`column` (object or null)",
+            "`column_list` (object or null)",
+            "`divider` (object or null)",
+            "`embed` (object or null)",
+            "`equation` (object or null)",
+            "`file` (object or null)",
+            "`heading_1` (object or null)",
+            "`heading_2` (object or null)",
+            "`heading_3` (object or null)",
+            "`image` (object or null)",
+            "`link_preview` (object or null)",
+            "`link_to_page` (object or null)",
+            "`numbered_list_item` (object or null)",
+            "`paragraph` (object or null)",
+            "`pdf` (object or null)",
+            "`quote` (object or null)",
+            "`synced_block` (object or null)",
+            "`table` (object or null)",
+            "`table_of_contents` (object or null)",
+            "`table_row` (object or null)",
+            "`template` (object or null)",
+            "`to_do` (object or null)",
+            "`toggle` (object or null)",
+            "`unsupported` (object or null)",
+            "`video` (object or null)"
           ]
         },
         {
@@ -1206,7 +1319,7 @@ export const skillDocs: SkillDocs = {
       "id": "blocks.get",
       "title": "blocks.get",
       "summary": "Retrieve one block (GET /v1/blocks/{block_id}).",
-      "markdown": "# blocks.get\n\nRetrieve one block (GET /v1/blocks/{block_id}).\n\n`GET /v1/blocks/{block_id}` returns one blocks record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
+      "markdown": "# blocks.get\n\nRetrieve one block (GET /v1/blocks/{block_id}).\n\n`GET /v1/blocks/{block_id}` returns one blocks record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 |  |\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `type` (string or null)\n- `parent` (object or null)\n- `has_children` (boolean or null)\n- `archived` (boolean or null)\n- `in_trash` (boolean or null)\n- `created_time` (string or null)\n- `created_by` (object or null)\n- `last_edited_time` (string or null)\n- `last_edited_by` (object or null)\n- `bookmark` (object or null)\n- `breadcrumb` (object or null)\n- `bulleted_list_item` (object or null)\n- `callout` (object or null)\n- `child_database` (object or null)\n- `child_page` (object or null)\n- `code` (object or null)\n- `column` (object or null)\n- `column_list` (object or null)\n- `divider` (object or null)\n- `embed` (object or null)\n- `equation` (object or null)\n- `file` (object or null)\n- `heading_1` (object or null)\n- `heading_2` (object or null)\n- `heading_3` (object or null)\n- `image` (object or null)\n- `link_preview` (object or null)\n- `link_to_page` (object or null)\n- `numbered_list_item` (object or null)\n- `paragraph` (object or null)\n- `pdf` (object or null)\n- `quote` (object or null)\n- `synced_block` (object or null)\n- `table` (object or null)\n- `table_of_contents` (object or null)\n- `table_row` (object or null)\n- `template` (object or null)\n- `to_do` (object or null)\n- `toggle` (object or null)\n- `unsupported` (object or null)\n- `video` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"blocks\",\n  \"action\": \"get\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1263,7 +1376,39 @@ export const skillDocs: SkillDocs = {
             "`created_time` (string or null)",
             "`created_by` (object or null)",
             "`last_edited_time` (string or null)",
-            "`last_edited_by` (object or null)"
+            "`last_edited_by` (object or null)",
+            "`bookmark` (object or null)",
+            "`breadcrumb` (object or null)",
+            "`bulleted_list_item` (object or null)",
+            "`callout` (object or null)",
+            "`child_database` (object or null)",
+            "`child_page` (object or null)",
+            "`code` (object or null)",
+            "`column` (object or null)",
+            "`column_list` (object or null)",
+            "`divider` (object or null)",
+            "`embed` (object or null)",
+            "`equation` (object or null)",
+            "`file` (object or null)",
+            "`heading_1` (object or null)",
+            "`heading_2` (object or null)",
+            "`heading_3` (object or null)",
+            "`image` (object or null)",
+            "`link_preview` (object or null)",
+            "`link_to_page` (object or null)",
+            "`numbered_list_item` (object or null)",
+            "`paragraph` (object or null)",
+            "`pdf` (object or null)",
+            "`quote` (object or null)",
+            "`synced_block` (object or null)",
+            "`table` (object or null)",
+            "`table_of_contents` (object or null)",
+            "`table_row` (object or null)",
+            "`template` (object or null)",
+            "`to_do` (object or null)",
+            "`toggle` (object or null)",
+            "`unsupported` (object or null)",
+            "`video` (object or null)"
           ]
         },
         {
@@ -1351,7 +1496,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.list",
       "title": "comments.list",
       "summary": "List the un-resolved comments of a page or block, oldest first (GET /v1/comments?block_id=...).",
-      "markdown": "# comments.list\n\nList the un-resolved comments of a page or block, oldest first (GET /v1/comments?block_id=...).\n\n`GET /v1/comments` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the page or block whose comments are listed. |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `parent` (object or null)\n- `discussion_id` (string or null)\n- `created_time` (string or null)\n- `last_edited_time` (string or null)\n- `created_by` (object or null)\n- `rich_text` (array or null)\n- `attachments` (array or null)\n- `display_name` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
+      "markdown": "# comments.list\n\nList the un-resolved comments of a page or block, oldest first (GET /v1/comments?block_id=...).\n\n`GET /v1/comments` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| block_id | string | yes | minLength 1 | ID of the page or block whose comments are listed. |\n| start_cursor | string | no |  | Cursor: next_cursor of the previous page; omit for the first page. |\n| page_size | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100 (Notion default 100). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_more`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `object` (string or null)\n- `parent` (object or null)\n- `discussion_id` (string or null)\n- `created_time` (string or null)\n- `last_edited_time` (string or null)\n- `created_by` (object or null)\n- `rich_text` (array or null)\n- `attachments` (array or null)\n- `display_name` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {\n    \"block_id\": \"<block_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1401,6 +1546,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Records per page, 1 to 100 (Notion default 100)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..100). Same as giving page_size, which wins when both are given."
             ]
           ]
         },

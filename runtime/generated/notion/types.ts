@@ -128,6 +128,7 @@ export interface NotionDataSourcesRecord {
   last_edited_by: Record<string, unknown> | null;
   url: string | null;
   public_url: string | null;
+  cover: Record<string, unknown> | null;
 }
 
 /** List the data sources shared with the integration: POST /v1/search with the filter {"property": "object", "value": "data_source"} always applied. */
@@ -176,6 +177,38 @@ export interface NotionBlocksRecord {
   created_by: Record<string, unknown> | null;
   last_edited_time: string | null;
   last_edited_by: Record<string, unknown> | null;
+  bookmark: Record<string, unknown> | null;
+  breadcrumb: Record<string, unknown> | null;
+  bulleted_list_item: Record<string, unknown> | null;
+  callout: Record<string, unknown> | null;
+  child_database: Record<string, unknown> | null;
+  child_page: Record<string, unknown> | null;
+  code: Record<string, unknown> | null;
+  column: Record<string, unknown> | null;
+  column_list: Record<string, unknown> | null;
+  divider: Record<string, unknown> | null;
+  embed: Record<string, unknown> | null;
+  equation: Record<string, unknown> | null;
+  file: Record<string, unknown> | null;
+  heading_1: Record<string, unknown> | null;
+  heading_2: Record<string, unknown> | null;
+  heading_3: Record<string, unknown> | null;
+  image: Record<string, unknown> | null;
+  link_preview: Record<string, unknown> | null;
+  link_to_page: Record<string, unknown> | null;
+  numbered_list_item: Record<string, unknown> | null;
+  paragraph: Record<string, unknown> | null;
+  pdf: Record<string, unknown> | null;
+  quote: Record<string, unknown> | null;
+  synced_block: Record<string, unknown> | null;
+  table: Record<string, unknown> | null;
+  table_of_contents: Record<string, unknown> | null;
+  table_row: Record<string, unknown> | null;
+  template: Record<string, unknown> | null;
+  to_do: Record<string, unknown> | null;
+  toggle: Record<string, unknown> | null;
+  unsupported: Record<string, unknown> | null;
+  video: Record<string, unknown> | null;
 }
 
 /** List the child blocks of a page or block (GET /v1/blocks/{block_id}/children), first level only; blocks with has_children true have their own children. */

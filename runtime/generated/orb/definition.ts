@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "orb",
   "displayName": "Orb",
-  "definitionId": "e9b4b2e1-9d1a-4b65-87a8-81e08754808b",
+  "definitionId": "7f0455fb-4518-4ec0-b7a3-d808bf8081cc",
   "iconUrl": "https://www.withorb.com/favicon.ico",
   "supportLevel": "certified",
   "category": "usage billing",
@@ -51,13 +51,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://docs.withorb.com/api-reference/invoice/fetch-invoice"
     }
   ],
-  "guidance": "Lists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).",
-  "baseUrl": "https://api.withorb.com/v1",
   "config": {},
+  "baseUrl": "https://api.withorb.com/v1",
   "headers": {},
   "auth": [
     {
       "optionTitle": "API Key",
+      "titleAliases": [
+        "API Key Authentication"
+      ],
       "description": "An Orb API key issued in the Orb web application (Developers > API keys), sent as \"Authorization: Bearer <api_key>\".",
       "fields": {
         "api_key": {
@@ -72,6 +74,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Lists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).",
   "entities": {
     "customers": {
       "name": "customers",
@@ -236,7 +239,19 @@ export const definition: ConnectorDefinition = {
           "balance",
           "currency",
           "auto_collection",
-          "metadata"
+          "metadata",
+          "additional_emails",
+          "shipping_address",
+          "billing_address",
+          "tax_id",
+          "auto_issuance",
+          "email_delivery",
+          "exempt_from_automated_tax",
+          "automatic_tax_enabled",
+          "portal_url",
+          "hierarchy",
+          "accounting_sync_configuration",
+          "reporting_configuration"
         ],
         "semantic": []
       },
@@ -249,40 +264,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -295,18 +310,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "customer_id": {
               "in": "path",
-              "wire": "customer_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb customer id (not the external_customer_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "customer_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -488,7 +503,24 @@ export const definition: ConnectorDefinition = {
           "current_billing_period_start_date",
           "current_billing_period_end_date",
           "created_at",
-          "metadata"
+          "metadata",
+          "customer",
+          "plan",
+          "active_plan_phase_order",
+          "billing_cycle_day",
+          "billing_cycle_anchor_configuration",
+          "fixed_fee_quantity_schedule",
+          "price_intervals",
+          "adjustment_intervals",
+          "discount_intervals",
+          "minimum_intervals",
+          "maximum_intervals",
+          "redeemed_coupon",
+          "trial_info",
+          "default_invoice_memo",
+          "auto_collection",
+          "net_terms",
+          "invoicing_threshold"
         ],
         "semantic": []
       },
@@ -501,53 +533,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "customer_id": {
               "in": "query",
-              "wire": "customer_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Only the subscriptions of this Orb customer id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "customer_id"
             },
             "external_customer_id": {
               "in": "query",
-              "wire": "external_customer_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Only the subscriptions of the customer with this external_customer_id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_customer_id"
             },
             "status": {
               "in": "query",
-              "wire": "status",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -556,22 +586,24 @@ export const definition: ConnectorDefinition = {
                   "upcoming"
                 ]
               },
+              "required": false,
               "description": "Only subscriptions in this status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "status"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -584,18 +616,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "subscription_id": {
               "in": "path",
-              "wire": "subscription_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb subscription id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "subscription_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -762,7 +794,23 @@ export const definition: ConnectorDefinition = {
           "external_plan_id",
           "product.name",
           "created_at",
-          "metadata"
+          "metadata",
+          "version",
+          "invoicing_currency",
+          "base_plan_id",
+          "base_plan",
+          "prices",
+          "adjustments",
+          "plan_phases",
+          "product",
+          "trial_config",
+          "minimum",
+          "maximum",
+          "minimum_amount",
+          "maximum_amount",
+          "discount",
+          "net_terms",
+          "default_invoice_memo"
         ],
         "semantic": []
       },
@@ -775,40 +823,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -821,18 +869,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "plan_id": {
               "in": "path",
-              "wire": "plan_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb plan id (not the external_plan_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "plan_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1100,7 +1148,36 @@ export const definition: ConnectorDefinition = {
           "due_date",
           "issued_at",
           "paid_at",
-          "created_at"
+          "created_at",
+          "subtotal",
+          "customer",
+          "subscription",
+          "plan",
+          "voided_at",
+          "scheduled_issue_at",
+          "eligible_to_issue_at",
+          "issue_failed_at",
+          "sync_failed_at",
+          "payment_failed_at",
+          "payment_started_at",
+          "will_auto_issue",
+          "auto_collection",
+          "hosted_invoice_url",
+          "invoice_pdf",
+          "line_items",
+          "credit_notes",
+          "customer_balance_transactions",
+          "customer_tax_id",
+          "billing_address",
+          "shipping_address",
+          "discount",
+          "discounts",
+          "minimum",
+          "maximum",
+          "minimum_amount",
+          "maximum_amount",
+          "memo",
+          "metadata"
         ],
         "semantic": []
       },
@@ -1113,40 +1190,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "default": 20
               },
+              "required": false,
               "description": "Number of items per page, 1 to 100 (Orb's default is 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination_metadata.next_cursor",
-            "has_more": "body.pagination_metadata.has_more",
             "block": {
               "next_cursor": "body.pagination_metadata.next_cursor"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination_metadata.next_cursor",
+            "has_more": "body.pagination_metadata.has_more"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1159,18 +1236,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "invoice_id": {
               "in": "path",
-              "wire": "invoice_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Orb invoice id.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "invoice_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

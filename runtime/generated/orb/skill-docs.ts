@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "orb",
   "title": "Orb connector",
   "summary": "Orb usage-based billing (REST API v1): list and read customers, subscriptions, plans and invoices, with Orb's cursor pagination (limit and cursor, pagination_metadata.next_cursor). Authenticates with an Orb API key sent as a bearer token.",
-  "version": "9b92c1414df2",
+  "version": "67601a0c59dc",
   "tags": [
     "orb",
     "usage billing"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Orb connector",
       "summary": "Orb usage-based billing (REST API v1): list and read customers, subscriptions, plans and invoices, with Orb's cursor pagination (limit and cursor, pagination_metadata.next_cursor). Authenticates with an Orb API key sent as a bearer token.",
-      "markdown": "# Orb\n\nOrb usage-based billing (REST API v1): list and read customers, subscriptions, plans and invoices, with Orb's cursor pagination (limit and cursor, pagination_metadata.next_cursor). Authenticates with an Orb API key sent as a bearer token.\n\n- Connector type: `orb`\n- Category: usage billing\n- Definition ID: `e9b4b2e1-9d1a-4b65-87a8-81e08754808b`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('orb', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nLists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| customers | list, get | Customers (the buyers that subscriptions bill), with balance, payment provider and tax settings. |\n| subscriptions | list, get | Subscriptions of customers to plans, with billing periods, price intervals and status. |\n| plans | list, get | Plans (sets of prices, phases and adjustments) customers can subscribe to. |\n| invoices | list, get | Invoices (draft, issued, paid, synced or void) with line items and totals. |\n\n## Vendor documentation\n\n- [Orb API reference (authentication with API keys as bearer tokens)](https://docs.withorb.com/reference/api-reference)\n- [Pagination (limit 1 to 100, default 20; cursor; pagination_metadata.has_more and next_cursor)](https://docs.withorb.com/api-reference/pagination)\n- [List customers](https://docs.withorb.com/api-reference/customer/list-customers)\n- [Fetch customer](https://docs.withorb.com/api-reference/customer/fetch-customer)\n- [List subscriptions (customer_id, external_customer_id, status filters)](https://docs.withorb.com/api-reference/subscription/list-subscriptions)\n- [Fetch subscription](https://docs.withorb.com/api-reference/subscription/fetch-subscription)\n- [List plans](https://docs.withorb.com/api-reference/plan/list-plans)\n- [Fetch plan](https://docs.withorb.com/api-reference/plan/fetch-plan)\n- [List invoices](https://docs.withorb.com/api-reference/invoice/list-invoices)\n- [Fetch invoice](https://docs.withorb.com/api-reference/invoice/fetch-invoice)\n",
+      "markdown": "# Orb\n\nOrb usage-based billing (REST API v1): list and read customers, subscriptions, plans and invoices, with Orb's cursor pagination (limit and cursor, pagination_metadata.next_cursor). Authenticates with an Orb API key sent as a bearer token.\n\n- Connector type: `orb`\n- Category: usage billing\n- Definition ID: `7f0455fb-4518-4ec0-b7a3-d808bf8081cc`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('orb', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nLists return up to `limit` records (1 to 100, Orb's default 20), most recently created first, and `next_cursor` (null on the last page); merge next_params (which sets `cursor`) into the same params to read the next page. Ids are Orb's strings; a customer's own id from your system is external_customer_id. Money amounts (balance, amount_due, total, subtotal) are decimal strings in the record's currency; timestamps are ISO 8601 strings. Filter subscriptions by customer_id or external_customer_id and by status (active, ended, upcoming).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| customers | list, get | Customers (the buyers that subscriptions bill), with balance, payment provider and tax settings. |\n| subscriptions | list, get | Subscriptions of customers to plans, with billing periods, price intervals and status. |\n| plans | list, get | Plans (sets of prices, phases and adjustments) customers can subscribe to. |\n| invoices | list, get | Invoices (draft, issued, paid, synced or void) with line items and totals. |\n\n## Vendor documentation\n\n- [Orb API reference (authentication with API keys as bearer tokens)](https://docs.withorb.com/reference/api-reference)\n- [Pagination (limit 1 to 100, default 20; cursor; pagination_metadata.has_more and next_cursor)](https://docs.withorb.com/api-reference/pagination)\n- [List customers](https://docs.withorb.com/api-reference/customer/list-customers)\n- [Fetch customer](https://docs.withorb.com/api-reference/customer/fetch-customer)\n- [List subscriptions (customer_id, external_customer_id, status filters)](https://docs.withorb.com/api-reference/subscription/list-subscriptions)\n- [Fetch subscription](https://docs.withorb.com/api-reference/subscription/fetch-subscription)\n- [List plans](https://docs.withorb.com/api-reference/plan/list-plans)\n- [Fetch plan](https://docs.withorb.com/api-reference/plan/fetch-plan)\n- [List invoices](https://docs.withorb.com/api-reference/invoice/list-invoices)\n- [Fetch invoice](https://docs.withorb.com/api-reference/invoice/fetch-invoice)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `orb`",
             "Category: usage billing",
-            "Definition ID: `e9b4b2e1-9d1a-4b65-87a8-81e08754808b`"
+            "Definition ID: `7f0455fb-4518-4ec0-b7a3-d808bf8081cc`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('orb', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('orb', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -108,7 +108,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: API Key",
-      "markdown": "# Authentication\n\n## API Key\n\nAn Orb API key issued in the Orb web application (Developers > API keys), sent as \"Authorization: Bearer <api_key>\".\n\nSet `option_title` to `API Key` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_key | yes | yes | Orb API key. |\n",
+      "markdown": "# Authentication\n\n## API Key\n\nAn Orb API key issued in the Orb web application (Developers > API keys), sent as \"Authorization: Bearer <api_key>\".\n\nSet `option_title` to `API Key` in `credentials` to choose this option (also accepted: `API Key Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_key | yes | yes | Orb API key. |\n",
       "blocks": [
         {
           "type": "heading",
@@ -126,7 +126,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `API Key` in `credentials` to choose this option."
+          "text": "Set `option_title` to `API Key` in `credentials` to choose this option (also accepted: `API Key Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "pinterest",
   "displayName": "Pinterest",
-  "definitionId": "46bfcf63-1411-4363-8138-d241e232dace",
+  "definitionId": "5cb7e5fe-38c2-11ec-8d3d-0242ac130003",
   "iconUrl": "https://www.pinterest.com/favicon.ico",
   "supportLevel": "certified",
   "category": "social advertising (bookmark pagination)",
@@ -27,13 +27,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://github.com/pinterest/api-description"
     }
   ],
-  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
-  "baseUrl": "https://api.pinterest.com/v5",
   "config": {},
+  "baseUrl": "https://api.pinterest.com/v5",
   "headers": {},
   "auth": [
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "OAuth 2.0 Authentication"
+      ],
       "description": "A Pinterest app (developers.pinterest.com/apps) authorized by the user with the scopes needed (ads:read, boards:read, pins:read, catalogs:read; boards:read_secret and pins:read_secret for secret boards). The access token is renewed at https://api.pinterest.com/v5/oauth/token with the refresh token (form body, app ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Pinterest rotates the refresh token (continuous refresh): persist the new one from onTokenRefresh.",
       "fields": {
         "client_id": {
@@ -68,6 +70,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",
   "entities": {
     "ad_accounts": {
       "name": "ad_accounts",
@@ -132,7 +135,8 @@ export const definition: ConnectorDefinition = {
           "currency",
           "permissions",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "owner"
         ],
         "semantic": []
       },
@@ -145,50 +149,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "include_shared_accounts": {
               "in": "query",
-              "wire": "include_shared_accounts",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "default": true
               },
+              "required": false,
               "description": "Include ad accounts shared with the user through Business Access (Pinterest's default true).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "include_shared_accounts"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -201,19 +205,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -316,7 +320,9 @@ export const definition: ConnectorDefinition = {
           "follower_count",
           "collaborator_count",
           "created_at",
-          "board_pins_modified_at"
+          "board_pins_modified_at",
+          "owner",
+          "media"
         ],
         "semantic": []
       },
@@ -329,31 +335,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "privacy": {
               "in": "query",
-              "wire": "privacy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -362,21 +366,23 @@ export const definition: ConnectorDefinition = {
                   "SECRET"
                 ]
               },
+              "required": false,
               "description": "Only boards of this privacy. Omit for every board the token can read.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "privacy"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -389,18 +395,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -544,7 +550,17 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "daily_spend_cap",
+          "lifetime_spend_cap",
+          "order_line_id",
+          "tracking_urls",
+          "is_automated_campaign",
+          "is_flexible_daily_budgets",
+          "is_campaign_budget_optimization",
+          "is_performance_plus",
+          "bid_options"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -562,43 +578,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             },
             "entity_statuses": {
               "in": "query",
-              "wire": "entity_statuses",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
@@ -616,14 +630,14 @@ export const definition: ConnectorDefinition = {
                   "PAUSED"
                 ]
               },
+              "required": false,
               "description": "Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED).",
               "sendDefault": false,
-              "serialize": "repeat"
+              "serialize": "repeat",
+              "wire": "entity_statuses"
             },
             "order": {
               "in": "query",
-              "wire": "order",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -631,21 +645,23 @@ export const definition: ConnectorDefinition = {
                   "DESCENDING"
                 ]
               },
+              "required": false,
               "description": "Sort by id; higher ids are more recent.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "order"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -851,7 +867,27 @@ export const definition: ConnectorDefinition = {
           "start_time",
           "end_time",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "budget_in_micro_currency",
+          "bid_in_micro_currency",
+          "budget_type",
+          "bid_strategy_type",
+          "optimization_goal_metadata",
+          "pacing_delivery_type",
+          "placement_group",
+          "auto_targeting_enabled",
+          "targeting_spec",
+          "targeting_template_ids",
+          "tracking_urls",
+          "lifetime_frequency_cap",
+          "is_creative_optimization",
+          "promotion_id",
+          "promotion_application_level",
+          "feed_profile_id",
+          "bid_multiplier",
+          "conversion_learning_mode_type",
+          "dca_assets"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -869,51 +905,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1138,7 +1174,27 @@ export const definition: ConnectorDefinition = {
           "creative_type",
           "destination_url",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "click_tracking_url",
+          "view_tracking_url",
+          "android_deep_link",
+          "ios_deep_link",
+          "carousel_android_deep_links",
+          "carousel_destination_urls",
+          "carousel_ios_deep_links",
+          "collection_items_destination_url_template",
+          "customizable_cta_type",
+          "disclosure_type",
+          "disclosure_url",
+          "grid_click_type",
+          "is_pin_deleted",
+          "is_removable",
+          "lead_form_id",
+          "quiz_pin_data",
+          "tracking_urls",
+          "rejected_reasons",
+          "rejection_labels"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1156,51 +1212,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1246,50 +1302,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1414,7 +1470,15 @@ export const definition: ConnectorDefinition = {
           "board_section_id",
           "creative_type",
           "is_owner",
-          "created_at"
+          "created_at",
+          "alt_text",
+          "dominant_color",
+          "board_owner",
+          "parent_pin_id",
+          "media",
+          "pin_metrics",
+          "has_been_promoted",
+          "is_standard"
         ],
         "fanOut": {
           "entity": "boards",
@@ -1432,50 +1496,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "board_id": {
               "in": "path",
-              "wire": "board_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$"
               },
+              "required": true,
               "description": "Board id (from boards list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "board_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1537,39 +1601,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1684,7 +1748,11 @@ export const definition: ConnectorDefinition = {
           "default_country",
           "default_locale",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "default_availability",
+          "default_currency",
+          "credentials",
+          "preferred_processing_schedule"
         ],
         "semantic": []
       },
@@ -1697,39 +1765,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1838,7 +1906,10 @@ export const definition: ConnectorDefinition = {
           "status",
           "is_featured",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "filters",
+          "country",
+          "locale"
         ],
         "semantic": []
       },
@@ -1851,39 +1922,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1978,7 +2049,10 @@ export const definition: ConnectorDefinition = {
           "status",
           "size",
           "created_timestamp",
-          "updated_timestamp"
+          "updated_timestamp",
+          "type",
+          "rule",
+          "created_by_company_name"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -1996,51 +2070,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2115,7 +2189,9 @@ export const definition: ConnectorDefinition = {
           "status",
           "version",
           "enhanced_match_status",
-          "last_fired_time_ms"
+          "last_fired_time_ms",
+          "code_snippet",
+          "configs"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2133,20 +2209,20 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             }
           },
-          "result": "many",
           "recordsPath": "items",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2233,7 +2309,11 @@ export const definition: ConnectorDefinition = {
           "status",
           "num_uploaded_user_records",
           "created_time",
-          "updated_time"
+          "updated_time",
+          "type",
+          "num_batches",
+          "num_removed_user_records",
+          "exceptions"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2251,51 +2331,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 250,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2363,7 +2443,9 @@ export const definition: ConnectorDefinition = {
           "match_type",
           "archived",
           "parent_id",
-          "parent_type"
+          "parent_type",
+          "bid",
+          "type"
         ],
         "fanOut": {
           "entity": "ad_accounts",
@@ -2381,50 +2463,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\d+$",
                 "maxLength": 18
               },
+              "required": true,
               "description": "Ad account id (from ad_accounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "default": 25
               },
+              "required": false,
               "description": "Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "bookmark": {
               "in": "query",
-              "wire": "bookmark",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bookmark"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "bookmark",
-            "cursor_param": "bookmark",
-            "next_cursor": "body.bookmark",
             "block": {
               "cursor": "body.bookmark"
-            }
+            },
+            "cursor_param": "bookmark",
+            "next_cursor": "body.bookmark"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

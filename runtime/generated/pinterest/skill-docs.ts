@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "pinterest",
   "title": "Pinterest connector",
   "summary": "Pinterest REST API v5: read ad accounts and their campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords; boards with their sections and Pins; and shopping catalogs with their feeds and product groups. Lists page with Pinterest's bookmark cursor. Authenticates with an OAuth2 refresh token of a Pinterest app.",
-  "version": "a795ff84ed2f",
+  "version": "d65d2227c4e2",
   "tags": [
     "pinterest",
     "social advertising (bookmark pagination)"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Pinterest connector",
       "summary": "Pinterest REST API v5: read ad accounts and their campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords; boards with their sections and Pins; and shopping catalogs with their feeds and product groups. Lists page with Pinterest's bookmark cursor. Authenticates with an OAuth2 refresh token of a Pinterest app.",
-      "markdown": "# Pinterest\n\nPinterest REST API v5: read ad accounts and their campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords; boards with their sections and Pins; and shopping catalogs with their feeds and product groups. Lists page with Pinterest's bookmark cursor. Authenticates with an OAuth2 refresh token of a Pinterest app.\n\n- Connector type: `pinterest`\n- Category: social advertising (bookmark pagination)\n- Definition ID: `46bfcf63-1411-4363-8138-d241e232dace`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pinterest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nLists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| ad_accounts | list, get | Ad accounts the user owns or has Business Access to. |\n| boards | list, get | Boards owned by the user, plus group boards the user collaborates on. |\n| campaigns | list | Ad campaigns of an ad account. |\n| ad_groups | list | Ad groups of an ad account (targeting, bidding and budget under a campaign). |\n| ads | list | Ads of an ad account (a promoted Pin in an ad group). |\n| board_sections | list | Sections of a board. |\n| board_pins | list | Pins saved on a board. |\n| catalogs | list | Shopping catalogs owned by the user (retail, hotel, creative assets). |\n| catalogs_feeds | list | Data sources (feed files) that fill the user's catalogs. |\n| catalogs_product_groups | list | Product groups (filtered sets of catalog products) of the user's catalogs. |\n| audiences | list | Targeting audiences of an ad account (customer list, visitor, engagement, actalike). |\n| conversion_tags | list | Conversion tags (Pinterest tag) of an ad account. |\n| customer_lists | list | Customer lists (uploaded hashed emails or mobile ids) of an ad account. |\n| keywords | list | Targeting keywords whose parent is the ad account (Pinterest's default filter of this list). |\n\n## Vendor documentation\n\n- [Pinterest REST API v5 reference](https://developers.pinterest.com/docs/api/v5/)\n- [Set up authentication and authorization (OAuth, refresh tokens, token endpoint)](https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/)\n- [Pagination (page_size up to 250, bookmark; null bookmark on the last page)](https://developers.pinterest.com/docs/reference/pagination/)\n- [Pinterest API description (official OpenAPI, v5 5.23.0)](https://github.com/pinterest/api-description)\n",
+      "markdown": "# Pinterest\n\nPinterest REST API v5: read ad accounts and their campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords; boards with their sections and Pins; and shopping catalogs with their feeds and product groups. Lists page with Pinterest's bookmark cursor. Authenticates with an OAuth2 refresh token of a Pinterest app.\n\n- Connector type: `pinterest`\n- Category: social advertising (bookmark pagination)\n- Definition ID: `5cb7e5fe-38c2-11ec-8d3d-0242ac130003`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pinterest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nLists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| ad_accounts | list, get | Ad accounts the user owns or has Business Access to. |\n| boards | list, get | Boards owned by the user, plus group boards the user collaborates on. |\n| campaigns | list | Ad campaigns of an ad account. |\n| ad_groups | list | Ad groups of an ad account (targeting, bidding and budget under a campaign). |\n| ads | list | Ads of an ad account (a promoted Pin in an ad group). |\n| board_sections | list | Sections of a board. |\n| board_pins | list | Pins saved on a board. |\n| catalogs | list | Shopping catalogs owned by the user (retail, hotel, creative assets). |\n| catalogs_feeds | list | Data sources (feed files) that fill the user's catalogs. |\n| catalogs_product_groups | list | Product groups (filtered sets of catalog products) of the user's catalogs. |\n| audiences | list | Targeting audiences of an ad account (customer list, visitor, engagement, actalike). |\n| conversion_tags | list | Conversion tags (Pinterest tag) of an ad account. |\n| customer_lists | list | Customer lists (uploaded hashed emails or mobile ids) of an ad account. |\n| keywords | list | Targeting keywords whose parent is the ad account (Pinterest's default filter of this list). |\n\n## Vendor documentation\n\n- [Pinterest REST API v5 reference](https://developers.pinterest.com/docs/api/v5/)\n- [Set up authentication and authorization (OAuth, refresh tokens, token endpoint)](https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/)\n- [Pagination (page_size up to 250, bookmark; null bookmark on the last page)](https://developers.pinterest.com/docs/reference/pagination/)\n- [Pinterest API description (official OpenAPI, v5 5.23.0)](https://github.com/pinterest/api-description)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `pinterest`",
             "Category: social advertising (bookmark pagination)",
-            "Definition ID: `46bfcf63-1411-4363-8138-d241e232dace`"
+            "Definition ID: `5cb7e5fe-38c2-11ec-8d3d-0242ac130003`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pinterest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pinterest', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -152,7 +152,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: OAuth2.0",
-      "markdown": "# Authentication\n\n## OAuth2.0\n\nA Pinterest app (developers.pinterest.com/apps) authorized by the user with the scopes needed (ads:read, boards:read, pins:read, catalogs:read; boards:read_secret and pins:read_secret for secret boards). The access token is renewed at https://api.pinterest.com/v5/oauth/token with the refresh token (form body, app ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Pinterest rotates the refresh token (continuous refresh): persist the new one from onTokenRefresh.\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | App ID of the Pinterest app. |\n| client_secret | yes | yes | App secret key of the Pinterest app. |\n| refresh_token | yes | yes | Refresh token from the OAuth authorization code exchange. |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n",
+      "markdown": "# Authentication\n\n## OAuth2.0\n\nA Pinterest app (developers.pinterest.com/apps) authorized by the user with the scopes needed (ads:read, boards:read, pins:read, catalogs:read; boards:read_secret and pins:read_secret for secret boards). The access token is renewed at https://api.pinterest.com/v5/oauth/token with the refresh token (form body, app ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\". Pinterest rotates the refresh token (continuous refresh): persist the new one from onTokenRefresh.\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option (also accepted: `OAuth 2.0 Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | App ID of the Pinterest app. |\n| client_secret | yes | yes | App secret key of the Pinterest app. |\n| refresh_token | yes | yes | Refresh token from the OAuth authorization code exchange. |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n",
       "blocks": [
         {
           "type": "heading",
@@ -170,7 +170,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `OAuth2.0` in `credentials` to choose this option."
+          "text": "Set `option_title` to `OAuth2.0` in `credentials` to choose this option (also accepted: `OAuth 2.0 Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -213,7 +213,7 @@ export const skillDocs: SkillDocs = {
       "id": "ad_accounts.list",
       "title": "ad_accounts.list",
       "summary": "List the ad accounts the user has access to (GET /ad_accounts).",
-      "markdown": "# ad_accounts.list\n\nList the ad accounts the user has access to (GET /ad_accounts).\n\n`GET /ad_accounts` returns a list of ad_accounts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| include_shared_accounts | boolean | no | default true | Include ad accounts shared with the user through Business Access (Pinterest's default true). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `owner` (object or null)\n- `country` (string or null)\n- `currency` (string or null)\n- `permissions` (array or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ad_accounts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# ad_accounts.list\n\nList the ad accounts the user has access to (GET /ad_accounts).\n\n`GET /ad_accounts` returns a list of ad_accounts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| include_shared_accounts | boolean | no | default true | Include ad accounts shared with the user through Business Access (Pinterest's default true). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `owner` (object or null)\n- `country` (string or null)\n- `currency` (string or null)\n- `permissions` (array or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ad_accounts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -263,6 +263,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "default true",
               "Include ad accounts shared with the user through Business Access (Pinterest's default true)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -382,7 +389,7 @@ export const skillDocs: SkillDocs = {
       "id": "boards.list",
       "title": "boards.list",
       "summary": "List the user's boards (GET /boards), optionally of one privacy.",
-      "markdown": "# boards.list\n\nList the user's boards (GET /boards), optionally of one privacy.\n\n`GET /boards` returns a list of boards records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| privacy | string | no | one of \"PUBLIC\", \"PROTECTED\", \"SECRET\" | Only boards of this privacy. Omit for every board the token can read. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `owner` (object or null)\n- `is_ads_only` (boolean or null)\n- `privacy` (string or null)\n- `follower_count` (integer or null)\n- `collaborator_count` (integer or null)\n- `pin_count` (integer or null)\n- `media` (object or null)\n- `created_at` (string or null)\n- `board_pins_modified_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"boards\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# boards.list\n\nList the user's boards (GET /boards), optionally of one privacy.\n\n`GET /boards` returns a list of boards records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| privacy | string | no | one of \"PUBLIC\", \"PROTECTED\", \"SECRET\" | Only boards of this privacy. Omit for every board the token can read. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `owner` (object or null)\n- `is_ads_only` (boolean or null)\n- `privacy` (string or null)\n- `follower_count` (integer or null)\n- `collaborator_count` (integer or null)\n- `pin_count` (integer or null)\n- `media` (object or null)\n- `created_at` (string or null)\n- `board_pins_modified_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"boards\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -432,6 +439,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "one of \"PUBLIC\", \"PROTECTED\", \"SECRET\"",
               "Only boards of this privacy. Omit for every board the token can read."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -559,7 +573,7 @@ export const skillDocs: SkillDocs = {
       "id": "campaigns.list",
       "title": "campaigns.list",
       "summary": "List the campaigns of an ad account (GET /ad_accounts/{ad_account_id}/campaigns).",
-      "markdown": "# campaigns.list\n\nList the campaigns of an ad account (GET /ad_accounts/{ad_account_id}/campaigns).\n\n`GET /ad_accounts/{ad_account_id}/campaigns` returns a list of campaigns records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| entity_statuses | array of string | no | default [\"ACTIVE\",\"PAUSED\"] | Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED). |\n| order | string | no | one of \"ASCENDING\", \"DESCENDING\" | Sort by id; higher ids are more recent. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `summary_status` (string or null)\n- `objective_type` (string or null)\n- `type` (string or null)\n- `daily_spend_cap` (integer or null)\n- `lifetime_spend_cap` (integer or null)\n- `order_line_id` (string or null)\n- `tracking_urls` (object or null)\n- `start_time` (integer or null)\n- `end_time` (integer or null)\n- `is_automated_campaign` (boolean or null)\n- `is_flexible_daily_budgets` (boolean or null)\n- `is_campaign_budget_optimization` (boolean or null)\n- `is_performance_plus` (boolean or null)\n- `bid_options` (object or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# campaigns.list\n\nList the campaigns of an ad account (GET /ad_accounts/{ad_account_id}/campaigns).\n\n`GET /ad_accounts/{ad_account_id}/campaigns` returns a list of campaigns records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| entity_statuses | array of string | no | default [\"ACTIVE\",\"PAUSED\"] | Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED). |\n| order | string | no | one of \"ASCENDING\", \"DESCENDING\" | Sort by id; higher ids are more recent. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `summary_status` (string or null)\n- `objective_type` (string or null)\n- `type` (string or null)\n- `daily_spend_cap` (integer or null)\n- `lifetime_spend_cap` (integer or null)\n- `order_line_id` (string or null)\n- `tracking_urls` (object or null)\n- `start_time` (integer or null)\n- `end_time` (integer or null)\n- `is_automated_campaign` (boolean or null)\n- `is_flexible_daily_budgets` (boolean or null)\n- `is_campaign_budget_optimization` (boolean or null)\n- `is_performance_plus` (boolean or null)\n- `bid_options` (object or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"campaigns\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -623,6 +637,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "one of \"ASCENDING\", \"DESCENDING\"",
               "Sort by id; higher ids are more recent."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -681,7 +702,7 @@ export const skillDocs: SkillDocs = {
       "id": "ad_groups.list",
       "title": "ad_groups.list",
       "summary": "List the ad groups of an ad account (GET /ad_accounts/{ad_account_id}/ad_groups).",
-      "markdown": "# ad_groups.list\n\nList the ad groups of an ad account (GET /ad_accounts/{ad_account_id}/ad_groups).\n\n`GET /ad_accounts/{ad_account_id}/ad_groups` returns a list of ad_groups records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `campaign_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `summary_status` (string or null)\n- `type` (string or null)\n- `budget_in_micro_currency` (integer or null)\n- `bid_in_micro_currency` (integer or null)\n- `budget_type` (string or null)\n- `bid_strategy_type` (string or null)\n- `billable_event` (string or null)\n- `optimization_goal_metadata` (object or null)\n- `pacing_delivery_type` (string or null)\n- `placement_group` (string or null)\n- `auto_targeting_enabled` (boolean or null)\n- `targeting_spec` (object or null)\n- `targeting_template_ids` (array or null)\n- `tracking_urls` (object or null)\n- `lifetime_frequency_cap` (integer or null)\n- `is_creative_optimization` (boolean or null)\n- `promotion_id` (string or null)\n- `promotion_application_level` (string or null)\n- `feed_profile_id` (string or null)\n- `bid_multiplier` (number or null)\n- `conversion_learning_mode_type` (string or null)\n- `dca_assets` (unknown)\n- `start_time` (integer or null)\n- `end_time` (integer or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ad_groups\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# ad_groups.list\n\nList the ad groups of an ad account (GET /ad_accounts/{ad_account_id}/ad_groups).\n\n`GET /ad_accounts/{ad_account_id}/ad_groups` returns a list of ad_groups records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `campaign_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `summary_status` (string or null)\n- `type` (string or null)\n- `budget_in_micro_currency` (integer or null)\n- `bid_in_micro_currency` (integer or null)\n- `budget_type` (string or null)\n- `bid_strategy_type` (string or null)\n- `billable_event` (string or null)\n- `optimization_goal_metadata` (object or null)\n- `pacing_delivery_type` (string or null)\n- `placement_group` (string or null)\n- `auto_targeting_enabled` (boolean or null)\n- `targeting_spec` (object or null)\n- `targeting_template_ids` (array or null)\n- `tracking_urls` (object or null)\n- `lifetime_frequency_cap` (integer or null)\n- `is_creative_optimization` (boolean or null)\n- `promotion_id` (string or null)\n- `promotion_application_level` (string or null)\n- `feed_profile_id` (string or null)\n- `bid_multiplier` (number or null)\n- `conversion_learning_mode_type` (string or null)\n- `dca_assets` (unknown)\n- `start_time` (integer or null)\n- `end_time` (integer or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ad_groups\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -731,6 +752,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -800,7 +828,7 @@ export const skillDocs: SkillDocs = {
       "id": "ads.list",
       "title": "ads.list",
       "summary": "List the ads of an ad account (GET /ad_accounts/{ad_account_id}/ads).",
-      "markdown": "# ads.list\n\nList the ads of an ad account (GET /ad_accounts/{ad_account_id}/ads).\n\n`GET /ad_accounts/{ad_account_id}/ads` returns a list of ads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `campaign_id` (string or null)\n- `ad_group_id` (string or null)\n- `pin_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `summary_status` (string or null)\n- `review_status` (string or null)\n- `creative_type` (string or null)\n- `type` (string or null)\n- `destination_url` (string or null)\n- `click_tracking_url` (string or null)\n- `view_tracking_url` (string or null)\n- `android_deep_link` (string or null)\n- `ios_deep_link` (string or null)\n- `carousel_android_deep_links` (array or null)\n- `carousel_destination_urls` (array or null)\n- `carousel_ios_deep_links` (array or null)\n- `collection_items_destination_url_template` (string or null)\n- `customizable_cta_type` (string or null)\n- `disclosure_type` (string or null)\n- `disclosure_url` (string or null)\n- `grid_click_type` (string or null)\n- `is_pin_deleted` (boolean or null)\n- `is_removable` (boolean or null)\n- `lead_form_id` (string or null)\n- `quiz_pin_data` (object or null)\n- `tracking_urls` (object or null)\n- `rejected_reasons` (array or null)\n- `rejection_labels` (array or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# ads.list\n\nList the ads of an ad account (GET /ad_accounts/{ad_account_id}/ads).\n\n`GET /ad_accounts/{ad_account_id}/ads` returns a list of ads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `campaign_id` (string or null)\n- `ad_group_id` (string or null)\n- `pin_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `summary_status` (string or null)\n- `review_status` (string or null)\n- `creative_type` (string or null)\n- `type` (string or null)\n- `destination_url` (string or null)\n- `click_tracking_url` (string or null)\n- `view_tracking_url` (string or null)\n- `android_deep_link` (string or null)\n- `ios_deep_link` (string or null)\n- `carousel_android_deep_links` (array or null)\n- `carousel_destination_urls` (array or null)\n- `carousel_ios_deep_links` (array or null)\n- `collection_items_destination_url_template` (string or null)\n- `customizable_cta_type` (string or null)\n- `disclosure_type` (string or null)\n- `disclosure_url` (string or null)\n- `grid_click_type` (string or null)\n- `is_pin_deleted` (boolean or null)\n- `is_removable` (boolean or null)\n- `lead_form_id` (string or null)\n- `quiz_pin_data` (object or null)\n- `tracking_urls` (object or null)\n- `rejected_reasons` (array or null)\n- `rejection_labels` (array or null)\n- `created_time` (integer or null)\n- `updated_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -850,6 +878,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -921,7 +956,7 @@ export const skillDocs: SkillDocs = {
       "id": "board_sections.list",
       "title": "board_sections.list",
       "summary": "List the sections of a board (GET /boards/{board_id}/sections).",
-      "markdown": "# board_sections.list\n\nList the sections of a board (GET /boards/{board_id}/sections).\n\n`GET /boards/{board_id}/sections` returns a list of board_sections records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| board_id | string | yes | pattern \"^\\\\d+$\" | Board id (from boards list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"board_sections\",\n  \"action\": \"list\",\n  \"params\": {\n    \"board_id\": \"<board_id>\"\n  }\n}\n```\n",
+      "markdown": "# board_sections.list\n\nList the sections of a board (GET /boards/{board_id}/sections).\n\n`GET /boards/{board_id}/sections` returns a list of board_sections records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| board_id | string | yes | pattern \"^\\\\d+$\" | Board id (from boards list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"board_sections\",\n  \"action\": \"list\",\n  \"params\": {\n    \"board_id\": \"<board_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -971,6 +1006,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1011,7 +1053,7 @@ export const skillDocs: SkillDocs = {
       "id": "board_pins.list",
       "title": "board_pins.list",
       "summary": "List the Pins on a board (GET /boards/{board_id}/pins).",
-      "markdown": "# board_pins.list\n\nList the Pins on a board (GET /boards/{board_id}/pins).\n\n`GET /boards/{board_id}/pins` returns a list of board_pins records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| board_id | string | yes | pattern \"^\\\\d+$\" | Board id (from boards list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `description` (string or null)\n- `alt_text` (string or null)\n- `link` (string or null)\n- `dominant_color` (string or null)\n- `board_id` (string or null)\n- `board_section_id` (string or null)\n- `board_owner` (object or null)\n- `parent_pin_id` (string or null)\n- `creative_type` (string or null)\n- `media` (object or null)\n- `pin_metrics` (object or null)\n- `has_been_promoted` (boolean or null)\n- `is_owner` (boolean or null)\n- `is_standard` (boolean or null)\n- `created_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"board_pins\",\n  \"action\": \"list\",\n  \"params\": {\n    \"board_id\": \"<board_id>\"\n  }\n}\n```\n",
+      "markdown": "# board_pins.list\n\nList the Pins on a board (GET /boards/{board_id}/pins).\n\n`GET /boards/{board_id}/pins` returns a list of board_pins records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| board_id | string | yes | pattern \"^\\\\d+$\" | Board id (from boards list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `description` (string or null)\n- `alt_text` (string or null)\n- `link` (string or null)\n- `dominant_color` (string or null)\n- `board_id` (string or null)\n- `board_section_id` (string or null)\n- `board_owner` (object or null)\n- `parent_pin_id` (string or null)\n- `creative_type` (string or null)\n- `media` (object or null)\n- `pin_metrics` (object or null)\n- `has_been_promoted` (boolean or null)\n- `is_owner` (boolean or null)\n- `is_standard` (boolean or null)\n- `created_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"board_pins\",\n  \"action\": \"list\",\n  \"params\": {\n    \"board_id\": \"<board_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1061,6 +1103,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1116,7 +1165,7 @@ export const skillDocs: SkillDocs = {
       "id": "catalogs.list",
       "title": "catalogs.list",
       "summary": "List the user's catalogs (GET /catalogs).",
-      "markdown": "# catalogs.list\n\nList the user's catalogs (GET /catalogs).\n\n`GET /catalogs` returns a list of catalogs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `catalog_type` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"catalogs\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# catalogs.list\n\nList the user's catalogs (GET /catalogs).\n\n`GET /catalogs` returns a list of catalogs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `catalog_type` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"catalogs\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1159,6 +1208,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1202,7 +1258,7 @@ export const skillDocs: SkillDocs = {
       "id": "catalogs_feeds.list",
       "title": "catalogs_feeds.list",
       "summary": "List the user's catalog feeds (GET /catalogs/feeds).",
-      "markdown": "# catalogs_feeds.list\n\nList the user's catalog feeds (GET /catalogs/feeds).\n\n`GET /catalogs/feeds` returns a list of catalogs_feeds records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `catalog_id` (string or null)\n- `catalog_type` (string or null)\n- `format` (string or null)\n- `location` (string or null)\n- `status` (string or null)\n- `default_availability` (string or null)\n- `default_country` (string or null)\n- `default_currency` (string or null)\n- `default_locale` (string or null)\n- `credentials` (object or null)\n- `preferred_processing_schedule` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"catalogs_feeds\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# catalogs_feeds.list\n\nList the user's catalog feeds (GET /catalogs/feeds).\n\n`GET /catalogs/feeds` returns a list of catalogs_feeds records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `catalog_id` (string or null)\n- `catalog_type` (string or null)\n- `format` (string or null)\n- `location` (string or null)\n- `status` (string or null)\n- `default_availability` (string or null)\n- `default_country` (string or null)\n- `default_currency` (string or null)\n- `default_locale` (string or null)\n- `credentials` (object or null)\n- `preferred_processing_schedule` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"catalogs_feeds\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1245,6 +1301,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1298,7 +1361,7 @@ export const skillDocs: SkillDocs = {
       "id": "catalogs_product_groups.list",
       "title": "catalogs_product_groups.list",
       "summary": "List the product groups of the user's catalogs (GET /catalogs/product_groups).",
-      "markdown": "# catalogs_product_groups.list\n\nList the product groups of the user's catalogs (GET /catalogs/product_groups).\n\n`GET /catalogs/product_groups` returns a list of catalogs_product_groups records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `catalog_id` (string or null)\n- `catalog_type` (string or null)\n- `feed_id` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `filters` (object or null)\n- `is_featured` (boolean or null)\n- `country` (string or null)\n- `locale` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"catalogs_product_groups\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# catalogs_product_groups.list\n\nList the product groups of the user's catalogs (GET /catalogs/product_groups).\n\n`GET /catalogs/product_groups` returns a list of catalogs_product_groups records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `catalog_id` (string or null)\n- `catalog_type` (string or null)\n- `feed_id` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `filters` (object or null)\n- `is_featured` (boolean or null)\n- `country` (string or null)\n- `locale` (string or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"catalogs_product_groups\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1341,6 +1404,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1393,7 +1463,7 @@ export const skillDocs: SkillDocs = {
       "id": "audiences.list",
       "title": "audiences.list",
       "summary": "List the audiences of an ad account (GET /ad_accounts/{ad_account_id}/audiences).",
-      "markdown": "# audiences.list\n\nList the audiences of an ad account (GET /ad_accounts/{ad_account_id}/audiences).\n\n`GET /ad_accounts/{ad_account_id}/audiences` returns a list of audiences records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `audience_type` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `size` (integer or null)\n- `rule` (object or null)\n- `created_by_company_name` (string or null)\n- `created_timestamp` (integer or null)\n- `updated_timestamp` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"audiences\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# audiences.list\n\nList the audiences of an ad account (GET /ad_accounts/{ad_account_id}/audiences).\n\n`GET /ad_accounts/{ad_account_id}/audiences` returns a list of audiences records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `description` (string or null)\n- `audience_type` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `size` (integer or null)\n- `rule` (object or null)\n- `created_by_company_name` (string or null)\n- `created_timestamp` (integer or null)\n- `updated_timestamp` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"audiences\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1443,6 +1513,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1493,7 +1570,7 @@ export const skillDocs: SkillDocs = {
       "id": "conversion_tags.list",
       "title": "conversion_tags.list",
       "summary": "List the conversion tags of an ad account (GET /ad_accounts/{ad_account_id}/conversion_tags). Pinterest returns every tag at once (no bookmark), so there is no pagination block.",
-      "markdown": "# conversion_tags.list\n\nList the conversion tags of an ad account (GET /ad_accounts/{ad_account_id}/conversion_tags). Pinterest returns every tag at once (no bookmark), so there is no pagination block.\n\n`GET /ad_accounts/{ad_account_id}/conversion_tags` returns a list of conversion_tags records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `version` (string or null)\n- `code_snippet` (string or null)\n- `configs` (object or null)\n- `enhanced_match_status` (string or null)\n- `last_fired_time_ms` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversion_tags\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# conversion_tags.list\n\nList the conversion tags of an ad account (GET /ad_accounts/{ad_account_id}/conversion_tags). Pinterest returns every tag at once (no bookmark), so there is no pagination block.\n\n`GET /ad_accounts/{ad_account_id}/conversion_tags` returns a list of conversion_tags records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `status` (string or null)\n- `version` (string or null)\n- `code_snippet` (string or null)\n- `configs` (object or null)\n- `enhanced_match_status` (string or null)\n- `last_fired_time_ms` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"conversion_tags\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1529,6 +1606,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "maxLength 18; pattern \"^\\\\d+$\"",
               "Ad account id (from ad_accounts list)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1567,7 +1651,7 @@ export const skillDocs: SkillDocs = {
       "id": "customer_lists.list",
       "title": "customer_lists.list",
       "summary": "List the customer lists of an ad account (GET /ad_accounts/{ad_account_id}/customer_lists).",
-      "markdown": "# customer_lists.list\n\nList the customer lists of an ad account (GET /ad_accounts/{ad_account_id}/customer_lists).\n\n`GET /ad_accounts/{ad_account_id}/customer_lists` returns a list of customer_lists records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `num_batches` (number or null)\n- `num_uploaded_user_records` (number or null)\n- `num_removed_user_records` (number or null)\n- `exceptions` (object or null)\n- `created_time` (number or null)\n- `updated_time` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"customer_lists\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# customer_lists.list\n\nList the customer lists of an ad account (GET /ad_accounts/{ad_account_id}/customer_lists).\n\n`GET /ad_accounts/{ad_account_id}/customer_lists` returns a list of customer_lists records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; maximum 250; default 25 | Maximum number of items per page, 1 to 250 (Pinterest's default is 25). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `ad_account_id` (string or null)\n- `name` (string or null)\n- `type` (string or null)\n- `status` (string or null)\n- `num_batches` (number or null)\n- `num_uploaded_user_records` (number or null)\n- `num_removed_user_records` (number or null)\n- `exceptions` (object or null)\n- `created_time` (number or null)\n- `updated_time` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"customer_lists\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1617,6 +1701,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (clamped to 1..250). Same as giving page_size, which wins when both are given."
             ]
           ]
         },
@@ -1666,7 +1757,7 @@ export const skillDocs: SkillDocs = {
       "id": "keywords.list",
       "title": "keywords.list",
       "summary": "List the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords).",
-      "markdown": "# keywords.list\n\nList the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords).\n\n`GET /ad_accounts/{ad_account_id}/keywords` returns a list of keywords records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; default 25 | Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `value` (string or null)\n- `match_type` (string or null)\n- `bid` (integer or null)\n- `archived` (boolean or null)\n- `parent_id` (string or null)\n- `parent_type` (string or null)\n- `type` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"keywords\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# keywords.list\n\nList the keywords of an ad account (GET /ad_accounts/{ad_account_id}/keywords).\n\n`GET /ad_accounts/{ad_account_id}/keywords` returns a list of keywords records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | maxLength 18; pattern \"^\\\\d+$\" | Ad account id (from ad_accounts list). |\n| page_size | integer | no | minimum 1; default 25 | Maximum number of items per page (Pinterest's default is 25; this endpoint documents no maximum). |\n| bookmark | string | no |  | Cursor of the next page (the bookmark of the previous response; normally taken from next_params). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page_size (at least 1). Same as giving page_size, which wins when both are given. |\n\n## Pagination\n\nStyle `bookmark`. Each page returns the block `cursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `value` (string or null)\n- `match_type` (string or null)\n- `bid` (integer or null)\n- `archived` (boolean or null)\n- `parent_id` (string or null)\n- `parent_type` (string or null)\n- `type` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"keywords\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1716,6 +1807,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as page_size (at least 1). Same as giving page_size, which wins when both are given."
             ]
           ]
         },

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "pylon",
   "displayName": "Pylon",
-  "definitionId": "c3510d9d-1991-4e48-8c6a-d7d4a05b4a9f",
+  "definitionId": "f2e53e88-3c6b-4e5a-b7c2-a1d9c5e8f4b6",
   "iconUrl": "https://www.usepylon.com/favicon.ico",
   "supportLevel": "certified",
   "category": "helpdesk",
@@ -43,13 +43,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://static.usepylon.com/openapi.json"
     }
   ],
-  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
-  "baseUrl": "https://api.usepylon.com",
   "config": {},
+  "baseUrl": "https://api.usepylon.com",
   "headers": {},
   "auth": [
     {
       "optionTitle": "API Token",
+      "titleAliases": [
+        "API Token Authentication"
+      ],
       "description": "A Pylon API token, created by an Admin user in Pylon under Settings > API Tokens, sent as \"Authorization: Bearer <token>\". Actions taken with the token appear under the token's name.",
       "fields": {
         "api_token": {
@@ -64,6 +66,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Issues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.",
   "entities": {
     "issues": {
       "name": "issues",
@@ -300,7 +303,32 @@ export const definition: ConnectorDefinition = {
           "team.id",
           "created_at",
           "updated_at",
-          "latest_message_time"
+          "latest_message_time",
+          "body_html",
+          "link",
+          "account",
+          "assignee",
+          "requester",
+          "team",
+          "attachment_urls",
+          "custom_fields",
+          "external_issues",
+          "csat_responses",
+          "chat_widget_info",
+          "slack",
+          "author_unverified",
+          "customer_portal_visible",
+          "first_response_seconds",
+          "first_response_time",
+          "business_hours_first_response_seconds",
+          "resolution_seconds",
+          "resolution_time",
+          "resolution_breach_time",
+          "business_hours_resolution_seconds",
+          "time_in_status_seconds",
+          "business_hours_time_in_status_seconds",
+          "number_of_touches",
+          "snoozed_until_time"
         ],
         "semantic": []
       },
@@ -313,51 +341,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": true,
               "description": "Start of the time window, RFC 3339 (e.g. 2025-01-01T00:00:00Z).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "end_time": {
               "in": "query",
-              "wire": "end_time",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": true,
               "description": "End of the time window, RFC 3339; at most 30 days after start_time.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_time"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -370,30 +398,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "title": {
               "in": "body",
-              "wire": "title",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Title of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "title"
             },
             "body_html": {
               "in": "body",
-              "wire": "body_html",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "HTML body of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body_html"
             },
             "priority": {
               "in": "body",
-              "wire": "priority",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -403,75 +429,77 @@ export const definition: ConnectorDefinition = {
                   "low"
                 ]
               },
+              "required": false,
               "description": "Priority: urgent, high, medium or low.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "priority"
             },
             "requester_email": {
               "in": "body",
-              "wire": "requester_email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Email of the contact the issue is on behalf of (a contact is created if none matches).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "requester_email"
             },
             "requester_name": {
               "in": "body",
-              "wire": "requester_name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Full name of the requester (used when a contact is created from requester_email).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "requester_name"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the issue belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "assignee_id": {
               "in": "body",
-              "wire": "assignee_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to assign the issue to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee_id"
             },
             "team_id": {
               "in": "body",
-              "wire": "team_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Team to assign the issue to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -484,19 +512,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or number of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -509,19 +537,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "state": {
               "in": "body",
-              "wire": "state",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -530,51 +556,53 @@ export const definition: ConnectorDefinition = {
                   "closed"
                 ]
               },
+              "required": false,
               "description": "New state: open, snoozed or closed.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "state"
             },
             "assignee_id": {
               "in": "body",
-              "wire": "assignee_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to assign the issue to (\"\" removes the assignee).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee_id"
             },
             "team_id": {
               "in": "body",
-              "wire": "team_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Team to assign the issue to (\"\" removes the team).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the issue belongs to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the issue; replaces the issue's tags.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             }
           },
           "atLeastOneOf": [
@@ -584,8 +612,8 @@ export const definition: ConnectorDefinition = {
             "account_id",
             "tags"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -598,18 +626,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": true,
           "readOnly": false
@@ -647,77 +675,77 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "body_html": {
               "in": "body",
-              "wire": "body_html",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "HTML body of the reply.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body_html"
             },
             "message_id": {
               "in": "body",
-              "wire": "message_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the message to reply to (from messages list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "message_id"
             },
             "user_id": {
               "in": "body",
-              "wire": "user_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to post the reply as (not with contact_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_id"
             },
             "contact_id": {
               "in": "body",
-              "wire": "contact_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Contact to post the reply as (not with user_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "contact_id"
             },
             "attachment_urls": {
               "in": "body",
-              "wire": "attachment_urls",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Attachment URLs to attach to the reply.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "attachment_urls"
             }
           },
           "atMostOneOf": [
             "user_id",
             "contact_id"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -779,42 +807,42 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "assignee_id": {
               "in": "body",
-              "wire": "assignee_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to assign the issue to (\"\" removes the assignee).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "assignee_id"
             },
             "team_id": {
               "in": "body",
-              "wire": "team_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Team to assign the issue to (\"\" removes the team).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_id"
             }
           },
           "atLeastOneOf": [
             "assignee_id",
             "team_id"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -876,29 +904,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -974,7 +1002,11 @@ export const definition: ConnectorDefinition = {
           "author.name",
           "author.user.id",
           "author.contact.id",
-          "timestamp"
+          "timestamp",
+          "message_html",
+          "author",
+          "email_info",
+          "file_urls"
         ],
         "fanOut": {
           "entity": "issues",
@@ -992,40 +1024,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1063,82 +1095,82 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "body_html": {
               "in": "body",
-              "wire": "body_html",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "HTML body of the note.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "body_html"
             },
             "thread_id": {
               "in": "body",
-              "wire": "thread_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Thread to post to (the id from issue_threads list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "thread_id"
             },
             "message_id": {
               "in": "body",
-              "wire": "message_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Internal-note message to reply to.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "message_id"
             },
             "thread_name": {
               "in": "body",
-              "wire": "thread_name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Name of the thread created when neither thread_id nor message_id is given.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "thread_name"
             },
             "user_id": {
               "in": "body",
-              "wire": "user_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "User to post the note as (defaults to the token's user).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_id"
             },
             "attachment_urls": {
               "in": "body",
-              "wire": "attachment_urls",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Attachment URLs to attach to the note.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "attachment_urls"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1193,7 +1225,8 @@ export const definition: ConnectorDefinition = {
           "issue_id",
           "name",
           "source",
-          "channel_id"
+          "channel_id",
+          "thread_id"
         ],
         "fanOut": {
           "entity": "issues",
@@ -1211,19 +1244,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             }
           },
-          "result": "many",
           "recordsPath": "data",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1236,28 +1269,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID (or number) of the issue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Name of the thread.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1379,7 +1412,12 @@ export const definition: ConnectorDefinition = {
           "is_disabled",
           "created_at",
           "updated_at",
-          "latest_customer_activity_time"
+          "latest_customer_activity_time",
+          "owner",
+          "channels",
+          "custom_fields",
+          "external_ids",
+          "crm_settings"
         ],
         "semantic": []
       },
@@ -1392,42 +1430,42 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999,
                 "default": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "limit"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1440,19 +1478,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Name of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "account_type": {
               "in": "body",
-              "wire": "account_type",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1462,120 +1498,122 @@ export const definition: ConnectorDefinition = {
                   "partner"
                 ]
               },
+              "required": false,
               "description": "Type of the account (Pylon's default: customer).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_type"
             },
             "domains": {
               "in": "body",
-              "wire": "domains",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "domains"
             },
             "primary_domain": {
               "in": "body",
-              "wire": "primary_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary domain; must be one of domains.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_domain"
             },
             "owner_id": {
               "in": "body",
-              "wire": "owner_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner_id"
             },
             "logo_url": {
               "in": "body",
-              "wire": "logo_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Logo URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "logo_url"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the account; replaces the account's tags.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             },
             "channels": {
               "in": "body",
-              "wire": "channels",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Channels linked to the account ({channel_id, source, is_primary}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "channels"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}); replaces the account's external IDs.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             },
             "subaccount_ids": {
               "in": "body",
-              "wire": "subaccount_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Account IDs to add as subaccounts.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "subaccount_ids"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1588,19 +1626,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or external ID of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1613,143 +1651,143 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or external ID of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "is_disabled": {
               "in": "body",
-              "wire": "is_disabled",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "Whether the account is disabled.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "is_disabled"
             },
             "domains": {
               "in": "body",
-              "wire": "domains",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "domains"
             },
             "primary_domain": {
               "in": "body",
-              "wire": "primary_domain",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary domain; must be one of domains.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_domain"
             },
             "owner_id": {
               "in": "body",
-              "wire": "owner_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner_id"
             },
             "logo_url": {
               "in": "body",
-              "wire": "logo_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Logo URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "logo_url"
             },
             "tags": {
               "in": "body",
-              "wire": "tags",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Tags of the account; replaces the account's tags.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "tags"
             },
             "channels": {
               "in": "body",
-              "wire": "channels",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Channels linked to the account ({channel_id, source, is_primary}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "channels"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}); replaces the account's external IDs.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             },
             "subaccount_ids": {
               "in": "body",
-              "wire": "subaccount_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Account IDs to add as subaccounts.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "subaccount_ids"
             }
           },
           "atLeastOneOf": [
@@ -1765,8 +1803,8 @@ export const definition: ConnectorDefinition = {
             "external_ids",
             "subaccount_ids"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1865,7 +1903,14 @@ export const definition: ConnectorDefinition = {
           "emails",
           "account.id",
           "phone_numbers",
-          "portal_role"
+          "portal_role",
+          "account",
+          "avatar_url",
+          "primary_phone_number",
+          "portal_role_id",
+          "custom_fields",
+          "external_ids",
+          "integration_user_ids"
         ],
         "semantic": []
       },
@@ -1878,41 +1923,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1925,127 +1970,127 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Name of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "email": {
               "in": "body",
-              "wire": "email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Email of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "email"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the contact belongs to (not with account_external_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "account_external_id": {
               "in": "body",
-              "wire": "account_external_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "External ID of the account the contact belongs to (not with account_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_external_id"
             },
             "avatar_url": {
               "in": "body",
-              "wire": "avatar_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Avatar URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "avatar_url"
             },
             "phone_numbers": {
               "in": "body",
-              "wire": "phone_numbers",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Phone numbers (digits only, at most 15).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "phone_numbers"
             },
             "primary_phone_number": {
               "in": "body",
-              "wire": "primary_phone_number",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary phone number; must be one of phone_numbers.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_phone_number"
             },
             "portal_role": {
               "in": "body",
-              "wire": "portal_role",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Portal role: no_access, member, admin or a custom role slug.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role"
             },
             "portal_role_id": {
               "in": "body",
-              "wire": "portal_role_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of a custom portal role (takes precedence over portal_role).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role_id"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2058,19 +2103,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2083,134 +2128,134 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "email": {
               "in": "body",
-              "wire": "email",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Email of the contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "email"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account the contact belongs to (not with account_external_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "account_external_id": {
               "in": "body",
-              "wire": "account_external_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "External ID of the account the contact belongs to (not with account_id).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_external_id"
             },
             "avatar_url": {
               "in": "body",
-              "wire": "avatar_url",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Avatar URL (a square .png, .jpg or .jpeg).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "avatar_url"
             },
             "phone_numbers": {
               "in": "body",
-              "wire": "phone_numbers",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Phone numbers (digits only, at most 15).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "phone_numbers"
             },
             "primary_phone_number": {
               "in": "body",
-              "wire": "primary_phone_number",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Primary phone number; must be one of phone_numbers.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "primary_phone_number"
             },
             "portal_role": {
               "in": "body",
-              "wire": "portal_role",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Portal role: no_access, member, admin or a custom role slug.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role"
             },
             "portal_role_id": {
               "in": "body",
-              "wire": "portal_role_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "ID of a custom portal role (takes precedence over portal_role).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "portal_role_id"
             },
             "custom_fields": {
               "in": "body",
-              "wire": "custom_fields",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "Custom field values ({slug, value} or {slug, values}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "custom_fields"
             },
             "external_ids": {
               "in": "body",
-              "wire": "external_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "object"
                 }
               },
+              "required": false,
               "description": "External IDs ({external_id, label}).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "external_ids"
             }
           },
           "atLeastOneOf": [
@@ -2226,8 +2271,8 @@ export const definition: ConnectorDefinition = {
             "custom_fields",
             "external_ids"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2275,29 +2320,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2310,31 +2355,31 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "user_ids": {
               "in": "body",
-              "wire": "user_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Users to add to the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_ids"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2347,19 +2392,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2372,46 +2417,46 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "user_ids": {
               "in": "body",
-              "wire": "user_ids",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "The team's users; replaces the members.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "user_ids"
             }
           },
           "atLeastOneOf": [
             "name",
             "user_ids"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2466,29 +2511,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2501,19 +2546,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "value": {
               "in": "body",
-              "wire": "value",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "The tag text.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "value"
             },
             "object_type": {
               "in": "body",
-              "wire": "object_type",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2522,22 +2565,24 @@ export const definition: ConnectorDefinition = {
                   "contact"
                 ]
               },
+              "required": true,
               "description": "Object type the tag applies to: account, issue or contact.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "object_type"
             },
             "hex_color": {
               "in": "body",
-              "wire": "hex_color",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Hex color code of the tag (e.g. \"#3b82f6\").",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "hex_color"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2550,19 +2595,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the tag.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2575,43 +2620,43 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the tag.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "value": {
               "in": "body",
-              "wire": "value",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "The tag text.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "value"
             },
             "hex_color": {
               "in": "body",
-              "wire": "hex_color",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Hex color code of the tag.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "hex_color"
             }
           },
           "atLeastOneOf": [
             "value",
             "hex_color"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -2673,7 +2718,8 @@ export const definition: ConnectorDefinition = {
           "email",
           "emails",
           "role_id",
-          "status"
+          "status",
+          "avatar_url"
         ],
         "semantic": []
       },
@@ -2686,29 +2732,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2721,19 +2767,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the user.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2840,7 +2886,12 @@ export const definition: ConnectorDefinition = {
           "source",
           "is_read_only",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "description",
+          "default_value",
+          "default_values",
+          "select_metadata",
+          "number_metadata"
         ],
         "semantic": []
       },
@@ -2853,8 +2904,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "object_type": {
               "in": "query",
-              "wire": "object_type",
-              "required": true,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2866,34 +2915,36 @@ export const definition: ConnectorDefinition = {
                   "call_recording"
                 ]
               },
+              "required": true,
               "description": "Object type of the custom fields: account, issue, contact, task, project or call_recording.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "object_type"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2906,19 +2957,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the custom field.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2979,7 +3030,9 @@ export const definition: ConnectorDefinition = {
           "name",
           "slug",
           "url",
-          "is_public"
+          "is_public",
+          "description_html",
+          "fields"
         ],
         "semantic": []
       },
@@ -2992,29 +3045,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3027,19 +3080,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the ticket form.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3087,29 +3140,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3223,7 +3276,16 @@ export const definition: ConnectorDefinition = {
           "milestone.id",
           "due_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "body_html",
+          "account",
+          "assignee",
+          "project",
+          "milestone",
+          "parent_task_id",
+          "subtask_ids",
+          "customer_portal_visible",
+          "custom_fields"
         ],
         "semantic": []
       },
@@ -3236,41 +3298,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3283,19 +3345,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the task.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3396,7 +3458,12 @@ export const definition: ConnectorDefinition = {
           "start_date",
           "end_date",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "description_html",
+          "account",
+          "project_template",
+          "archived_at",
+          "customer_portal_visible"
         ],
         "semantic": []
       },
@@ -3409,45 +3476,45 @@ export const definition: ConnectorDefinition = {
           "params": {
             "cursor": {
               "in": "body",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "body",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             }
           },
           "constantBody": {},
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
-          "idempotent": true,
-          "destructive": false,
-          "readOnly": true
+          "destructive": false
         }
       }
     },
@@ -3512,50 +3579,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Name of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "project_id": {
               "in": "body",
-              "wire": "project_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Project of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_id"
             },
             "account_id": {
               "in": "body",
-              "wire": "account_id",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Account of the project.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "account_id"
             },
             "due_date": {
               "in": "body",
-              "wire": "due_date",
-              "required": false,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": false,
               "description": "Due date, RFC 3339.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "due_date"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -3568,44 +3635,44 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "name": {
               "in": "body",
-              "wire": "name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Name of the milestone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "name"
             },
             "due_date": {
               "in": "body",
-              "wire": "due_date",
-              "required": false,
               "schema": {
                 "type": "string",
                 "format": "date-time"
               },
+              "required": false,
               "description": "Due date, RFC 3339.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "due_date"
             }
           },
           "atLeastOneOf": [
             "name",
             "due_date"
           ],
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -3700,7 +3767,10 @@ export const definition: ConnectorDefinition = {
           "collection_id",
           "is_published",
           "is_unlisted",
-          "last_published_at"
+          "last_published_at",
+          "current_published_content_html",
+          "current_draft_content_html",
+          "visibility_config"
         ],
         "semantic": []
       },
@@ -3713,62 +3783,62 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 999
               },
+              "required": false,
               "description": "Records per page, 1 to 999 (Pylon's default is 100).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "language": {
               "in": "query",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Language code of the articles (default language when omitted).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "language"
             }
           },
-          "result": "many",
           "recordsPath": "data",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "cursor",
-            "cursor_param": "cursor",
-            "next_cursor": "body.pagination.cursor",
-            "has_more": "body.pagination.has_next_page",
             "block": {
               "next_cursor": "next.cursor",
               "has_next_page": "body.pagination.has_next_page"
-            }
+            },
+            "cursor_param": "cursor",
+            "next_cursor": "body.pagination.cursor",
+            "has_more": "body.pagination.has_next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3781,40 +3851,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             },
             "article_id": {
               "in": "path",
-              "wire": "article_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the article.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "article_id"
             },
             "language": {
               "in": "query",
-              "wire": "language",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Language code of the article (default language when omitted).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "language"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3882,7 +3952,9 @@ export const definition: ConnectorDefinition = {
           "slug",
           "description",
           "parent_collection_id",
-          "created_at"
+          "created_at",
+          "icon",
+          "visibility_config"
         ],
         "semantic": []
       },
@@ -3895,19 +3967,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             }
           },
-          "result": "many",
           "recordsPath": "data",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3920,30 +3992,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "knowledge_base_id": {
               "in": "path",
-              "wire": "knowledge_base_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "knowledge_base_id"
             },
             "collection_id": {
               "in": "path",
-              "wire": "collection_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the collection.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "collection_id"
             }
           },
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3979,9 +4051,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/me",
           "params": {},
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

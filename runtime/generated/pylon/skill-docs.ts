@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "pylon",
   "title": "Pylon connector",
   "summary": "Pylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge-base articles and collections and the organization of the token. Authenticates with an admin API token sent as a bearer token.",
-  "version": "b648f1038092",
+  "version": "13e57bf8b16b",
   "tags": [
     "pylon",
     "helpdesk"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Pylon connector",
       "summary": "Pylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge-base articles and collections and the organization of the token. Authenticates with an admin API token sent as a bearer token.",
-      "markdown": "# Pylon\n\nPylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge-base articles and collections and the organization of the token. Authenticates with an admin API token sent as a bearer token.\n\n- Connector type: `pylon`\n- Category: helpdesk\n- Definition ID: `c3510d9d-1991-4e48-8c6a-d7d4a05b4a9f`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pylon', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nIssues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | list, create, get, update, delete | Support issues (conversations and tickets) with their requester, account, assignee, team, state and SLA timings. |\n| issue_replies | create | Customer-facing replies on an issue (visible to the requester). Pylon offers only their creation. |\n| issue_assignments | update | The assignee and team of an issue. Pylon has no assignment resource of its own: an assignment is changed by updating the issue's assignee_id and team_id. |\n| issue_statuses | list | The issue statuses of the organization (base statuses and custom ones), identified by slug. |\n| messages | list | Messages of an issue, customer-facing replies and internal notes. |\n| issue_notes | create | Internal notes on an issue (not visible to the requester). Pylon offers only their creation. |\n| issue_threads | list, create | Internal discussion threads of an issue (possibly synced with a chat platform). |\n| accounts | list, create, get, update | Customer accounts (companies) with their domains, owner, tags, channels and custom fields. |\n| contacts | list, create, get, update | Contacts (the customers' people), with their account, emails and portal role. |\n| teams | list, create, get, update | Support teams and their users. |\n| tags | list, create, get, update | Tags for issues, accounts and contacts. |\n| users | list, get | Users (agents) of the Pylon organization. |\n| custom_fields | list, get | Custom field definitions for accounts, issues, contacts, tasks, projects or call recordings. |\n| ticket_forms | list, get | Ticket forms customers fill in to open tickets. |\n| user_roles | list | User roles of the organization. Pylon offers only their list. |\n| tasks | list, get | Tasks (account work items), with their project, milestone, assignee, status and due date. |\n| projects | list | Projects of customer accounts. Pylon has no GET for projects: they are listed through its search endpoint without a filter. |\n| milestones | create, update | Milestones of a project. Pylon offers only their creation, update and deletion (no list or get). |\n| articles | list, get | Knowledge-base articles (published and draft HTML content). |\n| collections | list, get | Collections (sections) of a knowledge base, which may be nested. |\n| me | get | The Pylon organization the API token belongs to. |\n\n## Vendor documentation\n\n- [Pylon API (tokens are created by admins)](https://docs.usepylon.com/pylon-docs/developer)\n- [Pylon API reference - Issues (GET /issues start_time/end_time, POST, GET/PATCH/DELETE /issues/{id}, pagination object)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/issues)\n- [Pylon API reference - Messages (GET /issues/{id}/messages, /reply, /note, /threads)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/messages)\n- [Pylon API reference - Accounts (GET /accounts cursor and limit)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/accounts)\n- [Pylon API reference - Contacts](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/contacts)\n- [Pylon API reference - Teams](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/teams)\n- [Pylon API reference - Knowledge Base (knowledge bases, collections, articles)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/knowledge-base)\n- [Pylon OpenAPI description (tags, users, custom fields, ticket forms, user roles, issue statuses, tasks, projects, milestones, me)](https://static.usepylon.com/openapi.json)\n",
+      "markdown": "# Pylon\n\nPylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge-base articles and collections and the organization of the token. Authenticates with an admin API token sent as a bearer token.\n\n- Connector type: `pylon`\n- Category: helpdesk\n- Definition ID: `f2e53e88-3c6b-4e5a-b7c2-a1d9c5e8f4b6`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pylon', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nIssues list needs start_time and end_time (RFC 3339 date-times, at most 30 days apart) and pages with cursor; other paginated lists take cursor (accounts, contacts, tasks and articles also take limit, 1 to 999). Each list returns next_cursor and has_next_page; merge next_params into the same params to get the next page. get returns the record itself, while create and update return Pylon's whole response body, {data: <record>, request_id}. Deleting an issue is permanent and returns {request_id}. issues.update sets state to open, snoozed or closed. Replies (issue_replies), internal notes (issue_notes), threads and messages take the issue_id of their issue; articles and collections take the knowledge_base_id. Pylon allows 10 issue list and create requests per minute and 20 to 60 per minute on most other endpoints.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | list, create, get, update, delete | Support issues (conversations and tickets) with their requester, account, assignee, team, state and SLA timings. |\n| issue_replies | create | Customer-facing replies on an issue (visible to the requester). Pylon offers only their creation. |\n| issue_assignments | update | The assignee and team of an issue. Pylon has no assignment resource of its own: an assignment is changed by updating the issue's assignee_id and team_id. |\n| issue_statuses | list | The issue statuses of the organization (base statuses and custom ones), identified by slug. |\n| messages | list | Messages of an issue, customer-facing replies and internal notes. |\n| issue_notes | create | Internal notes on an issue (not visible to the requester). Pylon offers only their creation. |\n| issue_threads | list, create | Internal discussion threads of an issue (possibly synced with a chat platform). |\n| accounts | list, create, get, update | Customer accounts (companies) with their domains, owner, tags, channels and custom fields. |\n| contacts | list, create, get, update | Contacts (the customers' people), with their account, emails and portal role. |\n| teams | list, create, get, update | Support teams and their users. |\n| tags | list, create, get, update | Tags for issues, accounts and contacts. |\n| users | list, get | Users (agents) of the Pylon organization. |\n| custom_fields | list, get | Custom field definitions for accounts, issues, contacts, tasks, projects or call recordings. |\n| ticket_forms | list, get | Ticket forms customers fill in to open tickets. |\n| user_roles | list | User roles of the organization. Pylon offers only their list. |\n| tasks | list, get | Tasks (account work items), with their project, milestone, assignee, status and due date. |\n| projects | list | Projects of customer accounts. Pylon has no GET for projects: they are listed through its search endpoint without a filter. |\n| milestones | create, update | Milestones of a project. Pylon offers only their creation, update and deletion (no list or get). |\n| articles | list, get | Knowledge-base articles (published and draft HTML content). |\n| collections | list, get | Collections (sections) of a knowledge base, which may be nested. |\n| me | get | The Pylon organization the API token belongs to. |\n\n## Vendor documentation\n\n- [Pylon API (tokens are created by admins)](https://docs.usepylon.com/pylon-docs/developer)\n- [Pylon API reference - Issues (GET /issues start_time/end_time, POST, GET/PATCH/DELETE /issues/{id}, pagination object)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/issues)\n- [Pylon API reference - Messages (GET /issues/{id}/messages, /reply, /note, /threads)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/messages)\n- [Pylon API reference - Accounts (GET /accounts cursor and limit)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/accounts)\n- [Pylon API reference - Contacts](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/contacts)\n- [Pylon API reference - Teams](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/teams)\n- [Pylon API reference - Knowledge Base (knowledge bases, collections, articles)](https://docs.usepylon.com/pylon-docs/developer/api/api-reference/knowledge-base)\n- [Pylon OpenAPI description (tags, users, custom fields, ticket forms, user roles, issue statuses, tasks, projects, milestones, me)](https://static.usepylon.com/openapi.json)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `pylon`",
             "Category: helpdesk",
-            "Definition ID: `c3510d9d-1991-4e48-8c6a-d7d4a05b4a9f`"
+            "Definition ID: `f2e53e88-3c6b-4e5a-b7c2-a1d9c5e8f4b6`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pylon', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('pylon', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -191,7 +191,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: API Token",
-      "markdown": "# Authentication\n\n## API Token\n\nA Pylon API token, created by an Admin user in Pylon under Settings > API Tokens, sent as \"Authorization: Bearer <token>\". Actions taken with the token appear under the token's name.\n\nSet `option_title` to `API Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_token | yes | yes | Pylon API token (Settings > API Tokens; Admin users only). |\n",
+      "markdown": "# Authentication\n\n## API Token\n\nA Pylon API token, created by an Admin user in Pylon under Settings > API Tokens, sent as \"Authorization: Bearer <token>\". Actions taken with the token appear under the token's name.\n\nSet `option_title` to `API Token` in `credentials` to choose this option (also accepted: `API Token Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_token | yes | yes | Pylon API token (Settings > API Tokens; Admin users only). |\n",
       "blocks": [
         {
           "type": "heading",
@@ -209,7 +209,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `API Token` in `credentials` to choose this option."
+          "text": "Set `option_title` to `API Token` in `credentials` to choose this option (also accepted: `API Token Authentication`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -234,7 +234,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.list",
       "title": "issues.list",
       "summary": "List the issues created in a time window (GET /issues). start_time and end_time are required and may be at most 30 days apart.",
-      "markdown": "# issues.list\n\nList the issues created in a time window (GET /issues). start_time and end_time are required and may be at most 30 days apart.\n\n`GET /issues` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | string | yes |  | Start of the time window, RFC 3339 (e.g. 2025-01-01T00:00:00Z). |\n| end_time | string | yes |  | End of the time window, RFC 3339; at most 30 days after start_time. |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `number` (integer or null)\n- `title` (string or null)\n- `body_html` (string or null)\n- `state` (string or null)\n- `source` (string or null)\n- `type` (string or null)\n- `link` (string or null)\n- `account` (object or null)\n- `assignee` (object or null)\n- `requester` (object or null)\n- `team` (object or null)\n- `tags` (array or null)\n- `attachment_urls` (array or null)\n- `custom_fields` (object or null)\n- `external_issues` (array or null)\n- `csat_responses` (array or null)\n- `chat_widget_info` (object or null)\n- `slack` (object or null)\n- `author_unverified` (boolean or null)\n- `customer_portal_visible` (boolean or null)\n- `first_response_seconds` (integer or null)\n- `first_response_time` (string or null)\n- `business_hours_first_response_seconds` (integer or null)\n- `resolution_seconds` (integer or null)\n- `resolution_time` (string or null)\n- `resolution_breach_time` (string or null)\n- `business_hours_resolution_seconds` (integer or null)\n- `time_in_status_seconds` (object or null)\n- `business_hours_time_in_status_seconds` (object or null)\n- `number_of_touches` (integer or null)\n- `latest_message_time` (string or null)\n- `snoozed_until_time` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": \"<start_time>\",\n    \"end_time\": \"<end_time>\"\n  }\n}\n```\n",
+      "markdown": "# issues.list\n\nList the issues created in a time window (GET /issues). start_time and end_time are required and may be at most 30 days apart.\n\n`GET /issues` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | string | yes |  | Start of the time window, RFC 3339 (e.g. 2025-01-01T00:00:00Z). |\n| end_time | string | yes |  | End of the time window, RFC 3339; at most 30 days after start_time. |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `number` (integer or null)\n- `title` (string or null)\n- `body_html` (string or null)\n- `state` (string or null)\n- `source` (string or null)\n- `type` (string or null)\n- `link` (string or null)\n- `account` (object or null)\n- `assignee` (object or null)\n- `requester` (object or null)\n- `team` (object or null)\n- `tags` (array or null)\n- `attachment_urls` (array or null)\n- `custom_fields` (object or null)\n- `external_issues` (array or null)\n- `csat_responses` (array or null)\n- `chat_widget_info` (object or null)\n- `slack` (object or null)\n- `author_unverified` (boolean or null)\n- `customer_portal_visible` (boolean or null)\n- `first_response_seconds` (integer or null)\n- `first_response_time` (string or null)\n- `business_hours_first_response_seconds` (integer or null)\n- `resolution_seconds` (integer or null)\n- `resolution_time` (string or null)\n- `resolution_breach_time` (string or null)\n- `business_hours_resolution_seconds` (integer or null)\n- `time_in_status_seconds` (object or null)\n- `business_hours_time_in_status_seconds` (object or null)\n- `number_of_touches` (integer or null)\n- `latest_message_time` (string or null)\n- `snoozed_until_time` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": \"<start_time>\",\n    \"end_time\": \"<end_time>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -284,6 +284,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -884,7 +891,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_statuses.list",
       "title": "issue_statuses.list",
       "summary": "List the issue statuses (GET /issue-statuses).",
-      "markdown": "# issue_statuses.list\n\nList the issue statuses (GET /issue-statuses).\n\n`GET /issue-statuses` returns a list of issue_statuses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `slug` (string)\n- `label` (string or null)\n- `category` (string or null)\n- `is_default_status` (boolean or null)\n- `is_archived` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_statuses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issue_statuses.list\n\nList the issue statuses (GET /issue-statuses).\n\n`GET /issue-statuses` returns a list of issue_statuses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `slug` (string)\n- `label` (string or null)\n- `category` (string or null)\n- `is_default_status` (boolean or null)\n- `is_archived` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_statuses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -920,6 +927,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -963,7 +977,7 @@ export const skillDocs: SkillDocs = {
       "id": "messages.list",
       "title": "messages.list",
       "summary": "List the messages of an issue, replies and internal notes (GET /issues/{id}/messages).",
-      "markdown": "# messages.list\n\nList the messages of an issue, replies and internal notes (GET /issues/{id}/messages).\n\n`GET /issues/{issue_id}/messages` returns a list of messages records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issue_id | string | yes | minLength 1 | ID (or number) of the issue. |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `message_html` (string or null)\n- `is_private` (boolean or null)\n- `source` (string or null)\n- `thread_id` (string or null)\n- `author` (object or null)\n- `email_info` (object or null)\n- `file_urls` (array or null)\n- `timestamp` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"messages\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issue_id\": \"<issue_id>\"\n  }\n}\n```\n",
+      "markdown": "# messages.list\n\nList the messages of an issue, replies and internal notes (GET /issues/{id}/messages).\n\n`GET /issues/{issue_id}/messages` returns a list of messages records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issue_id | string | yes | minLength 1 | ID (or number) of the issue. |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `message_html` (string or null)\n- `is_private` (boolean or null)\n- `source` (string or null)\n- `thread_id` (string or null)\n- `author` (object or null)\n- `email_info` (object or null)\n- `file_urls` (array or null)\n- `timestamp` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"messages\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issue_id\": \"<issue_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1006,6 +1020,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1150,7 +1171,7 @@ export const skillDocs: SkillDocs = {
       "id": "issue_threads.list",
       "title": "issue_threads.list",
       "summary": "List the internal threads of an issue (GET /issues/{id}/threads); Pylon returns them all at once.",
-      "markdown": "# issue_threads.list\n\nList the internal threads of an issue (GET /issues/{id}/threads); Pylon returns them all at once.\n\n`GET /issues/{issue_id}/threads` returns a list of issue_threads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issue_id | string | yes | minLength 1 | ID (or number) of the issue. |\n\n## Record fields\n\n- `id` (string)\n- `issue_id` (string or null)\n- `name` (string or null)\n- `source` (string or null)\n- `channel_id` (string or null)\n- `thread_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_threads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issue_id\": \"<issue_id>\"\n  }\n}\n```\n",
+      "markdown": "# issue_threads.list\n\nList the internal threads of an issue (GET /issues/{id}/threads); Pylon returns them all at once.\n\n`GET /issues/{issue_id}/threads` returns a list of issue_threads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| issue_id | string | yes | minLength 1 | ID (or number) of the issue. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `issue_id` (string or null)\n- `name` (string or null)\n- `source` (string or null)\n- `channel_id` (string or null)\n- `thread_id` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issue_threads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"issue_id\": \"<issue_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1186,6 +1207,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "minLength 1",
               "ID (or number) of the issue."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2155,7 +2183,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.list",
       "title": "teams.list",
       "summary": "List the teams (GET /teams).",
-      "markdown": "# teams.list\n\nList the teams (GET /teams).\n\n`GET /teams` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `users` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# teams.list\n\nList the teams (GET /teams).\n\n`GET /teams` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `users` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2191,6 +2219,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2435,7 +2470,7 @@ export const skillDocs: SkillDocs = {
       "id": "tags.list",
       "title": "tags.list",
       "summary": "List the tags (GET /tags).",
-      "markdown": "# tags.list\n\nList the tags (GET /tags).\n\n`GET /tags` returns a list of tags records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `value` (string or null)\n- `object_type` (string or null)\n- `hex_color` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tags\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# tags.list\n\nList the tags (GET /tags).\n\n`GET /tags` returns a list of tags records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `value` (string or null)\n- `object_type` (string or null)\n- `hex_color` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tags\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2471,6 +2506,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2724,7 +2766,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List the users (GET /users).",
-      "markdown": "# users.list\n\nList the users (GET /users).\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `email` (string or null)\n- `emails` (array or null)\n- `avatar_url` (string or null)\n- `role_id` (string or null)\n- `status` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList the users (GET /users).\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `email` (string or null)\n- `emails` (array or null)\n- `avatar_url` (string or null)\n- `role_id` (string or null)\n- `status` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2760,6 +2802,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -2877,7 +2926,7 @@ export const skillDocs: SkillDocs = {
       "id": "custom_fields.list",
       "title": "custom_fields.list",
       "summary": "List the custom field definitions of one object type (GET /custom-fields).",
-      "markdown": "# custom_fields.list\n\nList the custom field definitions of one object type (GET /custom-fields).\n\n`GET /custom-fields` returns a list of custom_fields records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| object_type | string | yes | one of \"account\", \"issue\", \"contact\", \"task\", \"project\", \"call_recording\" | Object type of the custom fields: account, issue, contact, task, project or call_recording. |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `slug` (string or null)\n- `label` (string or null)\n- `description` (string or null)\n- `object_type` (string or null)\n- `type` (string or null)\n- `source` (string or null)\n- `is_read_only` (boolean or null)\n- `default_value` (string or null)\n- `default_values` (array or null)\n- `select_metadata` (object or null)\n- `number_metadata` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"custom_fields\",\n  \"action\": \"list\",\n  \"params\": {\n    \"object_type\": \"account\"\n  }\n}\n```\n",
+      "markdown": "# custom_fields.list\n\nList the custom field definitions of one object type (GET /custom-fields).\n\n`GET /custom-fields` returns a list of custom_fields records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| object_type | string | yes | one of \"account\", \"issue\", \"contact\", \"task\", \"project\", \"call_recording\" | Object type of the custom fields: account, issue, contact, task, project or call_recording. |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `slug` (string or null)\n- `label` (string or null)\n- `description` (string or null)\n- `object_type` (string or null)\n- `type` (string or null)\n- `source` (string or null)\n- `is_read_only` (boolean or null)\n- `default_value` (string or null)\n- `default_values` (array or null)\n- `select_metadata` (object or null)\n- `number_metadata` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"custom_fields\",\n  \"action\": \"list\",\n  \"params\": {\n    \"object_type\": \"account\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2920,6 +2969,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -3051,7 +3107,7 @@ export const skillDocs: SkillDocs = {
       "id": "ticket_forms.list",
       "title": "ticket_forms.list",
       "summary": "List the ticket forms (GET /ticket-forms).",
-      "markdown": "# ticket_forms.list\n\nList the ticket forms (GET /ticket-forms).\n\n`GET /ticket-forms` returns a list of ticket_forms records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `slug` (string or null)\n- `url` (string or null)\n- `description_html` (string or null)\n- `is_public` (boolean or null)\n- `fields` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ticket_forms\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# ticket_forms.list\n\nList the ticket forms (GET /ticket-forms).\n\n`GET /ticket-forms` returns a list of ticket_forms records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `slug` (string or null)\n- `url` (string or null)\n- `description_html` (string or null)\n- `is_public` (boolean or null)\n- `fields` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ticket_forms\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -3087,6 +3143,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -3204,7 +3267,7 @@ export const skillDocs: SkillDocs = {
       "id": "user_roles.list",
       "title": "user_roles.list",
       "summary": "List the user roles (GET /user-roles).",
-      "markdown": "# user_roles.list\n\nList the user roles (GET /user-roles).\n\n`GET /user-roles` returns a list of user_roles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `slug` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# user_roles.list\n\nList the user roles (GET /user-roles).\n\n`GET /user-roles` returns a list of user_roles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| cursor | string | no | minLength 1 | Pagination cursor (pagination.cursor of the previous page); normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_cursor`, `has_next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `slug` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -3240,6 +3303,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minLength 1",
               "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -3898,7 +3968,7 @@ export const skillDocs: SkillDocs = {
       "id": "collections.list",
       "title": "collections.list",
       "summary": "List the collections of a knowledge base (GET /knowledge-bases/{id}/collections); Pylon returns them all at once.",
-      "markdown": "# collections.list\n\nList the collections of a knowledge base (GET /knowledge-bases/{id}/collections); Pylon returns them all at once.\n\n`GET /knowledge-bases/{knowledge_base_id}/collections` returns a list of collections records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| knowledge_base_id | string | yes | minLength 1 | ID of the knowledge base (GET /knowledge-bases in the Pylon app or API). |\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `slug` (string or null)\n- `description` (string or null)\n- `icon` (string or null)\n- `parent_collection_id` (string or null)\n- `visibility_config` (object or null)\n- `created_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"collections\",\n  \"action\": \"list\",\n  \"params\": {\n    \"knowledge_base_id\": \"<knowledge_base_id>\"\n  }\n}\n```\n",
+      "markdown": "# collections.list\n\nList the collections of a knowledge base (GET /knowledge-bases/{id}/collections); Pylon returns them all at once.\n\n`GET /knowledge-bases/{knowledge_base_id}/collections` returns a list of collections records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| knowledge_base_id | string | yes | minLength 1 | ID of the knowledge base (GET /knowledge-bases in the Pylon app or API). |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `title` (string or null)\n- `slug` (string or null)\n- `description` (string or null)\n- `icon` (string or null)\n- `parent_collection_id` (string or null)\n- `visibility_config` (object or null)\n- `created_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"collections\",\n  \"action\": \"list\",\n  \"params\": {\n    \"knowledge_base_id\": \"<knowledge_base_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -3934,6 +4004,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "minLength 1",
               "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "salesforce",
   "displayName": "Salesforce",
-  "definitionId": "3ab5d40b-18b5-4c2c-934c-023be7eecdd3",
+  "definitionId": "b117307c-14b6-41aa-9422-947e34922962",
   "iconUrl": "https://www.salesforce.com/favicon.ico",
   "supportLevel": "certified",
   "category": "customer relationship management",
@@ -139,9 +139,6 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/sforce_api_objects_opportunitystage.htm"
     }
   ],
-  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
-  "baseUrl": "{{token.instance_url}}/services/data/v62.0",
-  "baseUrlHostPattern": "^[a-z0-9-]+(\\.[a-z0-9-]+)*\\.salesforce\\.com$",
   "config": {
     "login_environment": {
       "description": "Salesforce login host whose token endpoint refreshes the access token: login (login.salesforce.com, production and Developer Edition orgs) or test (test.salesforce.com, sandboxes).",
@@ -150,14 +147,19 @@ export const definition: ConnectorDefinition = {
         "test"
       ],
       "default": "login",
-      "example": "login",
-      "required": true
+      "required": true,
+      "example": "login"
     }
   },
+  "baseUrl": "{{token.instance_url}}/services/data/v62.0",
+  "baseUrlHostPattern": "^[a-z0-9-]+(\\.[a-z0-9-]+)*\\.salesforce\\.com$",
   "headers": {},
   "auth": [
     {
       "optionTitle": "OAuth2.0",
+      "titleAliases": [
+        "Salesforce OAuth 2.0"
+      ],
       "description": "OAuth 2.0 refresh token flow of a connected app (or external client app) with the api and refresh_token scopes. The refresh request goes to https://login.salesforce.com (or test.salesforce.com for sandboxes, config login_environment) and its answer names the org's instance_url, which becomes the API host. The access token is sent as \"Authorization: Bearer\". Give instance_url together with access_token; without access_token the first call refreshes.",
       "fields": {
         "client_id": {
@@ -201,6 +203,7 @@ export const definition: ConnectorDefinition = {
       ]
     }
   ],
+  "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",
   "entities": {
     "sobjects": {
       "name": "sobjects",
@@ -384,7 +387,28 @@ export const definition: ConnectorDefinition = {
           "keyPrefix",
           "custom",
           "queryable",
-          "createable"
+          "createable",
+          "customSetting",
+          "updateable",
+          "deletable",
+          "undeletable",
+          "retrieveable",
+          "searchable",
+          "layoutable",
+          "triggerable",
+          "mergeable",
+          "replicateable",
+          "feedEnabled",
+          "mruEnabled",
+          "activateable",
+          "deprecatedAndHidden",
+          "dataTranslationEnabled",
+          "hasSubtypes",
+          "isSubtype",
+          "isInterface",
+          "associateEntityType",
+          "associateParentEntity",
+          "urls"
         ],
         "semantic": []
       },
@@ -395,9 +419,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/sobjects",
           "params": {},
-          "result": "many",
           "recordsPath": "sobjects",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -410,19 +434,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             }
           },
           "additionalParams": "body",
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -435,40 +459,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -481,31 +505,31 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
           "additionalParams": "body",
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -518,30 +542,30 @@ export const definition: ConnectorDefinition = {
           "params": {
             "sobjectType": {
               "in": "path",
-              "wire": "sobjectType",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[A-Za-z][A-Za-z0-9_]*$"
               },
+              "required": true,
               "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sobjectType"
             },
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": true,
           "readOnly": false
@@ -802,7 +826,33 @@ export const definition: ConnectorDefinition = {
           "OwnerId",
           "ParentId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Fax",
+          "BillingStreet",
+          "BillingState",
+          "BillingPostalCode",
+          "BillingAddress",
+          "ShippingStreet",
+          "ShippingCity",
+          "ShippingState",
+          "ShippingPostalCode",
+          "ShippingCountry",
+          "ShippingAddress",
+          "AnnualRevenue",
+          "NumberOfEmployees",
+          "Description",
+          "Rating",
+          "Site",
+          "AccountSource",
+          "Ownership",
+          "TickerSymbol",
+          "Sic",
+          "IsDeleted",
+          "LastActivityDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -815,54 +865,54 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -875,180 +925,180 @@ export const definition: ConnectorDefinition = {
           "params": {
             "Name": {
               "in": "body",
-              "wire": "Name",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 255
               },
+              "required": true,
               "description": "Account name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Name"
             },
             "AccountNumber": {
               "in": "body",
-              "wire": "AccountNumber",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Account number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AccountNumber"
             },
             "Type": {
               "in": "body",
-              "wire": "Type",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Type picklist value, e.g. Customer - Direct, Prospect.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Type"
             },
             "Industry": {
               "in": "body",
-              "wire": "Industry",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Industry picklist value, e.g. Energy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Industry"
             },
             "Phone": {
               "in": "body",
-              "wire": "Phone",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Phone number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Phone"
             },
             "Website": {
               "in": "body",
-              "wire": "Website",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 255
               },
+              "required": false,
               "description": "Website URL.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Website"
             },
             "BillingStreet": {
               "in": "body",
-              "wire": "BillingStreet",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Billing street address.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingStreet"
             },
             "BillingCity": {
               "in": "body",
-              "wire": "BillingCity",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Billing city.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCity"
             },
             "BillingState": {
               "in": "body",
-              "wire": "BillingState",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing state or province.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingState"
             },
             "BillingPostalCode": {
               "in": "body",
-              "wire": "BillingPostalCode",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 20
               },
+              "required": false,
               "description": "Billing postal code.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingPostalCode"
             },
             "BillingCountry": {
               "in": "body",
-              "wire": "BillingCountry",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing country.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCountry"
             },
             "AnnualRevenue": {
               "in": "body",
-              "wire": "AnnualRevenue",
-              "required": false,
               "schema": {
                 "type": "number"
               },
+              "required": false,
               "description": "Estimated annual revenue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AnnualRevenue"
             },
             "NumberOfEmployees": {
               "in": "body",
-              "wire": "NumberOfEmployees",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Number of employees.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "NumberOfEmployees"
             },
             "Description": {
               "in": "body",
-              "wire": "Description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 32000
               },
+              "required": false,
               "description": "Text description.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Description"
             },
             "OwnerId": {
               "in": "body",
-              "wire": "OwnerId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "OwnerId"
             },
             "ParentId": {
               "in": "body",
-              "wire": "ParentId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the parent account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ParentId"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1061,29 +1111,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1096,187 +1146,187 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "Name": {
               "in": "body",
-              "wire": "Name",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 255
               },
+              "required": false,
               "description": "Account name.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Name"
             },
             "AccountNumber": {
               "in": "body",
-              "wire": "AccountNumber",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Account number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AccountNumber"
             },
             "Type": {
               "in": "body",
-              "wire": "Type",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Type picklist value, e.g. Customer - Direct, Prospect.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Type"
             },
             "Industry": {
               "in": "body",
-              "wire": "Industry",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Industry picklist value, e.g. Energy.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Industry"
             },
             "Phone": {
               "in": "body",
-              "wire": "Phone",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Phone number.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Phone"
             },
             "Website": {
               "in": "body",
-              "wire": "Website",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 255
               },
+              "required": false,
               "description": "Website URL.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Website"
             },
             "BillingStreet": {
               "in": "body",
-              "wire": "BillingStreet",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Billing street address.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingStreet"
             },
             "BillingCity": {
               "in": "body",
-              "wire": "BillingCity",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 40
               },
+              "required": false,
               "description": "Billing city.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCity"
             },
             "BillingState": {
               "in": "body",
-              "wire": "BillingState",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing state or province.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingState"
             },
             "BillingPostalCode": {
               "in": "body",
-              "wire": "BillingPostalCode",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 20
               },
+              "required": false,
               "description": "Billing postal code.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingPostalCode"
             },
             "BillingCountry": {
               "in": "body",
-              "wire": "BillingCountry",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 80
               },
+              "required": false,
               "description": "Billing country.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "BillingCountry"
             },
             "AnnualRevenue": {
               "in": "body",
-              "wire": "AnnualRevenue",
-              "required": false,
               "schema": {
                 "type": "number"
               },
+              "required": false,
               "description": "Estimated annual revenue.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "AnnualRevenue"
             },
             "NumberOfEmployees": {
               "in": "body",
-              "wire": "NumberOfEmployees",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0
               },
+              "required": false,
               "description": "Number of employees.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "NumberOfEmployees"
             },
             "Description": {
               "in": "body",
-              "wire": "Description",
-              "required": false,
               "schema": {
                 "type": "string",
                 "maxLength": 32000
               },
+              "required": false,
               "description": "Text description.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "Description"
             },
             "OwnerId": {
               "in": "body",
-              "wire": "OwnerId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the user who owns the account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "OwnerId"
             },
             "ParentId": {
               "in": "body",
-              "wire": "ParentId",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$"
               },
+              "required": false,
               "description": "ID of the parent account.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ParentId"
             }
           },
           "atLeastOneOf": [
@@ -1297,9 +1347,9 @@ export const definition: ConnectorDefinition = {
             "OwnerId",
             "ParentId"
           ],
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": false,
           "destructive": false,
           "readOnly": false
@@ -1312,19 +1362,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "emptyResponse": {},
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": true,
           "readOnly": false
@@ -1537,7 +1587,25 @@ export const definition: ConnectorDefinition = {
           "MailingCity",
           "MailingCountry",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Salutation",
+          "MobilePhone",
+          "Department",
+          "LeadSource",
+          "Birthdate",
+          "MailingStreet",
+          "MailingState",
+          "MailingPostalCode",
+          "MailingAddress",
+          "ReportsToId",
+          "Description",
+          "HasOptedOutOfEmail",
+          "IsDeleted",
+          "LastActivityDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -1550,55 +1618,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate FROM Contact"
               },
+              "required": false,
               "description": "A SOQL query FROM Contact (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1611,29 +1679,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1865,6 +1933,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "LastActivityDate": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -1881,7 +1955,33 @@ export const definition: ConnectorDefinition = {
           "IsConverted",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "FirstName",
+          "LastName",
+          "Salutation",
+          "Title",
+          "MobilePhone",
+          "Website",
+          "Rating",
+          "AnnualRevenue",
+          "NumberOfEmployees",
+          "Street",
+          "City",
+          "State",
+          "PostalCode",
+          "Country",
+          "Address",
+          "ConvertedDate",
+          "ConvertedAccountId",
+          "ConvertedContactId",
+          "ConvertedOpportunityId",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "LastActivityDate"
         ],
         "semantic": []
       },
@@ -1894,55 +1994,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, CreatedDate, LastModifiedDate FROM Lead"
+                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead"
               },
+              "required": false,
               "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1955,29 +2055,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2167,6 +2267,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "ContactId": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2182,7 +2288,27 @@ export const definition: ConnectorDefinition = {
           "IsWon",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Probability",
+          "ExpectedRevenue",
+          "Type",
+          "LeadSource",
+          "NextStep",
+          "ForecastCategory",
+          "ForecastCategoryName",
+          "CampaignId",
+          "Pricebook2Id",
+          "HasOpportunityLineItem",
+          "FiscalYear",
+          "FiscalQuarter",
+          "Description",
+          "IsDeleted",
+          "LastActivityDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "ContactId"
         ],
         "semantic": []
       },
@@ -2195,55 +2321,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, CreatedDate, LastModifiedDate FROM Opportunity"
+                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity"
               },
+              "required": false,
               "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2256,29 +2382,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2450,6 +2576,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "CallDisposition": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -2465,7 +2597,24 @@ export const definition: ConnectorDefinition = {
           "OwnerId",
           "IsClosed",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "AccountId",
+          "Type",
+          "TaskSubtype",
+          "IsHighPriority",
+          "CallType",
+          "CallDurationInSeconds",
+          "CompletedDateTime",
+          "ReminderDateTime",
+          "IsReminderSet",
+          "Description",
+          "IsDeleted",
+          "IsArchived",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "CallDisposition"
         ],
         "semantic": []
       },
@@ -2478,55 +2627,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CreatedDate, LastModifiedDate FROM Task"
+                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task"
               },
+              "required": false,
               "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2539,29 +2688,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2741,7 +2890,23 @@ export const definition: ConnectorDefinition = {
           "WhatId",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "ActivityDate",
+          "ActivityDateTime",
+          "IsAllDayEvent",
+          "DurationInMinutes",
+          "ShowAs",
+          "AccountId",
+          "Type",
+          "EventSubtype",
+          "IsPrivate",
+          "Description",
+          "IsDeleted",
+          "IsArchived",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -2754,55 +2919,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate FROM Event"
               },
+              "required": false,
               "description": "A SOQL query FROM Event (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2815,29 +2980,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3041,7 +3206,27 @@ export const definition: ConnectorDefinition = {
           "EndDate",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "ParentId",
+          "BudgetedCost",
+          "ActualCost",
+          "ExpectedRevenue",
+          "ExpectedResponse",
+          "NumberSent",
+          "NumberOfLeads",
+          "NumberOfConvertedLeads",
+          "NumberOfContacts",
+          "NumberOfResponses",
+          "NumberOfOpportunities",
+          "NumberOfWonOpportunities",
+          "AmountAllOpportunities",
+          "AmountWonOpportunities",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3054,55 +3239,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate FROM Campaign"
               },
+              "required": false,
               "description": "A SOQL query FROM Campaign (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3115,29 +3300,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3325,7 +3510,22 @@ export const definition: ConnectorDefinition = {
           "OwnerId",
           "IsClosed",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Type",
+          "Reason",
+          "ClosedDate",
+          "IsEscalated",
+          "ParentId",
+          "SuppliedEmail",
+          "SuppliedName",
+          "SuppliedPhone",
+          "SuppliedCompany",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3338,55 +3538,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate FROM Case"
               },
+              "required": false,
               "description": "A SOQL query FROM Case (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3399,29 +3599,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3520,7 +3720,13 @@ export const definition: ConnectorDefinition = {
           "ParentId",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "IsPrivate",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3533,55 +3739,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate FROM Note"
               },
+              "required": false,
               "description": "A SOQL query FROM Note (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3594,29 +3800,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3783,7 +3989,22 @@ export const definition: ConnectorDefinition = {
           "IsLatest",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "Description",
+          "PathOnClient",
+          "ContentSize",
+          "VersionNumber",
+          "ContentUrl",
+          "ReasonForChange",
+          "Origin",
+          "ContentLocation",
+          "FirstPublishLocationId",
+          "VersionData",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -3796,55 +4017,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate FROM ContentVersion"
               },
+              "required": false,
               "description": "A SOQL query FROM ContentVersion (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3857,29 +4078,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -3996,7 +4217,16 @@ export const definition: ConnectorDefinition = {
           "ContentType",
           "OwnerId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "BodyLength",
+          "Body",
+          "IsPrivate",
+          "Description",
+          "IsDeleted",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -4009,55 +4239,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate FROM Attachment"
               },
+              "required": false,
               "description": "A SOQL query FROM Attachment (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4070,29 +4300,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4270,6 +4500,60 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "AccountId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "City": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "ContactId": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Country": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Division": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "EmployeeNumber": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "PostalCode": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "State": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "Street": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -4285,7 +4569,33 @@ export const definition: ConnectorDefinition = {
           "UserType",
           "ProfileId",
           "CreatedDate",
-          "LastModifiedDate"
+          "LastModifiedDate",
+          "attributes",
+          "FirstName",
+          "LastName",
+          "Alias",
+          "CommunityNickname",
+          "CompanyName",
+          "Phone",
+          "MobilePhone",
+          "UserRoleId",
+          "ManagerId",
+          "TimeZoneSidKey",
+          "LocaleSidKey",
+          "LanguageLocaleKey",
+          "LastLoginDate",
+          "CreatedById",
+          "LastModifiedById",
+          "SystemModstamp",
+          "AccountId",
+          "City",
+          "ContactId",
+          "Country",
+          "Division",
+          "EmployeeNumber",
+          "PostalCode",
+          "State",
+          "Street"
         ],
         "semantic": []
       },
@@ -4298,55 +4608,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, CreatedDate, LastModifiedDate FROM User"
+                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User"
               },
+              "required": false,
               "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4359,29 +4669,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4505,7 +4815,16 @@ export const definition: ConnectorDefinition = {
           "IsClosed",
           "IsWon",
           "ForecastCategoryName",
-          "DefaultProbability"
+          "DefaultProbability",
+          "attributes",
+          "ApiName",
+          "ForecastCategory",
+          "Description",
+          "CreatedById",
+          "CreatedDate",
+          "LastModifiedById",
+          "LastModifiedDate",
+          "SystemModstamp"
         ],
         "semantic": []
       },
@@ -4518,55 +4837,55 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate FROM OpportunityStage"
               },
+              "required": false,
               "description": "A SOQL query FROM OpportunityStage (select Id to identify the records). A LIMIT clause caps the total number of records.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4579,29 +4898,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "fields"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4816,7 +5135,37 @@ export const definition: ConnectorDefinition = {
         "fields": [
           "id",
           "name",
-          "url"
+          "url",
+          "describeUrl",
+          "instancesUrl",
+          "developerName",
+          "reportFormat",
+          "reportType",
+          "description",
+          "folderId",
+          "currency",
+          "detailColumns",
+          "aggregates",
+          "groupingsDown",
+          "groupingsAcross",
+          "reportFilters",
+          "reportBooleanFilter",
+          "standardDateFilter",
+          "standardFilters",
+          "scope",
+          "hasDetailRows",
+          "hasRecordCount",
+          "showGrandTotal",
+          "showSubtotals",
+          "sortBy",
+          "division",
+          "chart",
+          "buckets",
+          "crossFilters",
+          "customSummaryFormula",
+          "historicalSnapshotDates",
+          "topRows",
+          "userOrHierarchyFilterId"
         ],
         "semantic": []
       },
@@ -4827,8 +5176,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/analytics/reports",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4841,19 +5190,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[a-zA-Z0-9]{18}$"
               },
+              "required": true,
               "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "reportMetadata",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -4881,7 +5230,8 @@ export const definition: ConnectorDefinition = {
       "search": {
         "fields": [
           "Id",
-          "attributes.type"
+          "attributes.type",
+          "attributes"
         ],
         "semantic": []
       },
@@ -4894,54 +5244,54 @@ export const definition: ConnectorDefinition = {
           "params": {
             "q": {
               "in": "query",
-              "wire": "q",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "A SOQL query, e.g. SELECT Id, Name FROM Contact WHERE Email != null LIMIT 50.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "q"
             },
             "batchSize": {
               "in": "header",
-              "wire": "Sforce-Query-Options",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 200,
                 "maximum": 2000,
                 "default": 200
               },
+              "required": false,
               "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise.",
+              "wire": "Sforce-Query-Options",
               "sendDefault": true,
               "valueTemplate": "batchSize={value}"
             },
             "nextRecordsUrl": {
               "in": "query",
-              "wire": "nextRecordsUrl",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^/services/data/"
               },
+              "required": false,
               "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "nextRecordsUrl"
             }
           },
-          "result": "many",
           "recordsPath": "records",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_records_url",
-            "next_url": "body.nextRecordsUrl",
-            "url_param": "nextRecordsUrl",
-            "done": "body.done",
             "block": {
               "done": "body.done",
               "nextRecordsUrl": "body.nextRecordsUrl"
-            }
+            },
+            "next_url": "body.nextRecordsUrl",
+            "url_param": "nextRecordsUrl",
+            "done": "body.done"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

@@ -320,6 +320,7 @@ export interface SalesforceLeadsRecord {
   LastModifiedById: string | null;
   LastModifiedDate: string | null;
   SystemModstamp: string | null;
+  LastActivityDate: string | null;
 }
 
 /** List Lead records with a SOQL query (GET /query). Without q, a default query selecting the standard Lead fields is sent. */
@@ -378,6 +379,7 @@ export interface SalesforceOpportunitiesRecord {
   LastModifiedById: string | null;
   LastModifiedDate: string | null;
   SystemModstamp: string | null;
+  ContactId: string | null;
 }
 
 /** List Opportunity records with a SOQL query (GET /query). Without q, a default query selecting the standard Opportunity fields is sent. */
@@ -433,6 +435,7 @@ export interface SalesforceTasksRecord {
   LastModifiedById: string | null;
   LastModifiedDate: string | null;
   SystemModstamp: string | null;
+  CallDisposition: string | null;
 }
 
 /** List Task records with a SOQL query (GET /query). Without q, a default query selecting the standard Task fields is sent. */
@@ -793,6 +796,15 @@ export interface SalesforceUsersRecord {
   LastModifiedById: string | null;
   LastModifiedDate: string | null;
   SystemModstamp: string | null;
+  AccountId: string | null;
+  City: string | null;
+  ContactId: string | null;
+  Country: string | null;
+  Division: string | null;
+  EmployeeNumber: string | null;
+  PostalCode: string | null;
+  State: string | null;
+  Street: string | null;
 }
 
 /** List User records with a SOQL query (GET /query). Without q, a default query selecting the standard User fields is sent. */

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "sentry",
   "displayName": "Sentry",
-  "definitionId": "9e311efd-a846-4cd4-b29d-da5c7d244b93",
+  "definitionId": "cdaf146a-9b75-49fd-9dd2-9d64a0bb4781",
   "iconUrl": "https://sentry.io/_assets/favicon.ico",
   "supportLevel": "certified",
   "category": "error tracking",
@@ -75,21 +75,23 @@ export const definition: ConnectorDefinition = {
       "url": "https://github.com/getsentry/sentry-api-schema"
     }
   ],
-  "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",
-  "baseUrl": "https://{{config.host}}/api/0",
   "config": {
     "host": {
       "description": "Host name of the Sentry instance: sentry.io (default), a data-residency host such as de.sentry.io, or the host of a self-hosted Sentry (sentry.example.com). A host name only: no scheme, port, path or user info.",
       "pattern": "^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
       "default": "sentry.io",
-      "example": "sentry.example.com",
-      "required": true
+      "required": true,
+      "example": "sentry.example.com"
     }
   },
+  "baseUrl": "https://{{config.host}}/api/0",
   "headers": {},
   "auth": [
     {
       "optionTitle": "Auth Token",
+      "titleAliases": [
+        "Authentication Token"
+      ],
       "description": "A Sentry auth token (an organization token from Settings > Developer Settings > Organization Tokens, a personal token from User Settings > Personal Tokens, or an internal integration token) with read scopes (org:read, project:read, event:read, team:read, project:releases). Sent as \"Authorization: Bearer <token>\".",
       "fields": {
         "auth_token": {
@@ -105,6 +107,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",
   "entities": {
     "organizations": {
       "name": "organizations",
@@ -234,7 +237,22 @@ export const definition: ConnectorDefinition = {
           "status.id",
           "dateCreated",
           "links.organizationUrl",
-          "links.regionUrl"
+          "links.regionUrl",
+          "status",
+          "isEarlyAdopter",
+          "require2FA",
+          "avatar",
+          "links",
+          "features",
+          "access",
+          "hasAuthProvider",
+          "allowMemberInvite",
+          "allowMemberProjectCreation",
+          "allowSuperuserAccess",
+          "onboardingTasks",
+          "extraOptions",
+          "teams",
+          "projects"
         ],
         "semantic": []
       },
@@ -247,28 +265,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "owner": {
               "in": "query",
-              "wire": "owner",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "true restricts the list to organizations the user owns.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "owner"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Search query, e.g. \"slug:acme\" or \"status:active\".",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "sortBy": {
               "in": "query",
-              "wire": "sortBy",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -277,34 +293,36 @@ export const definition: ConnectorDefinition = {
                   "events"
                 ]
               },
+              "required": false,
               "description": "Sort by number of members, projects or events in the last 24 hours (default by creation date).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sortBy"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -317,19 +335,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "detailed": {
               "in": "query",
-              "wire": "detailed",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -337,12 +353,14 @@ export const definition: ConnectorDefinition = {
                   "1"
                 ]
               },
+              "required": false,
               "description": "\"0\" returns the organization without its projects and teams.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "detailed"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -685,7 +703,50 @@ export const definition: ConnectorDefinition = {
           "isMember",
           "hasAccess",
           "team.slug",
-          "teams"
+          "teams",
+          "isBookmarked",
+          "features",
+          "firstTransactionEvent",
+          "access",
+          "hasMinifiedStackTrace",
+          "hasMonitors",
+          "hasProfiles",
+          "hasReplays",
+          "hasFeedbacks",
+          "hasNewFeedbacks",
+          "hasSessions",
+          "hasCustomMetrics",
+          "isInternal",
+          "isPublic",
+          "avatar",
+          "color",
+          "environments",
+          "latestDeploys",
+          "latestRelease",
+          "team",
+          "organization",
+          "options",
+          "plugins",
+          "platforms",
+          "processingIssues",
+          "defaultEnvironment",
+          "subjectPrefix",
+          "subjectTemplate",
+          "digestsMinDelay",
+          "digestsMaxDelay",
+          "resolveAge",
+          "allowedDomains",
+          "scrapeJavaScript",
+          "verifySSL",
+          "dataScrubber",
+          "dataScrubberDefaults",
+          "safeFields",
+          "sensitiveFields",
+          "scrubIPAddresses",
+          "storeCrashReports",
+          "groupingConfig",
+          "fingerprintingRules",
+          "groupingEnhancements"
         ],
         "fanOut": {
           "entity": "organizations",
@@ -703,40 +764,40 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -749,29 +810,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "project_slug": {
               "in": "path",
-              "wire": "project_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the project (projects list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_slug"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -784,29 +845,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "project_slug": {
               "in": "path",
-              "wire": "project_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the project (projects list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_slug"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1093,7 +1154,37 @@ export const definition: ConnectorDefinition = {
           "count",
           "userCount",
           "firstSeen",
-          "lastSeen"
+          "lastSeen",
+          "permalink",
+          "logger",
+          "statusDetails",
+          "isPublic",
+          "platform",
+          "project",
+          "type",
+          "metadata",
+          "numComments",
+          "assignedTo",
+          "isBookmarked",
+          "isSubscribed",
+          "subscriptionDetails",
+          "hasSeen",
+          "annotations",
+          "issueType",
+          "priorityLockedAt",
+          "isUnhandled",
+          "stats",
+          "shareId",
+          "activity",
+          "firstRelease",
+          "lastRelease",
+          "participants",
+          "pluginActions",
+          "pluginContexts",
+          "pluginIssues",
+          "seenBy",
+          "tags",
+          "userReportCount"
         ],
         "fanOut": {
           "entity": "projects",
@@ -1111,41 +1202,39 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "project_slug": {
               "in": "path",
-              "wire": "project_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the project (projects list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "project_slug"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "is:unresolved"
               },
+              "required": false,
               "description": "Sentry structured search query. When omitted Sentry applies is:unresolved itself (nothing is sent); an empty string is sent as query= and returns issues of every status.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "statsPeriod": {
               "in": "query",
-              "wire": "statsPeriod",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1155,13 +1244,13 @@ export const definition: ConnectorDefinition = {
                 ],
                 "default": "24h"
               },
+              "required": false,
               "description": "Timeline stats to include, \"24h\" (Sentry's default) or \"14d\"; \"\" disables them.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "statsPeriod"
             },
             "shortIdLookup": {
               "in": "query",
-              "wire": "shortIdLookup",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -1169,34 +1258,36 @@ export const definition: ConnectorDefinition = {
                   "1"
                 ]
               },
+              "required": false,
               "description": "\"1\" also looks the query up as a short ID (e.g. PUMP-STATION-1), which may return an issue of another project.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "shortIdLookup"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1209,29 +1300,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Numeric ID of the issue (the id field of issues, not the shortId).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1430,7 +1521,26 @@ export const definition: ConnectorDefinition = {
           "dateCreated",
           "culprit",
           "location",
-          "user.email"
+          "user.email",
+          "type",
+          "dateReceived",
+          "crashFile",
+          "tags",
+          "user",
+          "metadata",
+          "entries",
+          "contexts",
+          "context",
+          "sdk",
+          "errors",
+          "fingerprints",
+          "size",
+          "release",
+          "dist",
+          "packages",
+          "nextEventID",
+          "previousEventID",
+          "userReport"
         ],
         "fanOut": {
           "entity": "issues",
@@ -1448,125 +1558,125 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Numeric ID of the issue (the id field of issues, not the shortId).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "start": {
               "in": "query",
-              "wire": "start",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Start of the period (ISO 8601), with end.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start"
             },
             "end": {
               "in": "query",
-              "wire": "end",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "End of the period (ISO 8601), with start.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end"
             },
             "statsPeriod": {
               "in": "query",
-              "wire": "statsPeriod",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+[smhdw]$"
               },
+              "required": false,
               "description": "Period up to now, a number followed by s, m, h, d or w (e.g. 24h); overrides start and end.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "statsPeriod"
             },
             "environment": {
               "in": "query",
-              "wire": "environment",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Environment names to filter by (the key is repeated).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "environment"
             },
             "full": {
               "in": "query",
-              "wire": "full",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "true includes the full event body (stack trace, entries) in each event.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "full"
             },
             "sample": {
               "in": "query",
-              "wire": "sample",
-              "required": false,
               "schema": {
                 "type": "boolean"
               },
+              "required": false,
               "description": "true returns the events in a deterministic pseudo-random order.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "sample"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Event search query, e.g. \"transaction:foo AND release:abc\".",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1579,53 +1689,53 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "issue_id": {
               "in": "path",
-              "wire": "issue_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Numeric ID of the issue (the id field of issues, not the shortId).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "issue_id"
             },
             "event_id": {
               "in": "path",
-              "wire": "event_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^([0-9a-fA-F]{32}|latest|oldest|recommended)$"
               },
+              "required": true,
               "description": "32-character hexadecimal event ID, or latest, oldest or recommended.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "event_id"
             },
             "environment": {
               "in": "query",
-              "wire": "environment",
-              "required": false,
               "schema": {
                 "type": "array",
                 "items": {
                   "type": "string"
                 }
               },
+              "required": false,
               "description": "Environment names (for latest, oldest and recommended).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "environment"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1783,7 +1893,17 @@ export const definition: ConnectorDefinition = {
           "deployCount",
           "projects",
           "firstEvent",
-          "lastEvent"
+          "lastEvent",
+          "versionInfo",
+          "url",
+          "data",
+          "owner",
+          "lastCommit",
+          "lastDeploy",
+          "authors",
+          "currentProjectMeta",
+          "status",
+          "userAgent"
         ],
         "fanOut": {
           "entity": "organizations",
@@ -1801,50 +1921,50 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string"
               },
+              "required": false,
               "description": "Keeps releases whose version starts with this text.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "query"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1857,29 +1977,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "version": {
               "in": "path",
-              "wire": "version",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Version identifier of the release (the version field).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "version"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1989,7 +2109,16 @@ export const definition: ConnectorDefinition = {
           "name",
           "dateCreated",
           "isMember",
-          "memberCount"
+          "memberCount",
+          "teamRole",
+          "flags",
+          "access",
+          "hasAccess",
+          "isPending",
+          "avatar",
+          "projects",
+          "externalTeams",
+          "organization"
         ],
         "fanOut": {
           "entity": "organizations",
@@ -2007,19 +2136,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "detailed": {
               "in": "query",
-              "wire": "detailed",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2027,34 +2154,36 @@ export const definition: ConnectorDefinition = {
                   "1"
                 ]
               },
+              "required": false,
               "description": "\"0\" returns the teams without their projects.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "detailed"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params).",
-              "sendDefault": false
-            }
-          },
-          "result": "many",
-          "pagination": {
-            "rel": "next",
-            "style": "link_header",
-            "cursor_param": "cursor",
-            "require_attributes": {
-              "results": "true"
-            },
-            "block": {
-              "next": "next.cursor"
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
           "guards": [],
+          "result": "many",
+          "pagination": {
+            "style": "link_header",
+            "block": {
+              "next": "next.cursor"
+            },
+            "rel": "next",
+            "cursor_param": "cursor",
+            "require_attributes": {
+              "results": "true"
+            }
+          },
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2067,30 +2196,28 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_slug": {
               "in": "path",
-              "wire": "organization_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the organization (organizations list gives slug).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_slug"
             },
             "team_slug": {
               "in": "path",
-              "wire": "team_slug",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID or slug of the team.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "team_slug"
             },
             "expand": {
               "in": "query",
-              "wire": "expand",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
@@ -2098,25 +2225,27 @@ export const definition: ConnectorDefinition = {
                   "externalTeams"
                 ]
               },
+              "required": false,
               "description": "Opt in to additional data (projects or externalTeams).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "expand"
             },
             "collapse": {
               "in": "query",
-              "wire": "collapse",
-              "required": false,
               "schema": {
                 "type": "string",
                 "enum": [
                   "organization"
                 ]
               },
+              "required": false,
               "description": "Opt out of the organization object.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "collapse"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

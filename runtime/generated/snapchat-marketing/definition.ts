@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "snapchat-marketing",
   "displayName": "Snapchat Marketing",
-  "definitionId": "30f0e653-458f-4b2c-9d36-093392a33a6c",
+  "definitionId": "200330b2-ea62-4d11-ac6d-cfe3e3f8ab2b",
   "iconUrl": "https://businesshelp.snapchat.com/favicon.ico",
   "supportLevel": "certified",
   "category": "social advertising (organization hierarchy)",
@@ -55,9 +55,8 @@ export const definition: ConnectorDefinition = {
       "url": "https://developers.snap.com/api/marketing-api/Ads-API/customer-lists"
     }
   ],
-  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
-  "baseUrl": "https://adsapi.snapchat.com/v1",
   "config": {},
+  "baseUrl": "https://adsapi.snapchat.com/v1",
   "headers": {},
   "auth": [
     {
@@ -96,6 +95,7 @@ export const definition: ConnectorDefinition = {
       "keep": []
     }
   ],
+  "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",
   "entities": {
     "organizations": {
       "name": "organizations",
@@ -244,6 +244,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "createdByCaller": {
+            "type": [
+              "boolean",
+              "null"
+            ]
           }
         }
       },
@@ -257,7 +263,23 @@ export const definition: ConnectorDefinition = {
           "locality",
           "my_display_name",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "address_line_1",
+          "administrative_district_level_1",
+          "postal_code",
+          "contact_name",
+          "contact_email",
+          "contact_phone",
+          "contact_phone_optin",
+          "accepted_term_version",
+          "configuration_settings",
+          "my_invited_email",
+          "my_member_id",
+          "roles",
+          "is_agency",
+          "demand_source",
+          "verification_request_id",
+          "createdByCaller"
         ],
         "semantic": []
       },
@@ -268,9 +290,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/me/organizations",
           "params": {},
-          "result": "many",
           "recordsPath": "organizations",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -283,19 +305,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "organizations.0.organization",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -439,7 +461,17 @@ export const definition: ConnectorDefinition = {
           "currency",
           "timezone",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "advertiser_organization_id",
+          "funding_source_ids",
+          "billing_type",
+          "billing_center_id",
+          "agency_representing_client",
+          "client_paying_invoices",
+          "lifetime_spend_cap_micro",
+          "regulations",
+          "test",
+          "delivery_status"
         ],
         "fanOut": {
           "entity": "organizations",
@@ -457,49 +489,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "organization_id": {
               "in": "path",
-              "wire": "organization_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Organization ID (from organizations list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "organization_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "adaccounts",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -512,19 +544,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adaccounts.0.adaccount",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -651,7 +683,13 @@ export const definition: ConnectorDefinition = {
           "daily_budget_micro",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "objective_v2_properties",
+          "lifetime_spend_cap_micro",
+          "buy_model",
+          "measurement_spec",
+          "regulations",
+          "creation_state"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -669,49 +707,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "campaigns",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -724,19 +762,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "campaigns.0.campaign",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -914,6 +952,24 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "delivery_properties_version": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "event_sources": {
+            "type": [
+              "object",
+              "null"
+            ]
+          },
+          "skadnetwork_properties": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -931,7 +987,25 @@ export const definition: ConnectorDefinition = {
           "end_time",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "targeting",
+          "targeting_reach_status",
+          "placement",
+          "placement_v2",
+          "billing_event",
+          "bid_micro",
+          "auto_bid",
+          "target_bid",
+          "lifetime_budget_micro",
+          "conversion_window",
+          "delivery_constraint",
+          "pacing_type",
+          "child_ad_type",
+          "forced_view_setting",
+          "creation_state",
+          "delivery_properties_version",
+          "event_sources",
+          "skadnetwork_properties"
         ],
         "fanOut": {
           "entity": "campaigns",
@@ -949,49 +1023,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "campaign_id": {
               "in": "path",
-              "wire": "campaign_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Campaign ID (from campaigns list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "campaign_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "adsquads",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1004,19 +1078,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "adsquads.0.adsquad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1118,7 +1192,10 @@ export const definition: ConnectorDefinition = {
           "review_status",
           "delivery_status",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "render_type",
+          "review_status_reasons",
+          "paying_advertiser_name"
         ],
         "fanOut": {
           "entity": "adsquads",
@@ -1136,49 +1213,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_squad_id": {
               "in": "path",
-              "wire": "ad_squad_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad squad ID (from adsquads list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_squad_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "ads",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1191,19 +1268,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "ads.0.ad",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1351,6 +1428,12 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "ad_to_place_properties": {
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       },
@@ -1366,7 +1449,20 @@ export const definition: ConnectorDefinition = {
           "review_status",
           "top_snap_media_id",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "packaging_status",
+          "review_status_details",
+          "shareable",
+          "forced_view_eligibility",
+          "render_type",
+          "top_snap_crop_position",
+          "ad_product",
+          "web_view_properties",
+          "app_install_properties",
+          "deep_link_properties",
+          "preview_properties",
+          "profile_properties",
+          "ad_to_place_properties"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -1384,49 +1480,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "creatives",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1439,19 +1535,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "creatives.0.creative",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1582,7 +1678,16 @@ export const definition: ConnectorDefinition = {
           "file_name",
           "media_usages",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "download_link",
+          "duration_in_seconds",
+          "file_size_in_bytes",
+          "image_metadata",
+          "video_metadata",
+          "lens_package_metadata",
+          "is_demo_media",
+          "hash",
+          "visibility"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -1600,49 +1705,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "media",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1655,19 +1760,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "media.0.media",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1775,7 +1880,11 @@ export const definition: ConnectorDefinition = {
           "targetable_status",
           "approximate_number_users",
           "created_at",
-          "updated_at"
+          "updated_at",
+          "organization_id",
+          "retention_in_days",
+          "upload_status",
+          "visible_to"
         ],
         "fanOut": {
           "entity": "adaccounts",
@@ -1793,49 +1902,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ad_account_id": {
               "in": "path",
-              "wire": "ad_account_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "Ad account ID (from adaccounts list).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "ad_account_id"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 50,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 50 to 1000.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "limit"
             },
             "cursor": {
               "in": "query",
-              "wire": "cursor",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": false,
               "description": "Pagination cursor from paging.next_link (normally taken from next_params).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "cursor"
             }
           },
-          "result": "many",
           "recordsPath": "segments",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.paging.next_link",
             "block": {
               "next_link": "body.paging.next_link"
-            }
+            },
+            "next_url": "body.paging.next_link"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1848,19 +1957,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "id": {
               "in": "path",
-              "wire": "id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1
               },
+              "required": true,
               "description": "ID of the record.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "id"
             }
           },
-          "result": "one",
           "recordPath": "segments.0.segment",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "snapchat-marketing",
   "title": "Snapchat Marketing connector",
   "summary": "Snapchat Marketing API (Ads API v1): read the organizations of the user and, down the hierarchy, their ad accounts, campaigns, ad squads and ads, plus the creatives, media and audience segments of an ad account. Lists page with Snapchat's paging.next_link. Authenticates with an OAuth2 refresh token of a Snap Business Manager OAuth app.",
-  "version": "050145f99fba",
+  "version": "52857f0d8479",
   "tags": [
     "snapchat-marketing",
     "social advertising (organization hierarchy)"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Snapchat Marketing connector",
       "summary": "Snapchat Marketing API (Ads API v1): read the organizations of the user and, down the hierarchy, their ad accounts, campaigns, ad squads and ads, plus the creatives, media and audience segments of an ad account. Lists page with Snapchat's paging.next_link. Authenticates with an OAuth2 refresh token of a Snap Business Manager OAuth app.",
-      "markdown": "# Snapchat Marketing\n\nSnapchat Marketing API (Ads API v1): read the organizations of the user and, down the hierarchy, their ad accounts, campaigns, ad squads and ads, plus the creatives, media and audience segments of an ad account. Lists page with Snapchat's paging.next_link. Authenticates with an OAuth2 refresh token of a Snap Business Manager OAuth app.\n\n- Connector type: `snapchat-marketing`\n- Category: social advertising (organization hierarchy)\n- Definition ID: `30f0e653-458f-4b2c-9d36-093392a33a6c`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('snapchat-marketing', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nThe hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| organizations | list, get | Organizations (brands, partners or agencies) the user belongs to. |\n| adaccounts | list, get | Ad accounts of an organization; each holds campaigns, creatives, media and segments. |\n| campaigns | list, get | Campaigns of an ad account (a business objective organizing ad squads). |\n| adsquads | list, get | Ad squads of a campaign (targeting, budget, bid, schedule and placement for a set of ads). |\n| ads | list, get | Ads of an ad squad (each delivers one creative). |\n| creatives | list, get | Creatives of an ad account (media plus headline, brand name and call to action, usable by many ads). |\n| media | list, get | Media (videos, images, lens packages) of an ad account, used to build creatives. |\n| segments | list, get | Audience segments (customer lists, lookalikes, pixel and engagement audiences) of an ad account. |\n\n## Vendor documentation\n\n- [Snapchat Marketing API - Introduction](https://developers.snap.com/api/marketing-api/Ads-API/introduction)\n- [Authentication (OAuth2, refresh token at accounts.snapchat.com)](https://developers.snap.com/api/marketing-api/Ads-API/authentication)\n- [API Patterns (get many / get one, pagination with limit 50-1000 and paging.next_link)](https://developers.snap.com/api/marketing-api/Ads-API/api-patterns)\n- [Organizations](https://developers.snap.com/api/marketing-api/Ads-API/organizations)\n- [Ad Accounts](https://developers.snap.com/api/marketing-api/Ads-API/ad-accounts)\n- [Campaigns](https://developers.snap.com/api/marketing-api/Ads-API/campaigns)\n- [Ad Squads](https://developers.snap.com/api/marketing-api/Ads-API/ad-squads)\n- [Ads](https://developers.snap.com/api/marketing-api/Ads-API/ads)\n- [Creatives](https://developers.snap.com/api/marketing-api/Ads-API/creatives)\n- [Media](https://developers.snap.com/api/marketing-api/Ads-API/media)\n- [Customer Lists (audience segments)](https://developers.snap.com/api/marketing-api/Ads-API/customer-lists)\n",
+      "markdown": "# Snapchat Marketing\n\nSnapchat Marketing API (Ads API v1): read the organizations of the user and, down the hierarchy, their ad accounts, campaigns, ad squads and ads, plus the creatives, media and audience segments of an ad account. Lists page with Snapchat's paging.next_link. Authenticates with an OAuth2 refresh token of a Snap Business Manager OAuth app.\n\n- Connector type: `snapchat-marketing`\n- Category: social advertising (organization hierarchy)\n- Definition ID: `200330b2-ea62-4d11-ac6d-cfe3e3f8ab2b`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('snapchat-marketing', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nThe hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record: a list item is {sub_request_status, <entity>: {...}} (e.g. {sub_request_status, campaign: {...}}), so list data holds these wrappers with the record under the singular key, while get returns the record itself. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| organizations | list, get | Organizations (brands, partners or agencies) the user belongs to. |\n| adaccounts | list, get | Ad accounts of an organization; each holds campaigns, creatives, media and segments. |\n| campaigns | list, get | Campaigns of an ad account (a business objective organizing ad squads). |\n| adsquads | list, get | Ad squads of a campaign (targeting, budget, bid, schedule and placement for a set of ads). |\n| ads | list, get | Ads of an ad squad (each delivers one creative). |\n| creatives | list, get | Creatives of an ad account (media plus headline, brand name and call to action, usable by many ads). |\n| media | list, get | Media (videos, images, lens packages) of an ad account, used to build creatives. |\n| segments | list, get | Audience segments (customer lists, lookalikes, pixel and engagement audiences) of an ad account. |\n\n## Vendor documentation\n\n- [Snapchat Marketing API - Introduction](https://developers.snap.com/api/marketing-api/Ads-API/introduction)\n- [Authentication (OAuth2, refresh token at accounts.snapchat.com)](https://developers.snap.com/api/marketing-api/Ads-API/authentication)\n- [API Patterns (get many / get one, pagination with limit 50-1000 and paging.next_link)](https://developers.snap.com/api/marketing-api/Ads-API/api-patterns)\n- [Organizations](https://developers.snap.com/api/marketing-api/Ads-API/organizations)\n- [Ad Accounts](https://developers.snap.com/api/marketing-api/Ads-API/ad-accounts)\n- [Campaigns](https://developers.snap.com/api/marketing-api/Ads-API/campaigns)\n- [Ad Squads](https://developers.snap.com/api/marketing-api/Ads-API/ad-squads)\n- [Ads](https://developers.snap.com/api/marketing-api/Ads-API/ads)\n- [Creatives](https://developers.snap.com/api/marketing-api/Ads-API/creatives)\n- [Media](https://developers.snap.com/api/marketing-api/Ads-API/media)\n- [Customer Lists (audience segments)](https://developers.snap.com/api/marketing-api/Ads-API/customer-lists)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `snapchat-marketing`",
             "Category: social advertising (organization hierarchy)",
-            "Definition ID: `30f0e653-458f-4b2c-9d36-093392a33a6c`"
+            "Definition ID: `200330b2-ea62-4d11-ac6d-cfe3e3f8ab2b`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('snapchat-marketing', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('snapchat-marketing', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -190,7 +190,7 @@ export const skillDocs: SkillDocs = {
       "id": "organizations.list",
       "title": "organizations.list",
       "summary": "List the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.",
-      "markdown": "# organizations.list\n\nList the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.\n\n`GET /me/organizations` returns a list of organizations records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# organizations.list\n\nList the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}.\n\n`GET /me/organizations` returns a list of organizations records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `createdByCaller` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -211,8 +211,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -245,7 +260,8 @@ export const skillDocs: SkillDocs = {
             "`demand_source` (string or null)",
             "`verification_request_id` (string or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`createdByCaller` (boolean or null)"
           ]
         },
         {
@@ -264,7 +280,7 @@ export const skillDocs: SkillDocs = {
       "id": "organizations.get",
       "title": "organizations.get",
       "summary": "Retrieve an organization (GET /v1/organizations/{id}); returns the organization object.",
-      "markdown": "# organizations.get\n\nRetrieve an organization (GET /v1/organizations/{id}); returns the organization object.\n\n`GET /organizations/{id}` returns one organizations record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# organizations.get\n\nRetrieve an organization (GET /v1/organizations/{id}); returns the organization object.\n\n`GET /organizations/{id}` returns one organizations record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `state` (string or null)\n- `address_line_1` (string or null)\n- `locality` (string or null)\n- `administrative_district_level_1` (string or null)\n- `country` (string or null)\n- `postal_code` (string or null)\n- `contact_name` (string or null)\n- `contact_email` (string or null)\n- `contact_phone` (string or null)\n- `contact_phone_optin` (boolean or null)\n- `accepted_term_version` (string or null)\n- `configuration_settings` (object or null)\n- `my_display_name` (string or null)\n- `my_invited_email` (string or null)\n- `my_member_id` (string or null)\n- `roles` (array or null)\n- `is_agency` (boolean or null)\n- `demand_source` (string or null)\n- `verification_request_id` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `createdByCaller` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"organizations\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -334,7 +350,8 @@ export const skillDocs: SkillDocs = {
             "`demand_source` (string or null)",
             "`verification_request_id` (string or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`createdByCaller` (boolean or null)"
           ]
         },
         {
@@ -733,7 +750,7 @@ export const skillDocs: SkillDocs = {
       "id": "adsquads.list",
       "title": "adsquads.list",
       "summary": "List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.",
-      "markdown": "# adsquads.list\n\nList the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.\n\n`GET /campaigns/{campaign_id}/adsquads` returns a list of adsquads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | string | yes | minLength 1 | Campaign ID (from campaigns list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": \"<campaign_id>\"\n  }\n}\n```\n",
+      "markdown": "# adsquads.list\n\nList the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}.\n\n`GET /campaigns/{campaign_id}/adsquads` returns a list of adsquads records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| campaign_id | string | yes | minLength 1 | Campaign ID (from campaigns list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `delivery_properties_version` (integer or null)\n- `event_sources` (object or null)\n- `skadnetwork_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"list\",\n  \"params\": {\n    \"campaign_id\": \"<campaign_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -830,7 +847,10 @@ export const skillDocs: SkillDocs = {
             "`creation_state` (string or null)",
             "`delivery_status` (array or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`delivery_properties_version` (integer or null)",
+            "`event_sources` (object or null)",
+            "`skadnetwork_properties` (object or null)"
           ]
         },
         {
@@ -849,7 +869,7 @@ export const skillDocs: SkillDocs = {
       "id": "adsquads.get",
       "title": "adsquads.get",
       "summary": "Retrieve an ad squad (GET /v1/adsquads/{id}); returns the ad squad object.",
-      "markdown": "# adsquads.get\n\nRetrieve an ad squad (GET /v1/adsquads/{id}); returns the ad squad object.\n\n`GET /adsquads/{id}` returns one adsquads record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# adsquads.get\n\nRetrieve an ad squad (GET /v1/adsquads/{id}); returns the ad squad object.\n\n`GET /adsquads/{id}` returns one adsquads record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `campaign_id` (string or null)\n- `status` (string or null)\n- `type` (string or null)\n- `targeting` (object or null)\n- `targeting_reach_status` (string or null)\n- `placement` (string or null)\n- `placement_v2` (object or null)\n- `billing_event` (string or null)\n- `bid_micro` (integer or null)\n- `auto_bid` (boolean or null)\n- `target_bid` (boolean or null)\n- `bid_strategy` (string or null)\n- `daily_budget_micro` (integer or null)\n- `lifetime_budget_micro` (integer or null)\n- `start_time` (string or null)\n- `end_time` (string or null)\n- `optimization_goal` (string or null)\n- `conversion_window` (string or null)\n- `delivery_constraint` (string or null)\n- `pacing_type` (string or null)\n- `child_ad_type` (string or null)\n- `forced_view_setting` (string or null)\n- `creation_state` (string or null)\n- `delivery_status` (array or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `delivery_properties_version` (integer or null)\n- `event_sources` (object or null)\n- `skadnetwork_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"adsquads\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -923,7 +943,10 @@ export const skillDocs: SkillDocs = {
             "`creation_state` (string or null)",
             "`delivery_status` (array or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`delivery_properties_version` (integer or null)",
+            "`event_sources` (object or null)",
+            "`skadnetwork_properties` (object or null)"
           ]
         },
         {
@@ -1121,7 +1144,7 @@ export const skillDocs: SkillDocs = {
       "id": "creatives.list",
       "title": "creatives.list",
       "summary": "List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.",
-      "markdown": "# creatives.list\n\nList the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.\n\n`GET /adaccounts/{ad_account_id}/creatives` returns a list of creatives records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | minLength 1 | Ad account ID (from adaccounts list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
+      "markdown": "# creatives.list\n\nList the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}.\n\n`GET /adaccounts/{ad_account_id}/creatives` returns a list of creatives records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| ad_account_id | string | yes | minLength 1 | Ad account ID (from adaccounts list). |\n| limit | integer | no | minimum 50; maximum 1000 | Records per page, 50 to 1000. |\n| cursor | string | no | minLength 1 | Pagination cursor from paging.next_link (normally taken from next_params). |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `ad_to_place_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"list\",\n  \"params\": {\n    \"ad_account_id\": \"<ad_account_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1213,7 +1236,8 @@ export const skillDocs: SkillDocs = {
             "`preview_properties` (object or null)",
             "`profile_properties` (object or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`ad_to_place_properties` (object or null)"
           ]
         },
         {
@@ -1232,7 +1256,7 @@ export const skillDocs: SkillDocs = {
       "id": "creatives.get",
       "title": "creatives.get",
       "summary": "Retrieve a creative (GET /v1/creatives/{id}); returns the creative object.",
-      "markdown": "# creatives.get\n\nRetrieve a creative (GET /v1/creatives/{id}); returns the creative object.\n\n`GET /creatives/{id}` returns one creatives record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
+      "markdown": "# creatives.get\n\nRetrieve a creative (GET /v1/creatives/{id}); returns the creative object.\n\n`GET /creatives/{id}` returns one creatives record.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| id | string | yes | minLength 1 | ID of the record. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `ad_account_id` (string or null)\n- `type` (string or null)\n- `packaging_status` (string or null)\n- `review_status` (string or null)\n- `review_status_details` (string or null)\n- `shareable` (boolean or null)\n- `forced_view_eligibility` (string or null)\n- `headline` (string or null)\n- `brand_name` (string or null)\n- `call_to_action` (string or null)\n- `render_type` (string or null)\n- `top_snap_media_id` (string or null)\n- `top_snap_crop_position` (string or null)\n- `ad_product` (string or null)\n- `web_view_properties` (object or null)\n- `app_install_properties` (object or null)\n- `deep_link_properties` (object or null)\n- `preview_properties` (object or null)\n- `profile_properties` (object or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `ad_to_place_properties` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"creatives\",\n  \"action\": \"get\",\n  \"params\": {\n    \"id\": \"<id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1301,7 +1325,8 @@ export const skillDocs: SkillDocs = {
             "`preview_properties` (object or null)",
             "`profile_properties` (object or null)",
             "`created_at` (string or null)",
-            "`updated_at` (string or null)"
+            "`updated_at` (string or null)",
+            "`ad_to_place_properties` (object or null)"
           ]
         },
         {

@@ -30,6 +30,7 @@ export interface SnapchatMarketingOrganizationsRecord {
   verification_request_id: string | null;
   created_at: string | null;
   updated_at: string | null;
+  createdByCaller: boolean | null;
 }
 
 /** List the organizations of the authenticated user (GET /v1/me/organizations). Each item is Snapchat's wrapper {sub_request_status, organization: {...}}. */
@@ -160,6 +161,9 @@ export interface SnapchatMarketingAdsquadsRecord {
   delivery_status: Array<unknown> | null;
   created_at: string | null;
   updated_at: string | null;
+  delivery_properties_version: number | null;
+  event_sources: Record<string, unknown> | null;
+  skadnetwork_properties: Record<string, unknown> | null;
 }
 
 /** List the ad squads of a campaign (GET /v1/campaigns/{campaign_id}/adsquads). Each item is {sub_request_status, adsquad: {...}}. */
@@ -246,6 +250,7 @@ export interface SnapchatMarketingCreativesRecord {
   profile_properties: Record<string, unknown> | null;
   created_at: string | null;
   updated_at: string | null;
+  ad_to_place_properties: Record<string, unknown> | null;
 }
 
 /** List the creatives of an ad account (GET /v1/adaccounts/{ad_account_id}/creatives). Each item is {sub_request_status, creative: {...}}. */

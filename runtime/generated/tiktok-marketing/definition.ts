@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "tiktok-marketing",
   "displayName": "TikTok Marketing",
-  "definitionId": "60a49fe7-12df-48a2-b00d-02c628c464cc",
+  "definitionId": "4bfac00d-ce15-44ff-95b9-9e3c3e8fbd35",
   "iconUrl": "https://www.tiktok.com/favicon.ico",
   "supportLevel": "certified",
   "category": "short-video advertising",
@@ -55,27 +55,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://business-api.tiktok.com/portal/docs?id=1740302848100353"
     }
   ],
-  "guidance": "Start with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.",
-  "baseUrl": "https://business-api.tiktok.com/open_api/v1.3",
   "config": {},
+  "baseUrl": "https://business-api.tiktok.com/open_api/v1.3",
   "headers": {},
-  "errorInBody": {
-    "path": "code",
-    "success": [
-      0
-    ],
-    "message": "message",
-    "auth_values": [
-      40104,
-      40105
-    ],
-    "rate_limit_values": [
-      40100
-    ]
-  },
   "auth": [
     {
       "optionTitle": "Access Token",
+      "titleAliases": [
+        "OAuth Access Token"
+      ],
       "description": "A long-lived access token of a TikTok for Business developer app, obtained when an advertiser authorizes the app (POST /oauth2/access_token/ with the auth_code). TikTok expects it in its own Access-Token header, not in Authorization.",
       "fields": {
         "access_token": {
@@ -91,6 +79,21 @@ export const definition: ConnectorDefinition = {
       "value": "{{credentials.access_token}}"
     }
   ],
+  "errorInBody": {
+    "path": "code",
+    "success": [
+      0
+    ],
+    "message": "message",
+    "auth_values": [
+      40104,
+      40105
+    ],
+    "rate_limit_values": [
+      40100
+    ]
+  },
+  "guidance": "Start with advertisers list (advertiser_ids is a JSON array of ID strings in a string, e.g. '[\"7012345678901234567\"]'); every other list takes one advertiser_id, except catalogs, which take the bc_id of a Business Center (the advertiser's owner_bc_id). Lists take page and page_size and return page_info {page, page_size, total_number, total_page}; merge next_params into the same params to get the next page. Reports take start_date and end_date (YYYY-MM-DD; at most 30 days apart for daily reports, the same day for hourly ones; lifetime reports take none) and an optional metrics JSON array; each row is {dimensions: {...}, metrics: {...}} with metric values as strings. TikTok answers errors with HTTP 200 and a non-zero code and a message in the body.",
   "entities": {
     "advertisers": {
       "name": "advertisers",
@@ -246,6 +249,42 @@ export const definition: ConnectorDefinition = {
               "null"
             ],
             "description": "Unix seconds."
+          },
+          "brand": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "license_city": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "license_province": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "promotion_area": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "promotion_center_city": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "promotion_center_province": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -261,7 +300,27 @@ export const definition: ConnectorDefinition = {
           "currency",
           "timezone",
           "owner_bc_id",
-          "create_time"
+          "create_time",
+          "rejection_reason",
+          "company_name_editable",
+          "address",
+          "advertiser_account_type",
+          "display_timezone",
+          "language",
+          "contacter",
+          "email",
+          "cellphone_number",
+          "telephone_number",
+          "license_no",
+          "license_url",
+          "description",
+          "balance",
+          "brand",
+          "license_city",
+          "license_province",
+          "promotion_area",
+          "promotion_center_city",
+          "promotion_center_province"
         ],
         "semantic": []
       },
@@ -274,42 +333,42 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_ids": {
               "in": "query",
-              "wire": "advertiser_ids",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$"
               },
+              "required": true,
               "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_ids"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -463,6 +522,18 @@ export const definition: ConnectorDefinition = {
               "string",
               "null"
             ]
+          },
+          "bid_type": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "split_test_variable": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },
@@ -477,7 +548,23 @@ export const definition: ConnectorDefinition = {
           "operation_status",
           "secondary_status",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "objective",
+          "campaign_type",
+          "app_promotion_type",
+          "budget_optimize_on",
+          "special_industries",
+          "optimization_goal",
+          "deep_bid_type",
+          "roas_bid",
+          "rf_campaign_type",
+          "campaign_product_source",
+          "catalog_enabled",
+          "is_new_structure",
+          "is_smart_performance_campaign",
+          "is_search_campaign",
+          "bid_type",
+          "split_test_variable"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -495,51 +582,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -782,7 +869,30 @@ export const definition: ConnectorDefinition = {
           "schedule_start_time",
           "schedule_end_time",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "placement_type",
+          "placements",
+          "promotion_type",
+          "optimization_event",
+          "billing_event",
+          "bid_type",
+          "bid_price",
+          "conversion_bid_price",
+          "budget_mode",
+          "schedule_type",
+          "pacing",
+          "location_ids",
+          "age_groups",
+          "gender",
+          "languages",
+          "audience_ids",
+          "excluded_audience_ids",
+          "interest_category_ids",
+          "operating_systems",
+          "pixel_id",
+          "frequency",
+          "frequency_schedule",
+          "is_new_structure"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -800,51 +910,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1062,7 +1172,27 @@ export const definition: ConnectorDefinition = {
           "operation_status",
           "secondary_status",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "ad_texts",
+          "campaign_name",
+          "adgroup_name",
+          "creative_type",
+          "call_to_action_id",
+          "landing_page_url",
+          "landing_page_urls",
+          "display_name",
+          "identity_id",
+          "identity_type",
+          "tiktok_item_id",
+          "video_id",
+          "image_ids",
+          "deeplink",
+          "tracking_pixel_id",
+          "click_tracking_url",
+          "impression_tracking_url",
+          "optimization_event",
+          "is_aco",
+          "is_new_structure"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1089,51 +1219,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1265,7 +1395,15 @@ export const definition: ConnectorDefinition = {
           "is_expiring",
           "owner_id",
           "create_time",
-          "expired_time"
+          "expired_time",
+          "audience_sub_type",
+          "calculate_type",
+          "is_creator",
+          "is_auto_refresh",
+          "rule",
+          "lookalike_spec",
+          "msg",
+          "error_msg"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1283,51 +1421,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1434,7 +1572,12 @@ export const definition: ConnectorDefinition = {
           "height",
           "displayable",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "size",
+          "signature",
+          "image_url",
+          "url",
+          "is_carousel_usable"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1452,51 +1595,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1628,7 +1771,15 @@ export const definition: ConnectorDefinition = {
           "height",
           "displayable",
           "create_time",
-          "modify_time"
+          "modify_time",
+          "size",
+          "bit_rate",
+          "signature",
+          "preview_url",
+          "preview_url_expire_time",
+          "video_cover_url",
+          "allow_download",
+          "allowed_placements"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1646,51 +1797,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1736,7 +1887,11 @@ export const definition: ConnectorDefinition = {
           "auth_info.ad_auth_status",
           "auth_info.auth_end_time",
           "user_info.identity_id",
-          "user_info.tiktok_name"
+          "user_info.tiktok_name",
+          "item_info",
+          "auth_info",
+          "video_info",
+          "user_info"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1754,51 +1909,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 50
               },
+              "required": false,
               "description": "Records per page, 1 to 50 (TikTok's default 20).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1869,7 +2024,9 @@ export const definition: ConnectorDefinition = {
           "catalog_conf.region_code",
           "catalog_conf.currency",
           "create_time",
-          "update_time"
+          "update_time",
+          "bc_info",
+          "catalog_conf"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -1887,51 +2044,51 @@ export const definition: ConnectorDefinition = {
           "params": {
             "bc_id": {
               "in": "query",
-              "wire": "bc_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Business Center ID (an advertiser's owner_bc_id, or /bc/get/ in TikTok).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "bc_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100
               },
+              "required": false,
               "description": "Records per page, 1 to 100.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1966,8 +2123,74 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics",
+          "advertiser_id",
+          "app_install",
+          "average_video_play",
+          "average_video_play_per_user",
+          "cash_spend",
+          "clicks",
+          "clicks_on_music_disc",
+          "comments",
+          "cost_per_1000_reached",
+          "cpc",
+          "cpm",
+          "ctr",
+          "follows",
+          "frequency",
+          "impressions",
+          "likes",
+          "profile_visits",
+          "reach",
+          "real_time_app_install",
+          "real_time_app_install_cost",
+          "shares",
+          "spend",
+          "stat_time_day",
+          "video_play_actions",
+          "video_views_p100",
+          "video_views_p25",
+          "video_views_p50",
+          "video_views_p75",
+          "video_watched_2s",
+          "video_watched_6s",
+          "voucher_spend"
         ],
+        "derived": {
+          "advertiser_id": "record.dimensions.advertiser_id",
+          "app_install": "record.metrics.app_install",
+          "average_video_play": "record.metrics.average_video_play",
+          "average_video_play_per_user": "record.metrics.average_video_play_per_user",
+          "cash_spend": "record.metrics.cash_spend",
+          "clicks": "record.metrics.clicks",
+          "clicks_on_music_disc": "record.metrics.clicks_on_music_disc",
+          "comments": "record.metrics.comments",
+          "cost_per_1000_reached": "record.metrics.cost_per_1000_reached",
+          "cpc": "record.metrics.cpc",
+          "cpm": "record.metrics.cpm",
+          "ctr": "record.metrics.ctr",
+          "follows": "record.metrics.follows",
+          "frequency": "record.metrics.frequency",
+          "impressions": "record.metrics.impressions",
+          "likes": "record.metrics.likes",
+          "profile_visits": "record.metrics.profile_visits",
+          "reach": "record.metrics.reach",
+          "real_time_app_install": "record.metrics.real_time_app_install",
+          "real_time_app_install_cost": "record.metrics.real_time_app_install_cost",
+          "shares": "record.metrics.shares",
+          "spend": "record.metrics.spend",
+          "stat_time_day": "record.dimensions.stat_time_day",
+          "video_play_actions": "record.metrics.video_play_actions",
+          "video_views_p100": "record.metrics.video_views_p100",
+          "video_views_p25": "record.metrics.video_views_p25",
+          "video_views_p50": "record.metrics.video_views_p50",
+          "video_views_p75": "record.metrics.video_views_p75",
+          "video_watched_2s": "record.metrics.video_watched_2s",
+          "video_watched_6s": "record.metrics.video_watched_6s",
+          "voucher_spend": "record.metrics.voucher_spend"
+        },
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
@@ -1984,71 +2207,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"spend\",\"cash_spend\",\"voucher_spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2059,18 +2282,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2106,8 +2329,72 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics",
+          "app_install",
+          "average_video_play",
+          "average_video_play_per_user",
+          "campaign_id",
+          "campaign_name",
+          "clicks",
+          "clicks_on_music_disc",
+          "comments",
+          "cost_per_1000_reached",
+          "cpc",
+          "cpm",
+          "ctr",
+          "follows",
+          "frequency",
+          "impressions",
+          "likes",
+          "profile_visits",
+          "reach",
+          "real_time_app_install",
+          "real_time_app_install_cost",
+          "shares",
+          "spend",
+          "stat_time_day",
+          "video_play_actions",
+          "video_views_p100",
+          "video_views_p25",
+          "video_views_p50",
+          "video_views_p75",
+          "video_watched_2s",
+          "video_watched_6s"
         ],
+        "derived": {
+          "app_install": "record.metrics.app_install",
+          "average_video_play": "record.metrics.average_video_play",
+          "average_video_play_per_user": "record.metrics.average_video_play_per_user",
+          "campaign_id": "record.dimensions.campaign_id",
+          "campaign_name": "record.metrics.campaign_name",
+          "clicks": "record.metrics.clicks",
+          "clicks_on_music_disc": "record.metrics.clicks_on_music_disc",
+          "comments": "record.metrics.comments",
+          "cost_per_1000_reached": "record.metrics.cost_per_1000_reached",
+          "cpc": "record.metrics.cpc",
+          "cpm": "record.metrics.cpm",
+          "ctr": "record.metrics.ctr",
+          "follows": "record.metrics.follows",
+          "frequency": "record.metrics.frequency",
+          "impressions": "record.metrics.impressions",
+          "likes": "record.metrics.likes",
+          "profile_visits": "record.metrics.profile_visits",
+          "reach": "record.metrics.reach",
+          "real_time_app_install": "record.metrics.real_time_app_install",
+          "real_time_app_install_cost": "record.metrics.real_time_app_install_cost",
+          "shares": "record.metrics.shares",
+          "spend": "record.metrics.spend",
+          "stat_time_day": "record.dimensions.stat_time_day",
+          "video_play_actions": "record.metrics.video_play_actions",
+          "video_views_p100": "record.metrics.video_views_p100",
+          "video_views_p25": "record.metrics.video_views_p25",
+          "video_views_p50": "record.metrics.video_views_p50",
+          "video_views_p75": "record.metrics.video_views_p75",
+          "video_watched_2s": "record.metrics.video_watched_2s",
+          "video_watched_6s": "record.metrics.video_watched_6s"
+        },
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
@@ -2124,71 +2411,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2199,18 +2486,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2247,8 +2534,108 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics",
+          "adgroup_id",
+          "adgroup_name",
+          "app_install",
+          "average_video_play",
+          "average_video_play_per_user",
+          "campaign_id",
+          "campaign_name",
+          "clicks",
+          "clicks_on_music_disc",
+          "comments",
+          "conversion",
+          "conversion_rate",
+          "cost_per_1000_reached",
+          "cost_per_conversion",
+          "cost_per_result",
+          "cost_per_secondary_goal_result",
+          "cpc",
+          "cpm",
+          "ctr",
+          "follows",
+          "frequency",
+          "impressions",
+          "likes",
+          "placement_type",
+          "profile_visits",
+          "reach",
+          "real_time_app_install",
+          "real_time_app_install_cost",
+          "real_time_conversion",
+          "real_time_conversion_rate",
+          "real_time_cost_per_conversion",
+          "real_time_cost_per_result",
+          "real_time_result",
+          "real_time_result_rate",
+          "result",
+          "result_rate",
+          "secondary_goal_result",
+          "secondary_goal_result_rate",
+          "shares",
+          "spend",
+          "stat_time_day",
+          "video_play_actions",
+          "video_views_p100",
+          "video_views_p25",
+          "video_views_p50",
+          "video_views_p75",
+          "video_watched_2s",
+          "video_watched_6s"
         ],
+        "derived": {
+          "adgroup_id": "record.dimensions.adgroup_id",
+          "adgroup_name": "record.metrics.adgroup_name",
+          "app_install": "record.metrics.app_install",
+          "average_video_play": "record.metrics.average_video_play",
+          "average_video_play_per_user": "record.metrics.average_video_play_per_user",
+          "campaign_id": "record.metrics.campaign_id",
+          "campaign_name": "record.metrics.campaign_name",
+          "clicks": "record.metrics.clicks",
+          "clicks_on_music_disc": "record.metrics.clicks_on_music_disc",
+          "comments": "record.metrics.comments",
+          "conversion": "record.metrics.conversion",
+          "conversion_rate": "record.metrics.conversion_rate",
+          "cost_per_1000_reached": "record.metrics.cost_per_1000_reached",
+          "cost_per_conversion": "record.metrics.cost_per_conversion",
+          "cost_per_result": "record.metrics.cost_per_result",
+          "cost_per_secondary_goal_result": "record.metrics.cost_per_secondary_goal_result",
+          "cpc": "record.metrics.cpc",
+          "cpm": "record.metrics.cpm",
+          "ctr": "record.metrics.ctr",
+          "follows": "record.metrics.follows",
+          "frequency": "record.metrics.frequency",
+          "impressions": "record.metrics.impressions",
+          "likes": "record.metrics.likes",
+          "placement_type": "record.metrics.placement_type",
+          "profile_visits": "record.metrics.profile_visits",
+          "reach": "record.metrics.reach",
+          "real_time_app_install": "record.metrics.real_time_app_install",
+          "real_time_app_install_cost": "record.metrics.real_time_app_install_cost",
+          "real_time_conversion": "record.metrics.real_time_conversion",
+          "real_time_conversion_rate": "record.metrics.real_time_conversion_rate",
+          "real_time_cost_per_conversion": "record.metrics.real_time_cost_per_conversion",
+          "real_time_cost_per_result": "record.metrics.real_time_cost_per_result",
+          "real_time_result": "record.metrics.real_time_result",
+          "real_time_result_rate": "record.metrics.real_time_result_rate",
+          "result": "record.metrics.result",
+          "result_rate": "record.metrics.result_rate",
+          "secondary_goal_result": "record.metrics.secondary_goal_result",
+          "secondary_goal_result_rate": "record.metrics.secondary_goal_result_rate",
+          "shares": "record.metrics.shares",
+          "spend": "record.metrics.spend",
+          "stat_time_day": "record.dimensions.stat_time_day",
+          "video_play_actions": "record.metrics.video_play_actions",
+          "video_views_p100": "record.metrics.video_views_p100",
+          "video_views_p25": "record.metrics.video_views_p25",
+          "video_views_p50": "record.metrics.video_views_p50",
+          "video_views_p75": "record.metrics.video_views_p75",
+          "video_watched_2s": "record.metrics.video_watched_2s",
+          "video_watched_6s": "record.metrics.video_watched_6s"
+        },
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
@@ -2265,71 +2652,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2340,18 +2727,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2389,8 +2776,114 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics",
+          "ad_id",
+          "ad_name",
+          "ad_text",
+          "adgroup_id",
+          "adgroup_name",
+          "app_install",
+          "average_video_play",
+          "average_video_play_per_user",
+          "campaign_id",
+          "campaign_name",
+          "clicks",
+          "clicks_on_music_disc",
+          "comments",
+          "conversion",
+          "conversion_rate",
+          "cost_per_1000_reached",
+          "cost_per_conversion",
+          "cost_per_result",
+          "cost_per_secondary_goal_result",
+          "cpc",
+          "cpm",
+          "ctr",
+          "follows",
+          "frequency",
+          "impressions",
+          "likes",
+          "placement_type",
+          "profile_visits",
+          "reach",
+          "real_time_app_install",
+          "real_time_app_install_cost",
+          "real_time_conversion",
+          "real_time_conversion_rate",
+          "real_time_cost_per_conversion",
+          "real_time_cost_per_result",
+          "real_time_result",
+          "real_time_result_rate",
+          "result",
+          "result_rate",
+          "secondary_goal_result",
+          "secondary_goal_result_rate",
+          "shares",
+          "spend",
+          "stat_time_day",
+          "video_play_actions",
+          "video_views_p100",
+          "video_views_p25",
+          "video_views_p50",
+          "video_views_p75",
+          "video_watched_2s",
+          "video_watched_6s"
         ],
+        "derived": {
+          "ad_id": "record.dimensions.ad_id",
+          "ad_name": "record.metrics.ad_name",
+          "ad_text": "record.metrics.ad_text",
+          "adgroup_id": "record.metrics.adgroup_id",
+          "adgroup_name": "record.metrics.adgroup_name",
+          "app_install": "record.metrics.app_install",
+          "average_video_play": "record.metrics.average_video_play",
+          "average_video_play_per_user": "record.metrics.average_video_play_per_user",
+          "campaign_id": "record.metrics.campaign_id",
+          "campaign_name": "record.metrics.campaign_name",
+          "clicks": "record.metrics.clicks",
+          "clicks_on_music_disc": "record.metrics.clicks_on_music_disc",
+          "comments": "record.metrics.comments",
+          "conversion": "record.metrics.conversion",
+          "conversion_rate": "record.metrics.conversion_rate",
+          "cost_per_1000_reached": "record.metrics.cost_per_1000_reached",
+          "cost_per_conversion": "record.metrics.cost_per_conversion",
+          "cost_per_result": "record.metrics.cost_per_result",
+          "cost_per_secondary_goal_result": "record.metrics.cost_per_secondary_goal_result",
+          "cpc": "record.metrics.cpc",
+          "cpm": "record.metrics.cpm",
+          "ctr": "record.metrics.ctr",
+          "follows": "record.metrics.follows",
+          "frequency": "record.metrics.frequency",
+          "impressions": "record.metrics.impressions",
+          "likes": "record.metrics.likes",
+          "placement_type": "record.metrics.placement_type",
+          "profile_visits": "record.metrics.profile_visits",
+          "reach": "record.metrics.reach",
+          "real_time_app_install": "record.metrics.real_time_app_install",
+          "real_time_app_install_cost": "record.metrics.real_time_app_install_cost",
+          "real_time_conversion": "record.metrics.real_time_conversion",
+          "real_time_conversion_rate": "record.metrics.real_time_conversion_rate",
+          "real_time_cost_per_conversion": "record.metrics.real_time_cost_per_conversion",
+          "real_time_cost_per_result": "record.metrics.real_time_cost_per_result",
+          "real_time_result": "record.metrics.real_time_result",
+          "real_time_result_rate": "record.metrics.real_time_result_rate",
+          "result": "record.metrics.result",
+          "result_rate": "record.metrics.result_rate",
+          "secondary_goal_result": "record.metrics.secondary_goal_result",
+          "secondary_goal_result_rate": "record.metrics.secondary_goal_result_rate",
+          "shares": "record.metrics.shares",
+          "spend": "record.metrics.spend",
+          "stat_time_day": "record.dimensions.stat_time_day",
+          "video_play_actions": "record.metrics.video_play_actions",
+          "video_views_p100": "record.metrics.video_views_p100",
+          "video_views_p25": "record.metrics.video_views_p25",
+          "video_views_p50": "record.metrics.video_views_p50",
+          "video_views_p75": "record.metrics.video_views_p75",
+          "video_watched_2s": "record.metrics.video_watched_2s",
+          "video_watched_6s": "record.metrics.video_watched_6s"
+        },
         "fanOut": {
           "entity": "advertisers",
           "field": "advertiser_id",
@@ -2407,71 +2900,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2482,18 +2975,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_day"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2531,7 +3024,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -2549,71 +3044,71 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "start_date": {
               "in": "query",
-              "wire": "start_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "start_date"
             },
             "end_date": {
               "in": "query",
-              "wire": "end_date",
-              "required": true,
               "schema": {
                 "type": "string",
                 "format": "date"
               },
+              "required": true,
               "description": "Last day of the report, YYYY-MM-DD; hourly reports cover at most one day (use start_date).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "end_date"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2624,18 +3119,18 @@ export const definition: ConnectorDefinition = {
               "stat_time_hour"
             ]
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2669,7 +3164,9 @@ export const definition: ConnectorDefinition = {
           "metrics.spend",
           "metrics.impressions",
           "metrics.clicks",
-          "metrics.conversion"
+          "metrics.conversion",
+          "dimensions",
+          "metrics"
         ],
         "fanOut": {
           "entity": "advertisers",
@@ -2687,49 +3184,49 @@ export const definition: ConnectorDefinition = {
           "params": {
             "advertiser_id": {
               "in": "query",
-              "wire": "advertiser_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "pattern": "^[0-9]+$"
               },
+              "required": true,
               "description": "Advertiser (ad account) ID, e.g. 7012345678901234567.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "advertiser_id"
             },
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
+              "required": false,
               "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params.",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000
               },
+              "required": false,
               "description": "Records per page, 1 to 1000 (TikTok's default 10).",
-              "sendDefault": false
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "metrics": {
               "in": "query",
-              "wire": "metrics",
-              "required": false,
               "schema": {
                 "type": "string",
                 "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
                 "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]"
               },
+              "required": false,
               "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string.",
-              "sendDefault": true
+              "sendDefault": true,
+              "wire": "metrics"
             }
           },
           "constantQuery": {
@@ -2740,18 +3237,18 @@ export const definition: ConnectorDefinition = {
             ],
             "query_lifetime": true
           },
-          "result": "many",
           "recordsPath": "data.list",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.data.page_info.total_page",
             "block": {
               "page_info": "body.data.page_info"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.data.page_info.total_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

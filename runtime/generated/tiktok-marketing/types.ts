@@ -32,6 +32,12 @@ export interface TiktokMarketingAdvertisersRecord {
   owner_bc_id: string | null;
   /** Unix seconds. */
   create_time: number | null;
+  brand: string | null;
+  license_city: string | null;
+  license_province: string | null;
+  promotion_area: string | null;
+  promotion_center_city: string | null;
+  promotion_center_province: string | null;
 }
 
 /** Get the details of the given advertisers (GET /advertiser/info/). TikTok returns every requested advertiser (at most 100 IDs) in one response, without page_info, so this list has no next page; page and page_size are passed through unchanged. */
@@ -71,6 +77,8 @@ export interface TiktokMarketingCampaignsRecord {
   is_search_campaign: boolean | null;
   create_time: string | null;
   modify_time: string | null;
+  bid_type: string | null;
+  split_test_variable: string | null;
 }
 
 /** List the campaigns of an advertiser (GET /campaign/get/). */

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "typeform",
   "displayName": "Typeform",
-  "definitionId": "18792fc5-34c8-4fb9-893c-9c3762cb5edb",
+  "definitionId": "e7eff203-90bf-43e5-a240-19ea3056c474",
   "iconUrl": "https://www.typeform.com/favicon.ico",
   "supportLevel": "community",
   "category": "forms and surveys",
@@ -39,8 +39,6 @@ export const definition: ConnectorDefinition = {
       "url": "https://www.typeform.com/developers/responses/walkthroughs/"
     }
   ],
-  "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. Typeform allows two requests per second per account (429 above that).",
-  "baseUrl": "https://{{config.api_host}}",
   "config": {
     "api_host": {
       "description": "Typeform API host: api.typeform.com (default, US accounts) or api.eu.typeform.com for accounts on the EU Responses Data Center. Responses of an EU account are only returned by the EU host; forms are served by both.",
@@ -52,10 +50,14 @@ export const definition: ConnectorDefinition = {
       "required": true
     }
   },
+  "baseUrl": "https://{{config.api_host}}",
   "headers": {},
   "auth": [
     {
       "optionTitle": "Personal Access Token",
+      "titleAliases": [
+        "Access Token Authentication"
+      ],
       "description": "A personal access token created in Typeform under Account > Your settings > Personal tokens (it looks like tfp_...), with the forms:read and responses:read scopes. Sent as \"Authorization: Bearer <token>\".",
       "fields": {
         "access_token": {
@@ -71,6 +73,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. Typeform allows two requests per second per account (429 above that).",
   "entities": {
     "forms": {
       "name": "forms",
@@ -225,7 +228,20 @@ export const definition: ConnectorDefinition = {
           "last_updated_at",
           "settings.is_public",
           "workspace.href",
-          "_links.display"
+          "_links.display",
+          "language",
+          "published_at",
+          "workspace",
+          "theme",
+          "self",
+          "settings",
+          "fields",
+          "hidden",
+          "welcome_screens",
+          "thankyou_screens",
+          "logic",
+          "variables",
+          "_links"
         ],
         "semantic": [
           {
@@ -247,41 +263,41 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page to return, from 1 (Typeform default 1)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 200,
                 "description": "Forms per page, 1 to 200 (Typeform default 10)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
-            "first_page": 1,
             "style": "page_number",
-            "page_param": "page",
-            "page_count": "body.page_count",
             "block": {
               "total_items": "body.total_items",
               "page_count": "body.page_count"
-            }
+            },
+            "page_param": "page",
+            "first_page": 1,
+            "page_count": "body.page_count"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -294,18 +310,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "form_id": {
               "in": "path",
-              "wire": "form_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "form_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -410,8 +426,17 @@ export const definition: ConnectorDefinition = {
           "metadata.referer",
           "metadata.browser",
           "hidden",
-          "calculated.score"
+          "calculated.score",
+          "landing_id",
+          "metadata",
+          "calculated",
+          "variables",
+          "answers",
+          "form_id"
         ],
+        "derived": {
+          "form_id": "params.form_id"
+        },
         "fanOut": {
           "entity": "forms",
           "field": "id",
@@ -428,116 +453,116 @@ export const definition: ConnectorDefinition = {
           "params": {
             "form_id": {
               "in": "path",
-              "wire": "form_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "form_id"
             },
             "page_size": {
               "in": "query",
-              "wire": "page_size",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000,
                 "description": "Responses per page, 1 to 1000 (Typeform default 25)."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page_size"
             },
             "since": {
               "in": "query",
-              "wire": "since",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Only responses submitted at or after this ISO 8601 UTC date-time, e.g. 2020-03-20T14:00:59."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "since"
             },
             "until": {
               "in": "query",
-              "wire": "until",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Only responses submitted at or before this ISO 8601 UTC date-time."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "until"
             },
             "after": {
               "in": "query",
-              "wire": "after",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Cursor: only responses submitted after the response with this token (exclusive). Not together with sort."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "after"
             },
             "before": {
               "in": "query",
-              "wire": "before",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Cursor: only responses submitted before the response with this token (exclusive); pass the last token of a page to get the next one. Not together with sort."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "before"
             },
             "sort": {
               "in": "query",
-              "wire": "sort",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Order as \"{field_id},{asc|desc}\", e.g. submitted_at,asc or landed_at,desc (Typeform default submitted_at,desc). Not together with before/after."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "sort"
             },
             "completed": {
               "in": "query",
-              "wire": "completed",
-              "required": false,
               "schema": {
                 "type": "boolean",
                 "description": "true: only submitted responses; false: only partial ones. Omit for both."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "completed"
             },
             "query": {
               "in": "query",
-              "wire": "query",
-              "required": false,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "Only responses whose answers, hidden fields or variables contain this text."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "query"
             }
           },
-          "result": "many",
           "recordsPath": "items",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "last_record",
-            "cursor_param": "before",
-            "field": "token",
             "block": {
               "total_items": "body.total_items",
               "page_count": "body.page_count"
-            }
+            },
+            "cursor_param": "before",
+            "field": "token"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "zendesk-chat",
   "displayName": "Zendesk Chat",
-  "definitionId": "b19e6b20-d9bd-4762-9a4d-f7850ed97fc3",
+  "definitionId": "40d24d0f-b8f9-4fe0-9e6c-b06c0f3f45e4",
   "iconUrl": "https://www.zendesk.com/favicon.ico",
   "supportLevel": "community",
   "category": "chat support",
@@ -75,20 +75,22 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.zendesk.com/api-reference/live-chat/chat-api/triggers/"
     }
   ],
-  "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
-  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/chat",
   "config": {
     "subdomain": {
       "description": "Your Zendesk subdomain: acme for acme.zendesk.com",
       "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$",
-      "example": "acme",
-      "required": true
+      "required": true,
+      "example": "acme"
     }
   },
+  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/chat",
   "headers": {},
   "auth": [
     {
       "optionTitle": "OAuth Access Token",
+      "titleAliases": [
+        "OAuth 2.0 Access Token"
+      ],
       "description": "A Zendesk Chat OAuth access token, sent as \"Authorization: Bearer <token>\". Chat API requests must be authenticated with a token issued by a Chat OAuth API client (Zendesk Chat > Settings > Account > API & SDKs > Add API Client, then the authorization code or implicit grant at https://{subdomain}.zendesk.com/oauth2/chat/authorizations/new); Zendesk Support API tokens and Support OAuth tokens are not accepted. Use the read scope (or \"read write\").",
       "fields": {
         "access_token": {
@@ -103,6 +105,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
   "entities": {
     "accounts": {
       "name": "accounts",
@@ -151,8 +154,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/account",
           "params": {},
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -247,7 +250,10 @@ export const definition: ConnectorDefinition = {
           "enabled",
           "role_id",
           "departments",
-          "create_date"
+          "create_date",
+          "roles",
+          "enabled_departments",
+          "skills"
         ],
         "semantic": []
       },
@@ -260,29 +266,29 @@ export const definition: ConnectorDefinition = {
           "params": {
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Number of agents to return."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "since_id": {
               "in": "query",
-              "wire": "since_id",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Return agents whose id is greater than or equal to this id."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "since_id"
             }
           },
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -295,17 +301,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "agent_id": {
               "in": "path",
-              "wire": "agent_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "agent_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -367,60 +373,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in microseconds to export from (at least five minutes in the past). Defaults to 0."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000,
                 "description": "Number of records per page. Zendesk's default and maximum is 1000."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "agent_timeline(*)",
                 "description": "Properties to return (resource expansion). agent_timeline(*) returns every property."
               },
-              "sendDefault": true
+              "required": false,
+              "sendDefault": true,
+              "wire": "fields"
             },
             "start_id": {
               "in": "query",
-              "wire": "start_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_id"
             }
           },
-          "result": "many",
           "recordsPath": "agent_timeline",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page",
               "count": "body.count"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -488,17 +494,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ban_id": {
               "in": "path",
-              "wire": "ban_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "ban_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -694,7 +700,23 @@ export const definition: ConnectorDefinition = {
           "tags",
           "rating",
           "missed",
-          "zendesk_ticket_id"
+          "zendesk_ticket_id",
+          "started_by",
+          "visitor",
+          "session",
+          "duration",
+          "count",
+          "response_time",
+          "triggered",
+          "triggered_response",
+          "unread",
+          "deleted",
+          "history",
+          "engagements",
+          "conversions",
+          "webpath",
+          "comment",
+          "message"
         ],
         "semantic": []
       },
@@ -707,60 +729,60 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in seconds to export from (at least five minutes in the past). Defaults to 0."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_time"
             },
             "limit": {
               "in": "query",
-              "wire": "limit",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 1000,
                 "description": "Number of records per page. Zendesk's default and maximum is 1000."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "limit"
             },
             "fields": {
               "in": "query",
-              "wire": "fields",
-              "required": false,
               "schema": {
                 "type": "string",
                 "default": "chats(*)",
                 "description": "Properties to return (resource expansion). chats(*) returns every property; without it Zendesk returns ids only."
               },
-              "sendDefault": true
+              "required": false,
+              "sendDefault": true,
+              "wire": "fields"
             },
             "start_id": {
               "in": "query",
-              "wire": "start_id",
-              "required": false,
               "schema": {
                 "type": "string",
                 "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "start_id"
             }
           },
-          "result": "many",
           "recordsPath": "chats",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page",
               "count": "body.count"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -773,18 +795,18 @@ export const definition: ConnectorDefinition = {
           "params": {
             "chat_id": {
               "in": "path",
-              "wire": "chat_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "description": "The chat id, e.g. 1712.4987.QeUipU4eZOoO3."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "chat_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -839,7 +861,8 @@ export const definition: ConnectorDefinition = {
           "name",
           "description",
           "enabled",
-          "members"
+          "members",
+          "settings"
         ],
         "semantic": []
       },
@@ -850,8 +873,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/departments",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -864,17 +887,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "department_id": {
               "in": "path",
-              "wire": "department_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "department_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -936,7 +959,8 @@ export const definition: ConnectorDefinition = {
           "description",
           "enabled",
           "attribution_model",
-          "attribution_period"
+          "attribution_period",
+          "settings"
         ],
         "semantic": []
       },
@@ -947,8 +971,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/goals",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -961,17 +985,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "goal_id": {
               "in": "path",
-              "wire": "goal_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "goal_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1026,7 +1050,8 @@ export const definition: ConnectorDefinition = {
           "name",
           "description",
           "enabled",
-          "members_count"
+          "members_count",
+          "permissions"
         ],
         "semantic": []
       },
@@ -1037,8 +1062,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/roles",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1051,17 +1076,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "role_id": {
               "in": "path",
-              "wire": "role_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "role_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1121,9 +1146,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/routing_settings/account",
           "params": {},
-          "result": "one",
           "recordPath": "data",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1191,7 +1216,9 @@ export const definition: ConnectorDefinition = {
           "message",
           "options",
           "tags",
-          "scope"
+          "scope",
+          "departments",
+          "agents"
         ],
         "semantic": []
       },
@@ -1202,8 +1229,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/shortcuts",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1216,19 +1243,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "shortcut_id": {
               "in": "path",
-              "wire": "shortcut_id",
-              "required": true,
               "schema": {
                 "type": "string",
                 "minLength": 1,
                 "pattern": "^[^/\\\\$]+$",
                 "description": "The shortcut id (its name), e.g. question."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "shortcut_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1288,8 +1315,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/skills",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1302,17 +1329,17 @@ export const definition: ConnectorDefinition = {
           "params": {
             "skill_id": {
               "in": "path",
-              "wire": "skill_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "skill_id"
             }
           },
-          "result": "one",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1360,7 +1387,8 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "description",
-          "enabled"
+          "enabled",
+          "definition"
         ],
         "semantic": []
       },
@@ -1371,8 +1399,8 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/triggers",
           "params": {},
-          "result": "many",
           "guards": [],
+          "result": "many",
           "idempotent": true,
           "destructive": false,
           "readOnly": true

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "zendesk-chat",
   "title": "Zendesk Chat connector",
   "summary": "Zendesk Chat (Live Chat) REST API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/chat): the Chat account, agents, the agent activity timeline and chats (incremental exports), visitor bans, departments, goals, roles, account routing settings, shortcuts, skills and triggers. Read-only. Authenticates with a Chat OAuth access token.",
-  "version": "84455456d76d",
+  "version": "385722730dc6",
   "tags": [
     "zendesk-chat",
     "chat support"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Zendesk Chat connector",
       "summary": "Zendesk Chat (Live Chat) REST API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/chat): the Chat account, agents, the agent activity timeline and chats (incremental exports), visitor bans, departments, goals, roles, account routing settings, shortcuts, skills and triggers. Read-only. Authenticates with a Chat OAuth access token.",
-      "markdown": "# Zendesk Chat\n\nZendesk Chat (Live Chat) REST API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/chat): the Chat account, agents, the agent activity timeline and chats (incremental exports), visitor bans, departments, goals, roles, account routing settings, shortcuts, skills and triggers. Read-only. Authenticates with a Chat OAuth access token.\n\n- Connector type: `zendesk-chat`\n- Category: chat support\n- Definition ID: `b19e6b20-d9bd-4762-9a4d-f7850ed97fc3`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-chat', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nChats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| accounts | get | The Zendesk Chat account of the token (plan, billing and status). Only get; there is one account. |\n| agents | list, get | Chat agents of the account, ordered by id. |\n| agent_timeline | list | Agent activity timeline (incremental export): one record per period an agent spent in a status, with its duration in seconds and number of concurrent chats. Records have no id of their own; agent_id and start_time identify one. |\n| bans | get | Visitor bans (by IP address or by visitor). Only get: the list endpoint answers with two separate arrays (ip_address and visitor), which this connector format cannot merge into one record list yet. |\n| chats | list, get | Chats and offline messages with visitor, session, history (messages), engagements, rating, tags and the Support ticket id. Listed through the incremental chat export. |\n| departments | list, get | Chat departments and their member agents. |\n| goals | list, get | URL-based conversion goals with their attribution model and period. |\n| roles | list, get | Chat roles (Owner, Admin, Agent and custom roles) with their permissions. |\n| routing_settings | get | The account's chat routing settings (routing mode, chat limits, skill routing, reassignment, auto idle, auto accept). Only get; there is one settings object per account and it has no id of its own, so routing_mode stands in as the record's id field. |\n| shortcuts | list, get | Canned responses agents insert in chats. The id is the shortcut's name. |\n| skills | list, get | Skills used by skills-based routing, with the agents that have them. |\n| triggers | list | Chat triggers (automated messages and actions). Only list. |\n\n## Vendor documentation\n\n- [Zendesk Chat API - Introduction (base URL {subdomain}.zendesk.com/api/v2/chat; www.zopim.com/api/v2 phased out)](https://developer.zendesk.com/api-reference/live-chat/introduction/)\n- [Zendesk Chat - OAuth authentication (Chat OAuth clients and access tokens)](https://developer.zendesk.com/documentation/live-chat/getting-started/auth/)\n- [Chat API tutorial - Generating an OAuth token (integrated Chat accounts)](https://support.zendesk.com/hc/en-us/articles/4408828740762-Chat-API-tutorial-Generating-an-OAuth-token-integrated-Chat-accounts)\n- [Chat OAuth Tokens (refresh_token \"if generated\")](https://developer.zendesk.com/api-reference/live-chat/chat-api/oauth_tokens/)\n- [Accounts (Show Account)](https://developer.zendesk.com/api-reference/live-chat/chat-api/accounts/)\n- [Agents (List Agents with since_id/max_id/limit cursor pagination, Show Agent)](https://developer.zendesk.com/api-reference/live-chat/chat-api/agents/)\n- [Bans (List Bans, Show Ban)](https://developer.zendesk.com/api-reference/live-chat/chat-api/bans/)\n- [Chats (chat and offline message JSON format, Show Chat)](https://developer.zendesk.com/api-reference/live-chat/chat-api/chats/)\n- [Incremental Exports (chats, agent timeline; start_time, start_id, limit, fields)](https://developer.zendesk.com/api-reference/live-chat/chat-api/incremental_export/)\n- [Departments](https://developer.zendesk.com/api-reference/live-chat/chat-api/departments/)\n- [Goals](https://developer.zendesk.com/api-reference/live-chat/chat-api/goals/)\n- [Roles](https://developer.zendesk.com/api-reference/live-chat/chat-api/roles/)\n- [Routing Settings (Show Account Routing Settings)](https://developer.zendesk.com/api-reference/live-chat/chat-api/routing_settings/)\n- [Shortcuts](https://developer.zendesk.com/api-reference/live-chat/chat-api/shortcuts/)\n- [Skills](https://developer.zendesk.com/api-reference/live-chat/chat-api/skills/)\n- [Triggers (List Triggers)](https://developer.zendesk.com/api-reference/live-chat/chat-api/triggers/)\n",
+      "markdown": "# Zendesk Chat\n\nZendesk Chat (Live Chat) REST API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/chat): the Chat account, agents, the agent activity timeline and chats (incremental exports), visitor bans, departments, goals, roles, account routing settings, shortcuts, skills and triggers. Read-only. Authenticates with a Chat OAuth access token.\n\n- Connector type: `zendesk-chat`\n- Category: chat support\n- Definition ID: `40d24d0f-b8f9-4fe0-9e6c-b06c0f3f45e4`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-chat', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nChats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| accounts | get | The Zendesk Chat account of the token (plan, billing and status). Only get; there is one account. |\n| agents | list, get | Chat agents of the account, ordered by id. |\n| agent_timeline | list | Agent activity timeline (incremental export): one record per period an agent spent in a status, with its duration in seconds and number of concurrent chats. Records have no id of their own; agent_id and start_time identify one. |\n| bans | get | Visitor bans (by IP address or by visitor). Only get: the list endpoint answers with two separate arrays (ip_address and visitor), which this connector format cannot merge into one record list yet. |\n| chats | list, get | Chats and offline messages with visitor, session, history (messages), engagements, rating, tags and the Support ticket id. Listed through the incremental chat export. |\n| departments | list, get | Chat departments and their member agents. |\n| goals | list, get | URL-based conversion goals with their attribution model and period. |\n| roles | list, get | Chat roles (Owner, Admin, Agent and custom roles) with their permissions. |\n| routing_settings | get | The account's chat routing settings (routing mode, chat limits, skill routing, reassignment, auto idle, auto accept). Only get; there is one settings object per account and it has no id of its own, so routing_mode stands in as the record's id field. |\n| shortcuts | list, get | Canned responses agents insert in chats. The id is the shortcut's name. |\n| skills | list, get | Skills used by skills-based routing, with the agents that have them. |\n| triggers | list | Chat triggers (automated messages and actions). Only list. |\n\n## Vendor documentation\n\n- [Zendesk Chat API - Introduction (base URL {subdomain}.zendesk.com/api/v2/chat; www.zopim.com/api/v2 phased out)](https://developer.zendesk.com/api-reference/live-chat/introduction/)\n- [Zendesk Chat - OAuth authentication (Chat OAuth clients and access tokens)](https://developer.zendesk.com/documentation/live-chat/getting-started/auth/)\n- [Chat API tutorial - Generating an OAuth token (integrated Chat accounts)](https://support.zendesk.com/hc/en-us/articles/4408828740762-Chat-API-tutorial-Generating-an-OAuth-token-integrated-Chat-accounts)\n- [Chat OAuth Tokens (refresh_token \"if generated\")](https://developer.zendesk.com/api-reference/live-chat/chat-api/oauth_tokens/)\n- [Accounts (Show Account)](https://developer.zendesk.com/api-reference/live-chat/chat-api/accounts/)\n- [Agents (List Agents with since_id/max_id/limit cursor pagination, Show Agent)](https://developer.zendesk.com/api-reference/live-chat/chat-api/agents/)\n- [Bans (List Bans, Show Ban)](https://developer.zendesk.com/api-reference/live-chat/chat-api/bans/)\n- [Chats (chat and offline message JSON format, Show Chat)](https://developer.zendesk.com/api-reference/live-chat/chat-api/chats/)\n- [Incremental Exports (chats, agent timeline; start_time, start_id, limit, fields)](https://developer.zendesk.com/api-reference/live-chat/chat-api/incremental_export/)\n- [Departments](https://developer.zendesk.com/api-reference/live-chat/chat-api/departments/)\n- [Goals](https://developer.zendesk.com/api-reference/live-chat/chat-api/goals/)\n- [Roles](https://developer.zendesk.com/api-reference/live-chat/chat-api/roles/)\n- [Routing Settings (Show Account Routing Settings)](https://developer.zendesk.com/api-reference/live-chat/chat-api/routing_settings/)\n- [Shortcuts](https://developer.zendesk.com/api-reference/live-chat/chat-api/shortcuts/)\n- [Skills](https://developer.zendesk.com/api-reference/live-chat/chat-api/skills/)\n- [Triggers (List Triggers)](https://developer.zendesk.com/api-reference/live-chat/chat-api/triggers/)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `zendesk-chat`",
             "Category: chat support",
-            "Definition ID: `b19e6b20-d9bd-4762-9a4d-f7850ed97fc3`"
+            "Definition ID: `40d24d0f-b8f9-4fe0-9e6c-b06c0f3f45e4`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-chat', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-chat', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -154,7 +154,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: OAuth Access Token",
-      "markdown": "# Authentication\n\n## OAuth Access Token\n\nA Zendesk Chat OAuth access token, sent as \"Authorization: Bearer <token>\". Chat API requests must be authenticated with a token issued by a Chat OAuth API client (Zendesk Chat > Settings > Account > API & SDKs > Add API Client, then the authorization code or implicit grant at https://{subdomain}.zendesk.com/oauth2/chat/authorizations/new); Zendesk Support API tokens and Support OAuth tokens are not accepted. Use the read scope (or \"read write\").\n\nSet `option_title` to `OAuth Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Zendesk Chat OAuth access token. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Zendesk subdomain: acme for acme.zendesk.com |\n",
+      "markdown": "# Authentication\n\n## OAuth Access Token\n\nA Zendesk Chat OAuth access token, sent as \"Authorization: Bearer <token>\". Chat API requests must be authenticated with a token issued by a Chat OAuth API client (Zendesk Chat > Settings > Account > API & SDKs > Add API Client, then the authorization code or implicit grant at https://{subdomain}.zendesk.com/oauth2/chat/authorizations/new); Zendesk Support API tokens and Support OAuth tokens are not accepted. Use the read scope (or \"read write\").\n\nSet `option_title` to `OAuth Access Token` in `credentials` to choose this option (also accepted: `OAuth 2.0 Access Token`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Zendesk Chat OAuth access token. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Zendesk subdomain: acme for acme.zendesk.com |\n",
       "blocks": [
         {
           "type": "heading",
@@ -172,7 +172,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `OAuth Access Token` in `credentials` to choose this option."
+          "text": "Set `option_title` to `OAuth Access Token` in `credentials` to choose this option (also accepted: `OAuth 2.0 Access Token`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -823,7 +823,7 @@ export const skillDocs: SkillDocs = {
       "id": "departments.list",
       "title": "departments.list",
       "summary": "List all departments (GET /api/v2/chat/departments), a bare array.",
-      "markdown": "# departments.list\n\nList all departments (GET /api/v2/chat/departments), a bare array.\n\n`GET /departments` returns a list of departments records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (integer or null)\n- `members` (array or null)\n- `settings` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"departments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# departments.list\n\nList all departments (GET /api/v2/chat/departments), a bare array.\n\n`GET /departments` returns a list of departments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (integer or null)\n- `members` (array or null)\n- `settings` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"departments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -844,8 +844,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -950,7 +965,7 @@ export const skillDocs: SkillDocs = {
       "id": "goals.list",
       "title": "goals.list",
       "summary": "List all goals (GET /api/v2/chat/goals), a bare array.",
-      "markdown": "# goals.list\n\nList all goals (GET /api/v2/chat/goals), a bare array.\n\n`GET /goals` returns a list of goals records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (integer or null)\n- `attribution_model` (string or null)\n- `attribution_period` (integer or null)\n- `settings` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"goals\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# goals.list\n\nList all goals (GET /api/v2/chat/goals), a bare array.\n\n`GET /goals` returns a list of goals records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (integer or null)\n- `attribution_model` (string or null)\n- `attribution_period` (integer or null)\n- `settings` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"goals\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -971,8 +986,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1079,7 +1109,7 @@ export const skillDocs: SkillDocs = {
       "id": "roles.list",
       "title": "roles.list",
       "summary": "List all roles (GET /api/v2/chat/roles), a bare array.",
-      "markdown": "# roles.list\n\nList all roles (GET /api/v2/chat/roles), a bare array.\n\n`GET /roles` returns a list of roles records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (boolean or null)\n- `members_count` (integer or null)\n- `permissions` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# roles.list\n\nList all roles (GET /api/v2/chat/roles), a bare array.\n\n`GET /roles` returns a list of roles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (boolean or null)\n- `members_count` (integer or null)\n- `permissions` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"roles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1100,8 +1130,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1262,7 +1307,7 @@ export const skillDocs: SkillDocs = {
       "id": "shortcuts.list",
       "title": "shortcuts.list",
       "summary": "List all shortcuts (GET /api/v2/chat/shortcuts), a bare array.",
-      "markdown": "# shortcuts.list\n\nList all shortcuts (GET /api/v2/chat/shortcuts), a bare array.\n\n`GET /shortcuts` returns a list of shortcuts records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `message` (string or null)\n- `options` (string or null)\n- `tags` (array or null)\n- `scope` (string or null)\n- `departments` (array or null)\n- `agents` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"shortcuts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# shortcuts.list\n\nList all shortcuts (GET /api/v2/chat/shortcuts), a bare array.\n\n`GET /shortcuts` returns a list of shortcuts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `message` (string or null)\n- `options` (string or null)\n- `tags` (array or null)\n- `scope` (string or null)\n- `departments` (array or null)\n- `agents` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"shortcuts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1283,8 +1328,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1393,7 +1453,7 @@ export const skillDocs: SkillDocs = {
       "id": "skills.list",
       "title": "skills.list",
       "summary": "List all skills (GET /api/v2/chat/skills), a bare array.",
-      "markdown": "# skills.list\n\nList all skills (GET /api/v2/chat/skills), a bare array.\n\n`GET /skills` returns a list of skills records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (boolean or null)\n- `members` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"skills\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# skills.list\n\nList all skills (GET /api/v2/chat/skills), a bare array.\n\n`GET /skills` returns a list of skills records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (boolean or null)\n- `members` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"skills\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1414,8 +1474,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",
@@ -1518,7 +1593,7 @@ export const skillDocs: SkillDocs = {
       "id": "triggers.list",
       "title": "triggers.list",
       "summary": "List all triggers (GET /api/v2/chat/triggers), a bare array.",
-      "markdown": "# triggers.list\n\nList all triggers (GET /api/v2/chat/triggers), a bare array.\n\n`GET /triggers` returns a list of triggers records.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (integer or null)\n- `definition` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"triggers\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# triggers.list\n\nList all triggers (GET /api/v2/chat/triggers), a bare array.\n\n`GET /triggers` returns a list of triggers records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `description` (string or null)\n- `enabled` (integer or null)\n- `definition` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"triggers\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1539,8 +1614,23 @@ export const skillDocs: SkillDocs = {
           "level": 2
         },
         {
-          "type": "paragraph",
-          "text": "This action takes no parameters."
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
+            ]
+          ]
         },
         {
           "type": "heading",

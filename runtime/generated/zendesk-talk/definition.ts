@@ -4,7 +4,7 @@ import type { ConnectorDefinition } from '../../definition.js';
 export const definition: ConnectorDefinition = {
   "connectorType": "zendesk-talk",
   "displayName": "Zendesk Talk",
-  "definitionId": "7efcc316-9c9c-4893-be96-4ced177b51eb",
+  "definitionId": "c8630570-086d-4a40-99ae-ea5b18673071",
   "iconUrl": "https://www.zendesk.com/favicon.ico",
   "supportLevel": "community",
   "category": "phone support",
@@ -47,16 +47,15 @@ export const definition: ConnectorDefinition = {
       "url": "https://developer.zendesk.com/rest_api/docs/talk-partner-edition-api/introduction"
     }
   ],
-  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
-  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/channels/voice",
   "config": {
     "subdomain": {
       "description": "Your Zendesk subdomain: acme for acme.zendesk.com",
       "pattern": "^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$",
-      "example": "acme",
-      "required": true
+      "required": true,
+      "example": "acme"
     }
   },
+  "baseUrl": "https://{{config.subdomain}}.zendesk.com/api/v2/channels/voice",
   "headers": {},
   "auth": [
     {
@@ -82,8 +81,26 @@ export const definition: ConnectorDefinition = {
     },
     {
       "optionTitle": "OAuth Access Token",
+      "titleAliases": [
+        "OAuth 2.0"
+      ],
       "description": "A Zendesk OAuth access token (from an OAuth client created in Admin Center > Apps and integrations > APIs > OAuth clients), sent as \"Authorization: Bearer <token>\". Use a token with the read scope.",
       "fields": {
+        "client_id": {
+          "description": "Identifier of the Zendesk OAuth client that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is.",
+          "required": false,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Secret of that OAuth client. Accepted from OAuth clients; not needed.",
+          "required": false,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token of an expiring Zendesk token. Accepted from OAuth clients; not used: the access token is sent as is, so give a token that does not expire or update the credentials when it does.",
+          "required": false,
+          "secret": true
+        },
         "access_token": {
           "description": "Zendesk OAuth access token.",
           "required": true,
@@ -96,6 +113,7 @@ export const definition: ConnectorDefinition = {
       "scheme": "Bearer"
     }
   ],
+  "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
   "entities": {
     "phone_numbers": {
       "name": "phone_numbers",
@@ -304,7 +322,24 @@ export const definition: ConnectorDefinition = {
           "voice_enabled",
           "group_ids",
           "ivr_id",
-          "created_at"
+          "created_at",
+          "external",
+          "capabilities",
+          "outbound_enabled",
+          "recorded",
+          "transcription",
+          "call_recording_consent",
+          "brand_id",
+          "default_group_id",
+          "sms_group_id",
+          "greeting_ids",
+          "default_greeting_ids",
+          "categorised_greetings",
+          "categorised_greetings_with_sub_settings",
+          "schedule_id",
+          "failover_number",
+          "priority",
+          "token"
         ],
         "semantic": []
       },
@@ -317,38 +352,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "phone_numbers",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -361,19 +396,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "phone_number_id": {
               "in": "path",
-              "wire": "phone_number_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the phone number."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "phone_number_id"
             }
           },
-          "result": "one",
           "recordPath": "phone_number",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -463,38 +498,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "addresses",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -507,19 +542,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "address_id": {
               "in": "path",
-              "wire": "address_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the address."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "address_id"
             }
           },
-          "result": "one",
           "recordPath": "address",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -622,7 +657,12 @@ export const definition: ConnectorDefinition = {
           "default",
           "audio_name",
           "ivr_ids",
-          "phone_number_ids"
+          "phone_number_ids",
+          "default_lang",
+          "has_sub_settings",
+          "pending",
+          "audio_url",
+          "upload_id"
         ],
         "semantic": []
       },
@@ -635,38 +675,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "greetings",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -679,8 +719,6 @@ export const definition: ConnectorDefinition = {
           "params": {
             "greeting_id": {
               "in": "path",
-              "wire": "greeting_id",
-              "required": true,
               "schema": {
                 "type": [
                   "integer",
@@ -689,12 +727,14 @@ export const definition: ConnectorDefinition = {
                 "pattern": "^[^/]+$",
                 "description": "The ID of the greeting."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "greeting_id"
             }
           },
-          "result": "one",
           "recordPath": "greeting",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -735,38 +775,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "greeting_categories",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -779,19 +819,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "greeting_category_id": {
               "in": "path",
-              "wire": "greeting_category_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the greeting category."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "greeting_category_id"
             }
           },
-          "result": "one",
           "recordPath": "greeting_category",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -839,7 +879,8 @@ export const definition: ConnectorDefinition = {
           "id",
           "name",
           "phone_number_ids",
-          "phone_number_names"
+          "phone_number_names",
+          "menus"
         ],
         "semantic": []
       },
@@ -852,38 +893,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "ivrs",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -896,19 +937,19 @@ export const definition: ConnectorDefinition = {
           "params": {
             "ivr_id": {
               "in": "path",
-              "wire": "ivr_id",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The ID of the IVR."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "ivr_id"
             }
           },
-          "result": "one",
           "recordPath": "ivr",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1086,7 +1127,25 @@ export const definition: ConnectorDefinition = {
           "via",
           "calls_accepted",
           "calls_missed",
-          "calls_denied"
+          "calls_denied",
+          "avatar_url",
+          "forwarding_number",
+          "available_time",
+          "away_time",
+          "online_time",
+          "transfers_only_time",
+          "calls_put_on_hold",
+          "accepted_transfers",
+          "started_transfers",
+          "accepted_third_party_conferences",
+          "started_third_party_conferences",
+          "total_call_duration",
+          "total_talk_time",
+          "total_hold_time",
+          "total_wrap_up_time",
+          "average_talk_time",
+          "average_hold_time",
+          "average_wrap_up_time"
         ],
         "semantic": []
       },
@@ -1099,38 +1158,38 @@ export const definition: ConnectorDefinition = {
           "params": {
             "page": {
               "in": "query",
-              "wire": "page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "Page number carried by the next_page URL; pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "page"
             },
             "per_page": {
               "in": "query",
-              "wire": "per_page",
-              "required": false,
               "schema": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": 100,
                 "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
               },
-              "sendDefault": false
+              "required": false,
+              "sendDefault": false,
+              "wire": "per_page"
             }
           },
-          "result": "many",
           "recordsPath": "agents_activity",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1286,9 +1345,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/stats/agents_overview",
           "params": {},
-          "result": "one",
           "recordPath": "agents_overview",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1444,9 +1503,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/stats/account_overview",
           "params": {},
-          "result": "one",
           "recordPath": "account_overview",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1512,9 +1571,9 @@ export const definition: ConnectorDefinition = {
           "method": "GET",
           "path": "/stats/current_queue_activity",
           "params": {},
-          "result": "one",
           "recordPath": "current_queue_activity",
           "guards": [],
+          "result": "one",
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -1829,7 +1888,42 @@ export const definition: ConnectorDefinition = {
           "phone_number",
           "duration",
           "voicemail",
-          "callback"
+          "callback",
+          "call_channel",
+          "line",
+          "line_id",
+          "line_type",
+          "call_group_id",
+          "default_group",
+          "talk_time",
+          "hold_time",
+          "wait_time",
+          "wrap_up_time",
+          "time_to_answer",
+          "consultation_time",
+          "recording_time",
+          "not_recording_time",
+          "recording_control_interactions",
+          "call_recording_consent",
+          "call_recording_consent_action",
+          "call_recording_consent_keypress",
+          "minutes_billed",
+          "call_charge",
+          "callback_source",
+          "customer_requested_voicemail",
+          "outside_business_hours",
+          "exceeded_queue_time",
+          "exceeded_queue_wait_time",
+          "overflowed",
+          "overflowed_to",
+          "ivr_action",
+          "ivr_destination_group_name",
+          "ivr_hops",
+          "ivr_routed_to",
+          "ivr_time_spent",
+          "quality_issues",
+          "post_call_transcription_created",
+          "post_call_summary_created"
         ],
         "semantic": []
       },
@@ -1842,26 +1936,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "start_time"
             }
           },
-          "result": "many",
           "recordsPath": "calls",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true
@@ -2034,7 +2128,23 @@ export const definition: ConnectorDefinition = {
           "agent_id",
           "user_id",
           "completion_status",
-          "duration"
+          "duration",
+          "available_via",
+          "talk_time",
+          "hold_time",
+          "wrap_up_time",
+          "consultation_from",
+          "consultation_to",
+          "consultation_time",
+          "conference_from",
+          "conference_to",
+          "conference_time",
+          "transferred_from",
+          "transferred_to",
+          "forwarded_to",
+          "minutes_billed",
+          "call_charge",
+          "quality_issues"
         ],
         "semantic": []
       },
@@ -2047,26 +2157,26 @@ export const definition: ConnectorDefinition = {
           "params": {
             "start_time": {
               "in": "query",
-              "wire": "start_time",
-              "required": true,
               "schema": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
               },
-              "sendDefault": false
+              "required": true,
+              "sendDefault": false,
+              "wire": "start_time"
             }
           },
-          "result": "many",
           "recordsPath": "legs",
+          "guards": [],
+          "result": "many",
           "pagination": {
             "style": "next_url",
-            "next_url": "body.next_page",
             "block": {
               "next_page": "body.next_page"
-            }
+            },
+            "next_url": "body.next_page"
           },
-          "guards": [],
           "idempotent": true,
           "destructive": false,
           "readOnly": true

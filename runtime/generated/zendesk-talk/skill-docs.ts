@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "zendesk-talk",
   "title": "Zendesk Talk connector",
   "summary": "Zendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.",
-  "version": "8906c97bb156",
+  "version": "85ddabbe2952",
   "tags": [
     "zendesk-talk",
     "phone support"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Zendesk Talk connector",
       "summary": "Zendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.",
-      "markdown": "# Zendesk Talk\n\nZendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.\n\n- Connector type: `zendesk-talk`\n- Category: phone support\n- Definition ID: `7efcc316-9c9c-4893-be96-4ced177b51eb`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-talk', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nLists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| phone_numbers | list, get | Talk phone numbers (lines) with their capabilities, groups, greetings and IVR. |\n| addresses | list, get | Addresses registered for phone numbers (required by regulations in some countries). |\n| greetings | list, get | Default and custom greetings (voicemail, hold music, IVR messages...), each in a greeting category. |\n| greeting_categories | list, get | Greeting categories (voicemail, available, wait, hold, IVR...). |\n| ivrs | list, get | IVRs (interactive voice response) with their menus and routes, and the phone numbers using them. |\n| agents_activity | list | Today's Talk activity of each agent (state, call counts, talk, hold and wrap-up times). One record per agent. |\n| agents_overview | get | Today's totals and averages over all agents (calls accepted, denied, missed, talk, hold and wrap-up times). A single object per account, so only get; it has no id of its own and total_calls_accepted stands in as the record's id field. |\n| account_overview | get | Today's call statistics of the account (calls, durations, queue and wait times, voicemails, callbacks). A single object per account, so only get; it has no id of its own and total_calls stands in as the record's id field. |\n| current_queue_activity | get | The queue right now: agents online, callers and callbacks waiting, average and longest wait. A single object per account, so only get; it has no id of its own and agents_online stands in as the record's id field. |\n| calls | list | Inbound and outbound calls with their durations, queue, IVR, recording and ticket details (incremental export). |\n| call_legs | list | Call legs (each agent, forwarding or transfer segment of a call) with their times and status (incremental export). |\n\n## Vendor documentation\n\n- [Talk API - Phone numbers (List Phone Numbers, Show Phone Number)](https://developer.zendesk.com/api-reference/voice/talk-api/phone_numbers/)\n- [Talk API - Addresses (List Addresses, Show Address)](https://developer.zendesk.com/api-reference/voice/talk-api/addresses/)\n- [Talk API - Greetings and greeting categories](https://developer.zendesk.com/api-reference/voice/talk-api/greetings/)\n- [Talk API - IVRs (List IVRs, Show IVR)](https://developer.zendesk.com/api-reference/voice/talk-api/ivrs/)\n- [Talk API - Stats (account overview, agents activity, agents overview, current queue activity)](https://developer.zendesk.com/api-reference/voice/talk-api/stats/)\n- [Talk API - Incremental Exports (calls, legs; next_page always returned, use count)](https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/)\n- [Zendesk API - Security and authentication (API token as {email}/token, OAuth bearer)](https://developer.zendesk.com/api-reference/introduction/security-and-auth/)\n- [Zendesk API - Pagination (offset pagination, next_page)](https://developer.zendesk.com/api-reference/introduction/pagination/)\n- [Talk Partner Edition API - Introduction (Talk APIs follow the Support v2 auth and pagination conventions)](https://developer.zendesk.com/rest_api/docs/talk-partner-edition-api/introduction)\n",
+      "markdown": "# Zendesk Talk\n\nZendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.\n\n- Connector type: `zendesk-talk`\n- Category: phone support\n- Definition ID: `c8630570-086d-4a40-99ae-ea5b18673071`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-talk', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nLists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| phone_numbers | list, get | Talk phone numbers (lines) with their capabilities, groups, greetings and IVR. |\n| addresses | list, get | Addresses registered for phone numbers (required by regulations in some countries). |\n| greetings | list, get | Default and custom greetings (voicemail, hold music, IVR messages...), each in a greeting category. |\n| greeting_categories | list, get | Greeting categories (voicemail, available, wait, hold, IVR...). |\n| ivrs | list, get | IVRs (interactive voice response) with their menus and routes, and the phone numbers using them. |\n| agents_activity | list | Today's Talk activity of each agent (state, call counts, talk, hold and wrap-up times). One record per agent. |\n| agents_overview | get | Today's totals and averages over all agents (calls accepted, denied, missed, talk, hold and wrap-up times). A single object per account, so only get; it has no id of its own and total_calls_accepted stands in as the record's id field. |\n| account_overview | get | Today's call statistics of the account (calls, durations, queue and wait times, voicemails, callbacks). A single object per account, so only get; it has no id of its own and total_calls stands in as the record's id field. |\n| current_queue_activity | get | The queue right now: agents online, callers and callbacks waiting, average and longest wait. A single object per account, so only get; it has no id of its own and agents_online stands in as the record's id field. |\n| calls | list | Inbound and outbound calls with their durations, queue, IVR, recording and ticket details (incremental export). |\n| call_legs | list | Call legs (each agent, forwarding or transfer segment of a call) with their times and status (incremental export). |\n\n## Vendor documentation\n\n- [Talk API - Phone numbers (List Phone Numbers, Show Phone Number)](https://developer.zendesk.com/api-reference/voice/talk-api/phone_numbers/)\n- [Talk API - Addresses (List Addresses, Show Address)](https://developer.zendesk.com/api-reference/voice/talk-api/addresses/)\n- [Talk API - Greetings and greeting categories](https://developer.zendesk.com/api-reference/voice/talk-api/greetings/)\n- [Talk API - IVRs (List IVRs, Show IVR)](https://developer.zendesk.com/api-reference/voice/talk-api/ivrs/)\n- [Talk API - Stats (account overview, agents activity, agents overview, current queue activity)](https://developer.zendesk.com/api-reference/voice/talk-api/stats/)\n- [Talk API - Incremental Exports (calls, legs; next_page always returned, use count)](https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/)\n- [Zendesk API - Security and authentication (API token as {email}/token, OAuth bearer)](https://developer.zendesk.com/api-reference/introduction/security-and-auth/)\n- [Zendesk API - Pagination (offset pagination, next_page)](https://developer.zendesk.com/api-reference/introduction/pagination/)\n- [Talk Partner Edition API - Introduction (Talk APIs follow the Support v2 auth and pagination conventions)](https://developer.zendesk.com/rest_api/docs/talk-partner-edition-api/introduction)\n",
       "blocks": [
         {
           "type": "heading",
@@ -31,7 +31,7 @@ export const skillDocs: SkillDocs = {
           "items": [
             "Connector type: `zendesk-talk`",
             "Category: phone support",
-            "Definition ID: `7efcc316-9c9c-4893-be96-4ced177b51eb`"
+            "Definition ID: `c8630570-086d-4a40-99ae-ea5b18673071`"
           ]
         },
         {
@@ -41,7 +41,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-talk', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
+          "text": "Send `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('zendesk-talk', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page."
         },
         {
           "type": "paragraph",
@@ -142,7 +142,7 @@ export const skillDocs: SkillDocs = {
       "id": "authentication",
       "title": "Authentication",
       "summary": "Credential options: API Token, OAuth Access Token",
-      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with \"{email}/token\" as the user name and a Zendesk API token as the password. Create the token in Admin Center > Apps and integrations > APIs > API tokens; requests run with the permissions of the agent whose email is given.\n\nSet `option_title` to `API Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email | yes | no | Email address of the Zendesk agent or admin the requests run as. |\n| api_token | yes | yes | Zendesk API token. |\n\n## OAuth Access Token\n\nA Zendesk OAuth access token (from an OAuth client created in Admin Center > Apps and integrations > APIs > OAuth clients), sent as \"Authorization: Bearer <token>\". Use a token with the read scope.\n\nSet `option_title` to `OAuth Access Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Zendesk OAuth access token. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Zendesk subdomain: acme for acme.zendesk.com |\n",
+      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with \"{email}/token\" as the user name and a Zendesk API token as the password. Create the token in Admin Center > Apps and integrations > APIs > API tokens; requests run with the permissions of the agent whose email is given.\n\nSet `option_title` to `API Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email | yes | no | Email address of the Zendesk agent or admin the requests run as. |\n| api_token | yes | yes | Zendesk API token. |\n\n## OAuth Access Token\n\nA Zendesk OAuth access token (from an OAuth client created in Admin Center > Apps and integrations > APIs > OAuth clients), sent as \"Authorization: Bearer <token>\". Use a token with the read scope.\n\nSet `option_title` to `OAuth Access Token` in `credentials` to choose this option (also accepted: `OAuth 2.0`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | no | no | Identifier of the Zendesk OAuth client that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is. |\n| client_secret | no | yes | Secret of that OAuth client. Accepted from OAuth clients; not needed. |\n| refresh_token | no | yes | Refresh token of an expiring Zendesk token. Accepted from OAuth clients; not used: the access token is sent as is, so give a token that does not expire or update the credentials when it does. |\n| access_token | yes | yes | Zendesk OAuth access token. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Zendesk subdomain: acme for acme.zendesk.com |\n",
       "blocks": [
         {
           "type": "heading",
@@ -196,7 +196,7 @@ export const skillDocs: SkillDocs = {
         },
         {
           "type": "paragraph",
-          "text": "Set `option_title` to `OAuth Access Token` in `credentials` to choose this option."
+          "text": "Set `option_title` to `OAuth Access Token` in `credentials` to choose this option (also accepted: `OAuth 2.0`; titles match ignoring case, spaces and punctuation)."
         },
         {
           "type": "table",
@@ -207,6 +207,24 @@ export const skillDocs: SkillDocs = {
             "Description"
           ],
           "rows": [
+            [
+              "client_id",
+              "no",
+              "no",
+              "Identifier of the Zendesk OAuth client that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is."
+            ],
+            [
+              "client_secret",
+              "no",
+              "yes",
+              "Secret of that OAuth client. Accepted from OAuth clients; not needed."
+            ],
+            [
+              "refresh_token",
+              "no",
+              "yes",
+              "Refresh token of an expiring Zendesk token. Accepted from OAuth clients; not used: the access token is sent as is, so give a token that does not expire or update the credentials when it does."
+            ],
             [
               "access_token",
               "yes",
@@ -243,7 +261,7 @@ export const skillDocs: SkillDocs = {
       "id": "phone_numbers.list",
       "title": "phone_numbers.list",
       "summary": "List the account's phone numbers (GET /api/v2/channels/voice/phone_numbers).",
-      "markdown": "# phone_numbers.list\n\nList the account's phone numbers (GET /api/v2/channels/voice/phone_numbers).\n\n`GET /phone_numbers` returns a list of phone_numbers records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `number` (string or null)\n- `display_number` (string or null)\n- `name` (string or null)\n- `nickname` (string or null)\n- `country_code` (string or null)\n- `location` (string or null)\n- `toll_free` (boolean or null)\n- `external` (boolean or null)\n- `line_type` (string or null)\n- `capabilities` (object or null)\n- `sms_enabled` (boolean or null)\n- `voice_enabled` (boolean or null)\n- `outbound_enabled` (boolean or null)\n- `recorded` (boolean or null)\n- `transcription` (boolean or null)\n- `call_recording_consent` (string or null)\n- `brand_id` (integer or null)\n- `default_group_id` (integer or null)\n- `group_ids` (array or null)\n- `sms_group_id` (integer or null)\n- `greeting_ids` (array or null)\n- `default_greeting_ids` (array or null)\n- `categorised_greetings` (object or null)\n- `categorised_greetings_with_sub_settings` (object or null)\n- `ivr_id` (integer or null)\n- `schedule_id` (integer or null)\n- `failover_number` (string or null)\n- `priority` (integer or null)\n- `token` (string or null)\n- `created_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"phone_numbers\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# phone_numbers.list\n\nList the account's phone numbers (GET /api/v2/channels/voice/phone_numbers).\n\n`GET /phone_numbers` returns a list of phone_numbers records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `number` (string or null)\n- `display_number` (string or null)\n- `name` (string or null)\n- `nickname` (string or null)\n- `country_code` (string or null)\n- `location` (string or null)\n- `toll_free` (boolean or null)\n- `external` (boolean or null)\n- `line_type` (string or null)\n- `capabilities` (object or null)\n- `sms_enabled` (boolean or null)\n- `voice_enabled` (boolean or null)\n- `outbound_enabled` (boolean or null)\n- `recorded` (boolean or null)\n- `transcription` (boolean or null)\n- `call_recording_consent` (string or null)\n- `brand_id` (integer or null)\n- `default_group_id` (integer or null)\n- `group_ids` (array or null)\n- `sms_group_id` (integer or null)\n- `greeting_ids` (array or null)\n- `default_greeting_ids` (array or null)\n- `categorised_greetings` (object or null)\n- `categorised_greetings_with_sub_settings` (object or null)\n- `ivr_id` (integer or null)\n- `schedule_id` (integer or null)\n- `failover_number` (string or null)\n- `priority` (integer or null)\n- `token` (string or null)\n- `created_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"phone_numbers\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -286,6 +304,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -451,7 +476,7 @@ export const skillDocs: SkillDocs = {
       "id": "addresses.list",
       "title": "addresses.list",
       "summary": "List the account's addresses (GET /api/v2/channels/voice/addresses).",
-      "markdown": "# addresses.list\n\nList the account's addresses (GET /api/v2/channels/voice/addresses).\n\n`GET /addresses` returns a list of addresses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `street` (string or null)\n- `city` (string or null)\n- `zip` (string or null)\n- `state` (string or null)\n- `province` (string or null)\n- `country_code` (string or null)\n- `provider_reference` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"addresses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# addresses.list\n\nList the account's addresses (GET /api/v2/channels/voice/addresses).\n\n`GET /addresses` returns a list of addresses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `street` (string or null)\n- `city` (string or null)\n- `zip` (string or null)\n- `state` (string or null)\n- `province` (string or null)\n- `country_code` (string or null)\n- `provider_reference` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"addresses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -494,6 +519,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -615,7 +647,7 @@ export const skillDocs: SkillDocs = {
       "id": "greetings.list",
       "title": "greetings.list",
       "summary": "List greetings (GET /api/v2/channels/voice/greetings).",
-      "markdown": "# greetings.list\n\nList greetings (GET /api/v2/channels/voice/greetings).\n\n`GET /greetings` returns a list of greetings records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer or string)\n- `name` (string or null)\n- `category_id` (integer or null)\n- `active` (boolean or null)\n- `default` (boolean or null)\n- `default_lang` (boolean or null)\n- `has_sub_settings` (boolean or null)\n- `pending` (boolean or null)\n- `audio_name` (string or null)\n- `audio_url` (string or null)\n- `upload_id` (integer or null)\n- `ivr_ids` (array or null)\n- `phone_number_ids` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"greetings\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# greetings.list\n\nList greetings (GET /api/v2/channels/voice/greetings).\n\n`GET /greetings` returns a list of greetings records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer or string)\n- `name` (string or null)\n- `category_id` (integer or null)\n- `active` (boolean or null)\n- `default` (boolean or null)\n- `default_lang` (boolean or null)\n- `has_sub_settings` (boolean or null)\n- `pending` (boolean or null)\n- `audio_name` (string or null)\n- `audio_url` (string or null)\n- `upload_id` (integer or null)\n- `ivr_ids` (array or null)\n- `phone_number_ids` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"greetings\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -658,6 +690,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -787,7 +826,7 @@ export const skillDocs: SkillDocs = {
       "id": "greeting_categories.list",
       "title": "greeting_categories.list",
       "summary": "List greeting categories (GET /api/v2/channels/voice/greeting_categories).",
-      "markdown": "# greeting_categories.list\n\nList greeting categories (GET /api/v2/channels/voice/greeting_categories).\n\n`GET /greeting_categories` returns a list of greeting_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"greeting_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# greeting_categories.list\n\nList greeting categories (GET /api/v2/channels/voice/greeting_categories).\n\n`GET /greeting_categories` returns a list of greeting_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"greeting_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -830,6 +869,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -937,7 +983,7 @@ export const skillDocs: SkillDocs = {
       "id": "ivrs.list",
       "title": "ivrs.list",
       "summary": "List IVRs (GET /api/v2/channels/voice/ivr).",
-      "markdown": "# ivrs.list\n\nList IVRs (GET /api/v2/channels/voice/ivr).\n\n`GET /ivr` returns a list of ivrs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `menus` (array or null)\n- `phone_number_ids` (array or null)\n- `phone_number_names` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ivrs\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# ivrs.list\n\nList IVRs (GET /api/v2/channels/voice/ivr).\n\n`GET /ivr` returns a list of ivrs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `menus` (array or null)\n- `phone_number_ids` (array or null)\n- `phone_number_names` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"ivrs\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -980,6 +1026,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1093,7 +1146,7 @@ export const skillDocs: SkillDocs = {
       "id": "agents_activity.list",
       "title": "agents_activity.list",
       "summary": "List today's activity of every agent (GET /api/v2/channels/voice/stats/agents_activity).",
-      "markdown": "# agents_activity.list\n\nList today's activity of every agent (GET /api/v2/channels/voice/stats/agents_activity).\n\n`GET /stats/agents_activity` returns a list of agents_activity records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `agent_id` (integer)\n- `name` (string or null)\n- `avatar_url` (string or null)\n- `agent_state` (string or null)\n- `call_status` (string or null)\n- `via` (string or null)\n- `forwarding_number` (string or null)\n- `available_time` (integer or null)\n- `away_time` (integer or null)\n- `online_time` (integer or null)\n- `transfers_only_time` (integer or null)\n- `calls_accepted` (integer or null)\n- `calls_denied` (integer or null)\n- `calls_missed` (integer or null)\n- `calls_put_on_hold` (integer or null)\n- `accepted_transfers` (integer or null)\n- `started_transfers` (integer or null)\n- `accepted_third_party_conferences` (integer or null)\n- `started_third_party_conferences` (integer or null)\n- `total_call_duration` (integer or null)\n- `total_talk_time` (integer or null)\n- `total_hold_time` (integer or null)\n- `total_wrap_up_time` (integer or null)\n- `average_talk_time` (integer or null)\n- `average_hold_time` (integer or null)\n- `average_wrap_up_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"agents_activity\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# agents_activity.list\n\nList today's activity of every agent (GET /api/v2/channels/voice/stats/agents_activity).\n\n`GET /stats/agents_activity` returns a list of agents_activity records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page | integer | no | minimum 1 | Page number carried by the next_page URL; pass it only through next_params. |\n| per_page | integer | no | minimum 1; maximum 100 | Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `agent_id` (integer)\n- `name` (string or null)\n- `avatar_url` (string or null)\n- `agent_state` (string or null)\n- `call_status` (string or null)\n- `via` (string or null)\n- `forwarding_number` (string or null)\n- `available_time` (integer or null)\n- `away_time` (integer or null)\n- `online_time` (integer or null)\n- `transfers_only_time` (integer or null)\n- `calls_accepted` (integer or null)\n- `calls_denied` (integer or null)\n- `calls_missed` (integer or null)\n- `calls_put_on_hold` (integer or null)\n- `accepted_transfers` (integer or null)\n- `started_transfers` (integer or null)\n- `accepted_third_party_conferences` (integer or null)\n- `started_third_party_conferences` (integer or null)\n- `total_call_duration` (integer or null)\n- `total_talk_time` (integer or null)\n- `total_hold_time` (integer or null)\n- `total_wrap_up_time` (integer or null)\n- `average_talk_time` (integer or null)\n- `average_hold_time` (integer or null)\n- `average_wrap_up_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"agents_activity\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1136,6 +1189,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 1; maximum 100",
               "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..100). Same as giving per_page, which wins when both are given."
             ]
           ]
         },
@@ -1401,7 +1461,7 @@ export const skillDocs: SkillDocs = {
       "id": "calls.list",
       "title": "calls.list",
       "summary": "Incremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.",
-      "markdown": "# calls.list\n\nIncremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/calls` returns a list of calls records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `direction` (string or null)\n- `completion_status` (string or null)\n- `call_channel` (string or null)\n- `agent_id` (integer or null)\n- `customer_id` (integer or null)\n- `ticket_id` (integer or null)\n- `phone_number_id` (integer or null)\n- `phone_number` (string or null)\n- `line` (string or null)\n- `line_id` (integer or null)\n- `line_type` (string or null)\n- `call_group_id` (integer or null)\n- `default_group` (boolean or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wait_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `time_to_answer` (integer or null)\n- `consultation_time` (integer or null)\n- `recording_time` (integer or null)\n- `not_recording_time` (integer or null)\n- `recording_control_interactions` (integer or null)\n- `call_recording_consent` (string or null)\n- `call_recording_consent_action` (string or null)\n- `call_recording_consent_keypress` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `callback` (boolean or null)\n- `callback_source` (string or null)\n- `voicemail` (boolean or null)\n- `customer_requested_voicemail` (boolean or null)\n- `outside_business_hours` (boolean or null)\n- `exceeded_queue_time` (boolean or null)\n- `exceeded_queue_wait_time` (boolean or null)\n- `overflowed` (boolean or null)\n- `overflowed_to` (string or null)\n- `ivr_action` (string or null)\n- `ivr_destination_group_name` (string or null)\n- `ivr_hops` (integer or null)\n- `ivr_routed_to` (string or null)\n- `ivr_time_spent` (integer or null)\n- `quality_issues` (array or null)\n- `post_call_transcription_created` (boolean or null)\n- `post_call_summary_created` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"calls\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}\n```\n",
+      "markdown": "# calls.list\n\nIncremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/calls` returns a list of calls records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `direction` (string or null)\n- `completion_status` (string or null)\n- `call_channel` (string or null)\n- `agent_id` (integer or null)\n- `customer_id` (integer or null)\n- `ticket_id` (integer or null)\n- `phone_number_id` (integer or null)\n- `phone_number` (string or null)\n- `line` (string or null)\n- `line_id` (integer or null)\n- `line_type` (string or null)\n- `call_group_id` (integer or null)\n- `default_group` (boolean or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wait_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `time_to_answer` (integer or null)\n- `consultation_time` (integer or null)\n- `recording_time` (integer or null)\n- `not_recording_time` (integer or null)\n- `recording_control_interactions` (integer or null)\n- `call_recording_consent` (string or null)\n- `call_recording_consent_action` (string or null)\n- `call_recording_consent_keypress` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `callback` (boolean or null)\n- `callback_source` (string or null)\n- `voicemail` (boolean or null)\n- `customer_requested_voicemail` (boolean or null)\n- `outside_business_hours` (boolean or null)\n- `exceeded_queue_time` (boolean or null)\n- `exceeded_queue_wait_time` (boolean or null)\n- `overflowed` (boolean or null)\n- `overflowed_to` (string or null)\n- `ivr_action` (string or null)\n- `ivr_destination_group_name` (string or null)\n- `ivr_hops` (integer or null)\n- `ivr_routed_to` (string or null)\n- `ivr_time_spent` (integer or null)\n- `quality_issues` (array or null)\n- `post_call_transcription_created` (boolean or null)\n- `post_call_summary_created` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"calls\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1437,6 +1497,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "minimum 0",
               "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },
@@ -1523,7 +1590,7 @@ export const skillDocs: SkillDocs = {
       "id": "call_legs.list",
       "title": "call_legs.list",
       "summary": "Incremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.",
-      "markdown": "# call_legs.list\n\nIncremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/legs` returns a list of call_legs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `call_id` (integer or null)\n- `type` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `agent_id` (integer or null)\n- `user_id` (integer or null)\n- `available_via` (string or null)\n- `completion_status` (string or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `consultation_from` (integer or null)\n- `consultation_to` (integer or null)\n- `consultation_time` (integer or null)\n- `conference_from` (integer or null)\n- `conference_to` (integer or null)\n- `conference_time` (integer or null)\n- `transferred_from` (integer or null)\n- `transferred_to` (integer or null)\n- `forwarded_to` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `quality_issues` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"call_legs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}\n```\n",
+      "markdown": "# call_legs.list\n\nIncremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/legs` returns a list of call_legs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `call_id` (integer or null)\n- `type` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `agent_id` (integer or null)\n- `user_id` (integer or null)\n- `available_via` (string or null)\n- `completion_status` (string or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `consultation_from` (integer or null)\n- `consultation_to` (integer or null)\n- `consultation_time` (integer or null)\n- `conference_from` (integer or null)\n- `conference_to` (integer or null)\n- `conference_time` (integer or null)\n- `transferred_from` (integer or null)\n- `transferred_to` (integer or null)\n- `forwarded_to` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `quality_issues` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"call_legs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1559,6 +1626,13 @@ export const skillDocs: SkillDocs = {
               "yes",
               "minimum 0",
               "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params."
             ]
           ]
         },

@@ -11,7 +11,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { connectorModules, type EntityDefinition } from '../../../runtime/index.js';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import type { DatabaseSchema } from '../../db/schema.js';
 import type { RecordBatch, RecordObserver } from '../observers.js';
 import { registerRecordObserver } from '../sync/registry.js';
@@ -370,26 +370,18 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
   };
 }
 
-const running = new WeakMap<ServiceContext, { indexer: SemanticIndexer; unregister: () => void }>();
-
 /**
- * Wires semantic indexing into a service (idempotent per ServiceContext): registers the indexer with the
- * sync's observers and starts its reconcile (now, then every five minutes). Returns a stop function.
+ * Wires semantic indexing into a service (the composition root does, once): registers the indexer with
+ * the sync's observers and starts its reconcile (now, then every five minutes). Returns a stop function.
  */
 export function startSemanticIndexing(ctx: ServiceContext, log?: IndexerLog): { indexer: SemanticIndexer; stop: () => Promise<void> } {
-  let entry = running.get(ctx);
-  if (!entry) {
-    const indexer = createSemanticIndexer(ctx, log ? { log } : {});
-    entry = { indexer, unregister: registerRecordObserver(ctx, indexer) };
-    running.set(ctx, entry);
-    indexer.start();
-  }
-  const { indexer, unregister } = entry;
+  const indexer = createSemanticIndexer(ctx, log ? { log } : {});
+  const unregister = registerRecordObserver(ctx, indexer);
+  indexer.start();
   return {
     indexer,
     async stop() {
       unregister();
-      running.delete(ctx);
       await indexer.stop();
     },
   };

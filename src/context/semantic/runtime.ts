@@ -1,23 +1,16 @@
 /**
  * The embedding provider of a service: chosen from its settings (EMBEDDINGS_URL... or the offline
- * default) the first time it is needed, kept per ServiceContext (two services in one process, as in
- * tests, each have their own). Tests replace it with setEmbeddingProvider.
+ * default) by the composition root, kept on the ServiceContext (two services in one process, as in
+ * tests, each have their own).
  */
-import type { ServiceContext } from '../../context.js';
-import { providerFromConfig, type EmbeddingProvider } from './providers.js';
-
-const providers = new WeakMap<ServiceContext, EmbeddingProvider>();
+import type { ServiceContext } from '../../service-context.js';
+import type { EmbeddingProvider } from './providers.js';
 
 export function embeddingProvider(ctx: ServiceContext): EmbeddingProvider {
-  let provider = providers.get(ctx);
-  if (!provider) {
-    provider = providerFromConfig(ctx.config);
-    providers.set(ctx, provider);
-  }
-  return provider;
+  return ctx.embeddings.provider;
 }
 
 /** Uses another provider from now on (its id differs: reconcile() re-embeds what the old one made). */
 export function setEmbeddingProvider(ctx: ServiceContext, provider: EmbeddingProvider): void {
-  providers.set(ctx, provider);
+  ctx.embeddings.provider = provider;
 }

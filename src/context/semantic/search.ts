@@ -16,7 +16,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { EntityDefinition } from '../../../runtime/index.js';
 import { getPath } from '../../../runtime/paths.js';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import { BadRequestError } from '../../errors.js';
 import { trimContext } from './chunking.js';
 import { openCursor, searchFingerprint, signCursor } from '../cursor.js';

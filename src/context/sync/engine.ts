@@ -17,13 +17,13 @@ import {
   type EntityDefinition,
 } from '../../../runtime/index.js';
 import { getPath } from '../../../runtime/paths.js';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults } from './plan.js';
 import { backoffDelay } from '../../../runtime/http.js';
 import { noteRowsWritten } from '../../db/statistics.js';
-import { canonicalJson, forgetHashes, preparePage, writePage, type RecordScope } from './records.js';
+import { canonicalJson, forgetHashes, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync } from './state.js';
 
@@ -211,7 +211,7 @@ export class ConnectorSync {
         if (fannedOut && page === 1 && error instanceof PageError && error.origin instanceof NotFoundError) return;
         throw error;
       }
-      yield Array.isArray(result.data) ? result.data : [];
+      yield Array.isArray(result.data) ? withDerivedFields(result.data, this.entity(name).search.derived, params) : [];
       if (result.next_params === undefined) return;
       const next = { ...params, ...result.next_params };
       if (canonicalJson(next) === canonicalJson(params)) {

@@ -3,7 +3,7 @@
  * them a sync can list (a `list` action whose required params are all supplied by the fan-out chain),
  * in which order (parents before children), and the page size to ask for.
  */
-import type { ActionDefinition, ConnectorDefinition, EntityDefinition } from '../../../runtime/index.js';
+import { pageSizeParam, type ActionDefinition, type ConnectorDefinition, type EntityDefinition } from '../../../runtime/index.js';
 
 /** Entities declared searchable in the context store (search.fields non-empty), in manifest order. */
 export function searchableEntities(definition: ConnectorDefinition): string[] {
@@ -78,29 +78,15 @@ export function syncOrder(definition: ConnectorDefinition, names: string[]): str
   return [...names].sort((a, b) => depth(definition, a) - depth(definition, b) || order.indexOf(a) - order.indexOf(b));
 }
 
-/** Param names that set how many records a page holds, in the order they are looked for. */
-const PAGE_SIZE_NAMES = ['page_size', 'per_page', 'pageSize', 'limit', 'first', 'maxResults', 'page[size]', 'page_limit'];
-
 /**
- * The largest page the action allows, as params: the pagination's limit param (offset, short pages) or a
- * conventional page-size param, when its schema declares an integer maximum. Fewer, larger pages make
- * a sync faster and gentler on the vendor's rate limits.
+ * The largest page the action allows, as params: its page-size param (runtime pageSizeParam, the same
+ * one the universal `limit` fills) when its schema declares an integer maximum. Fewer, larger pages
+ * make a sync faster and gentler on the vendor's rate limits.
  */
 export function pageSizeParams(action: ActionDefinition): Record<string, number> {
-  const pagination = action.pagination;
-  const candidates: string[] = [];
-  if (pagination?.style === 'offset') candidates.push(pagination.limit_param);
-  if (pagination && 'short_page_ends' in pagination && pagination.short_page_ends) candidates.push(pagination.short_page_ends.limit_param);
-  candidates.push(...PAGE_SIZE_NAMES);
-  for (const name of candidates) {
-    const param = action.params[name];
-    if (!param) continue;
-    const { type, maximum } = param.schema;
-    if ((type === 'integer' || (Array.isArray(type) && type.includes('integer'))) && typeof maximum === 'number' && maximum >= 1) {
-      return { [name]: Math.floor(maximum) };
-    }
-  }
-  return {};
+  const name = pageSizeParam(action);
+  const maximum = name === undefined ? undefined : action.params[name]?.schema.maximum;
+  return name !== undefined && typeof maximum === 'number' && maximum >= 1 ? { [name]: Math.floor(maximum) } : {};
 }
 
 /** Defaults of required params that have one (validation requires them to be present). */

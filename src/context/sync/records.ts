@@ -84,6 +84,35 @@ export function preparePage(items: unknown[], definition: Pick<RecordDefinition,
   return { records: [...byId.values()], skipped };
 }
 
+/** The value at a dot path; a segment `name[]` maps the rest of the path over the array at name (nodes[].id: every id). */
+function pluck(value: unknown, path: string[]): unknown {
+  const index = path.findIndex((segment) => segment.endsWith('[]'));
+  if (index === -1) return getPath(value, path.join('.'));
+  const list = getPath(value, [...path.slice(0, index), (path[index] as string).slice(0, -2)].join('.'));
+  if (!Array.isArray(list)) return undefined;
+  return list.map((element) => pluck(element, path.slice(index + 1)) ?? null);
+}
+
+/**
+ * The records of one page with the entity's derived fields added (manifest search.derived): a value
+ * inside the record (record.<path>) or the list param it was read with (params.<name>). A record that
+ * holds the field already keeps its own value.
+ */
+export function withDerivedFields(items: unknown[], derived: Record<string, string> | undefined, params: Record<string, unknown>): unknown[] {
+  if (derived === undefined) return items;
+  return items.map((item) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    const record = { ...(item as Record<string, unknown>) };
+    for (const [name, source] of Object.entries(derived)) {
+      if (record[name] !== undefined) continue;
+      const [origin, ...path] = source.split('.');
+      const value = origin === 'params' ? params[path.join('.')] : pluck(item, path);
+      if (value !== undefined) record[name] = value;
+    }
+    return record;
+  });
+}
+
 export interface RecordScope {
   organizationId: string;
   connectorId: string;

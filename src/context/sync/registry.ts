@@ -1,28 +1,22 @@
 /**
- * The RecordObservers of a service (src/context/observers.ts): registered once where the service is
- * wired (the app, the CLI), called by the sync after each committed page with the changed records.
- * Kept per ServiceContext, so two services in one process (tests) do not see each other's records.
+ * The RecordObservers of a service (src/context/observers.ts): registered where the service is composed
+ * (src/composition.ts), called by the sync after each committed page with the changed records. They live
+ * on the ServiceContext, so two services in one process (tests) do not see each other's records.
  */
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import type { RecordBatch, RecordObserver } from '../observers.js';
-
-const registry = new WeakMap<ServiceContext, RecordObserver[]>();
 
 /** Adds an observer of the service's synced records; returns a function removing it. */
 export function registerRecordObserver(ctx: ServiceContext, observer: RecordObserver): () => void {
-  const list = registry.get(ctx) ?? [];
-  list.push(observer);
-  registry.set(ctx, list);
+  ctx.observers.push(observer);
   return () => {
-    const current = registry.get(ctx);
-    if (!current) return;
-    const index = current.indexOf(observer);
-    if (index >= 0) current.splice(index, 1);
+    const index = ctx.observers.indexOf(observer);
+    if (index >= 0) ctx.observers.splice(index, 1);
   };
 }
 
 export function recordObservers(ctx: ServiceContext): readonly RecordObserver[] {
-  return registry.get(ctx) ?? [];
+  return ctx.observers;
 }
 
 /** Calls every observer in registration order; the first failure is thrown after all were called. */

@@ -6,7 +6,7 @@
  * "not due any more" check keep them from syncing the same entity twice.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import { SwitchyardError } from '../../errors.js';
 import { syncServiceFor } from './service.js';
 
@@ -52,23 +52,16 @@ function safeParse(text: string): unknown {
   }
 }
 
-const schedulers = new WeakMap<ServiceContext, SyncScheduler>();
-
-/** The scheduler running for a service, if one was started (connector creation pokes it). */
-export function schedulerFor(ctx: ServiceContext): SyncScheduler | undefined {
-  return schedulers.get(ctx);
-}
-
 /** Tells the scheduler (when one runs) that a connector was created: its first sync starts now. */
 export function connectorCreated(ctx: ServiceContext): void {
-  schedulers.get(ctx)?.poke();
+  ctx.scheduler?.poke();
 }
 
 export function startSyncScheduler(ctx: ServiceContext, log: FastifyBaseLogger, options: SchedulerOptions = {}): SyncScheduler {
   const serviceWide = options.intervalMinutes ?? ctx.config.syncIntervalMinutes ?? DEFAULT_SYNC_INTERVAL_MINUTES;
   const tickMs = options.tickMs ?? 30_000;
   const concurrency = options.concurrency ?? 2;
-  const service = syncServiceFor(ctx, log);
+  const service = syncServiceFor(ctx);
   const active = new Set<string>();
   let stopped = false;
   let ticking: Promise<void> = Promise.resolve();
@@ -155,11 +148,9 @@ export function startSyncScheduler(ctx: ServiceContext, log: FastifyBaseLogger, 
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      schedulers.delete(ctx);
       await ticking;
     },
   };
-  schedulers.set(ctx, scheduler);
   poke();
   schedule();
   return scheduler;

@@ -6,7 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
-import type { ServiceContext } from '../../context.js';
+import type { ServiceContext } from '../../service-context.js';
 import { BadRequestError, ConflictError, ResourceNotFoundError } from '../../errors.js';
 import { findConnector, type ConnectorRow } from '../../services/connector-lookup.js';
 import { connectorInstance } from '../../services/execution.js';
@@ -136,7 +136,7 @@ export class SyncService {
         throw new ConflictError(message, { issues: [{ field: options.entity === undefined ? 'connector' : 'entity', rule: 'sync_in_progress', message }] });
       }
       // The connector instance is built (credentials opened, config checked) before anything is marked.
-      const connector = connectorInstance(ctx, row, this.log);
+      const connector = connectorInstance(ctx, row);
       const entities: RunEntity[] = [];
       for (const { name, lock } of locked) {
         if (options.dueBefore !== undefined && (await this.ranSince(row.id, name, options.dueBefore))) {
@@ -200,32 +200,7 @@ export class SyncService {
   }
 }
 
-const services = new WeakMap<ServiceContext, SyncService>();
-
-/** The sync service of a ServiceContext, created on first use (the first caller's logger is kept). */
-export function syncServiceFor(ctx: ServiceContext, log?: FastifyBaseLogger): SyncService {
-  let service = services.get(ctx);
-  if (!service) {
-    service = new SyncService(ctx, log ?? pino({ level: 'silent' }));
-    services.set(ctx, service);
-  }
-  return service;
-}
-
-/** Creates the sync service of a ServiceContext with options (tests shorten the retry delays); call before any sync. */
-export function configureSyncService(ctx: ServiceContext, log: FastifyBaseLogger, options: SyncServiceOptions): SyncService {
-  const existing = services.get(ctx);
-  if (existing && existing.activeRuns > 0) throw new Error('configureSyncService: syncs are running');
-  const service = new SyncService(ctx, log, options);
-  services.set(ctx, service);
-  if (existing) void existing.close();
-  return service;
-}
-
-/** Stops the syncs of a ServiceContext (before its store closes). */
-export async function closeSyncService(ctx: ServiceContext): Promise<void> {
-  const service = services.get(ctx);
-  if (!service) return;
-  services.delete(ctx);
-  await service.close();
+/** The sync service of a running service (built by the composition root). */
+export function syncServiceFor(ctx: ServiceContext): SyncService {
+  return ctx.syncs;
 }

@@ -1,0 +1,112 @@
+/**
+ * What execute accepts beyond an action's declared params, before they are validated:
+ *
+ * - The universal `limit` param of every action returning many records (list, api_search) that does not
+ *   declare a `limit` of its own: it becomes the action's page-size param, clamped to that param's
+ *   minimum and maximum. An action without a page-size param (or a limit below the vendor's minimum page
+ *   size) gets `limit` applied by cutting the returned page to that many records.
+ * - Scalar values as text, as clients that type every id as a string send them: a string of digits for
+ *   an integer param, a decimal string for a number param, "true"/"false" for a boolean param.
+ */
+import type { ActionDefinition, JsonObject, ParamDefinition } from './definition.js';
+
+export const UNIVERSAL_LIMIT = 'limit';
+
+/** Names a page-size param goes by, compared ignoring case and punctuation (page[size] = pagesize). */
+const PAGE_SIZE_NAMES = new Set(['limit', 'perpage', 'pagesize', 'pagelimit', 'maxresults', 'first', 'batchsize']);
+
+const squash = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+function typesOf(schema: JsonObject): string[] {
+  const type = schema.type;
+  if (typeof type === 'string') return [type];
+  return Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+}
+
+/**
+ * The param that sets how many records a page of this action holds: the one its pagination names
+ * (limit_param of offset pagination or of short_page_ends), else the first declared integer param
+ * named like a page size (per_page, page_size, page[size], limit, first, maxResults, batchSize...).
+ */
+export function pageSizeParam(action: ActionDefinition): string | undefined {
+  const pagination = action.pagination as { limit_param?: unknown; short_page_ends?: { limit_param?: unknown } } | undefined;
+  const named = [pagination?.limit_param, pagination?.short_page_ends?.limit_param].find((p): p is string => typeof p === 'string' && Object.hasOwn(action.params, p));
+  if (named !== undefined) return named;
+  return Object.entries(action.params).find(([name, p]) => PAGE_SIZE_NAMES.has(squash(name)) && p.in !== 'path' && typesOf(p.schema).includes('integer'))?.[0];
+}
+
+/** How the universal limit reaches the vendor for one action. */
+export interface LimitPlan {
+  /** The page-size param it fills, or undefined when the returned page is cut instead. */
+  param?: string;
+  minimum?: number;
+  maximum?: number;
+}
+
+/**
+ * The universal limit of an action, or undefined when the action has none (it returns one record, or
+ * declares `limit` itself). The page-size param is the one the pagination definition names
+ * (limit_param), else the declared integer param named like a page size.
+ */
+export function limitPlan(action: ActionDefinition): LimitPlan | undefined {
+  if (action.result !== 'many' || Object.hasOwn(action.params, UNIVERSAL_LIMIT)) return undefined;
+  const param = pageSizeParam(action);
+  if (param === undefined) return {};
+  const schema = (action.params[param] as ParamDefinition).schema;
+  return {
+    param,
+    ...(typeof schema.minimum === 'number' && { minimum: schema.minimum }),
+    ...(typeof schema.maximum === 'number' && { maximum: schema.maximum }),
+  };
+}
+
+/** A scalar given as text, read as the type the param declares; anything else is returned unchanged. */
+function fromText(value: unknown, schema: JsonObject): unknown {
+  if (typeof value !== 'string') return value;
+  const types = typesOf(schema);
+  if (types.length === 0 || types.includes('string')) return value;
+  if (types.includes('integer') && /^-?\d{1,15}$/.test(value)) return Number(value);
+  if (types.includes('number') && /^-?\d{1,15}(\.\d{1,15})?$/.test(value)) return Number(value);
+  if (types.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+/**
+ * The params as the validator should see them, and how many records to keep at most when the
+ * universal limit is applied by cutting the page. A `limit` that is not a positive integer is left in
+ * place for the validator to report as unknown only when the action has no universal limit; otherwise
+ * it is reported here.
+ */
+export function prepareParams(action: ActionDefinition, params: Record<string, unknown>): { params: Record<string, unknown>; keepAtMost?: number; limitProblem?: string } {
+  const prepared: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(params)) {
+    const param = Object.hasOwn(action.params, name) ? action.params[name] : undefined;
+    prepared[name] = param ? fromText(value, param.schema) : value;
+  }
+  const plan = limitPlan(action);
+  if (plan === undefined || prepared[UNIVERSAL_LIMIT] === undefined || prepared[UNIVERSAL_LIMIT] === null) {
+    if (plan !== undefined && prepared[UNIVERSAL_LIMIT] === null) delete prepared[UNIVERSAL_LIMIT];
+    return { params: prepared };
+  }
+  const limit = fromText(prepared[UNIVERSAL_LIMIT], { type: 'integer' });
+  delete prepared[UNIVERSAL_LIMIT];
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    return { params: prepared, limitProblem: `limit must be a positive integer (the most records to return), not ${JSON.stringify(limit)}` };
+  }
+  if (plan.param === undefined) return { params: prepared, keepAtMost: limit };
+  // The action's own page-size param, when given too, wins.
+  if (prepared[plan.param] !== undefined) return { params: prepared };
+  const size = Math.max(plan.minimum ?? 1, Math.min(plan.maximum ?? limit, limit));
+  prepared[plan.param] = size;
+  return { params: prepared, ...(size > limit && { keepAtMost: limit }) };
+}
+
+/** One sentence for docs and inspect: what the universal limit does for an action. */
+export function limitDescription(plan: LimitPlan): string {
+  if (plan.param === undefined) {
+    return 'The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params.';
+  }
+  const range = plan.maximum !== undefined ? ` (clamped to ${plan.minimum ?? 1}..${plan.maximum})` : plan.minimum !== undefined ? ` (at least ${plan.minimum})` : '';
+  const cut = plan.minimum !== undefined && plan.minimum > 1 ? `; below ${plan.minimum} the returned page is cut to this many records` : '';
+  return `The most records to return: sent as ${plan.param}${range}${cut}. Same as giving ${plan.param}, which wins when both are given.`;
+}

@@ -1,0 +1,79 @@
+/**
+ * The composition root: the one place that builds the service's parts in order, starts their background
+ * work and stops everything in reverse. Everything else receives the parts through the ServiceContext.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import { providerFromConfig, type EmbeddingProvider } from './context/semantic/providers.js';
+import { SyncService, type SyncServiceOptions } from './context/sync/service.js';
+import type { ServiceBase, ServiceContext } from './service-context.js';
+import { ConnectorInstances } from './services/execution.js';
+
+export interface ComposeOptions {
+  /** Defaults to a silent logger (tests, the CLI). */
+  log?: FastifyBaseLogger;
+  /** Sync retry settings (tests shorten the delays). */
+  sync?: SyncServiceOptions;
+  /** Replaces the provider the settings choose (benchmarks, tests). */
+  embeddings?: EmbeddingProvider;
+  /** close() closes the store too, last (the server's root opened it for the service). */
+  ownStore?: boolean;
+}
+
+export interface ComposedService {
+  ctx: ServiceContext;
+  /** Starts the background work: periodic syncs, then semantic indexing (it embeds what syncs write). */
+  startBackground(): Promise<void>;
+  /** Hands a part built outside (the HTTP app) to close(), which closes it before everything created earlier. */
+  adopt(close: () => Promise<void>): void;
+  /** Stops what was started and closes the parts, in the reverse order of their creation. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Builds the parts over a store, a keyring and settings. The store stays its opener's to close unless `ownStore`. */
+export function composeService(base: ServiceBase, options: ComposeOptions = {}): ComposedService {
+  const log = options.log ?? pino({ level: 'silent' });
+  const closers: Array<() => Promise<void>> = [];
+  if (options.ownStore) closers.push(() => base.store.close());
+  const ctx = { ...base, log, observers: [], embeddings: { provider: options.embeddings ?? providerFromConfig(base.config) } } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
+  ctx.connectors = new ConnectorInstances(ctx, log);
+  closers.push(async () => ctx.connectors.clear());
+  ctx.syncs = new SyncService(ctx, log, options.sync);
+  // Running syncs stop (and record "interrupted") before the store closes.
+  closers.push(() => ctx.syncs.close());
+
+  let closing: Promise<void> | undefined;
+  return {
+    ctx,
+    async startBackground() {
+      // Imported on demand: start-up does not wait for them (the app has loaded the runtime already).
+      const { startSyncScheduler } = await import('./context/sync/scheduler.js');
+      const scheduler = startSyncScheduler(ctx, log);
+      ctx.scheduler = scheduler;
+      closers.push(async () => {
+        delete ctx.scheduler;
+        await scheduler.stop();
+      });
+      const { startSemanticIndexing } = await import('./context/semantic/indexer.js');
+      const semantic = startSemanticIndexing(ctx, log);
+      closers.push(() => semantic.stop());
+    },
+    adopt(close) {
+      closers.push(close);
+    },
+    close() {
+      closing ??= (async () => {
+        let failure: unknown;
+        for (const close of closers.reverse()) {
+          try {
+            await close();
+          } catch (error) {
+            failure ??= error;
+          }
+        }
+        if (failure !== undefined) throw failure;
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadDefinitions } from '../../codegen/pipeline.js';
+import { VALID } from '../support/manifest-fixture.js';
+
+// Every rule docs/manifest-guide.md documents under "Error messages" has a failing example here, and a
+// rule the guide adds without one fails the completeness check below.
+
+const guide = readFileSync(fileURLToPath(new URL('../../docs/manifest-guide.md', import.meta.url)), 'utf8');
+const section = guide.slice(guide.indexOf('## Error messages from `npm run generate`'), guide.indexOf('## Adding an entity by YAML alone'));
+const documented = [...section.matchAll(/^- ((?:`[a-zA-Z-]+`(?:, )?)+) —/gm)].flatMap((match) => [...(match[1] as string).matchAll(/`([a-zA-Z-]+)`/g)].map((m) => m[1] as string));
+
+const swap = (from: string, to: string) => (yaml: string) => {
+  if (!yaml.includes(from)) throw new Error(`fixture has no ${JSON.stringify(from)}`);
+  return yaml.replace(from, to);
+};
+const LIST = '      list:\n        method: GET\n        path: /widgets\n';
+const GET = '      get:\n        method: GET\n        path: /widgets/{id}\n';
+const RECORD = '    record:\n      fields:\n';
+const TOKEN_AUTH = '    fields:\n      token: { description: API token }\n';
+const OAUTH = (fields: string) =>
+  `  - type: oauth2_refresh\n    option_title: OAuth\n    token_url: https://acme.example/token\n    keep: [instance_url]\n    fields:\n${fields}      account: { description: Account id, secret: false }\n`;
+const OAUTH_FIELDS = '      client_id: { description: id }\n      client_secret: { description: secret }\n      refresh_token: { description: refresh }\n';
+
+/** Each documented rule: files to write (name -> YAML) that break exactly that rule. */
+const examples: Record<string, Record<string, string>> = {
+  'yaml-syntax': { 'acme.yaml': swap('display_name: Acme', 'display_name: [Acme')(VALID) },
+  'duplicate-key': { 'acme.yaml': swap('display_name: Acme\n', 'display_name: Acme\ndisplay_name: Acme again\n')(VALID) },
+  'unknown-key': { 'acme.yaml': swap('        records_path: widgets', '        records_path: widgets\n        recordz: oops')(VALID) },
+  'missing-key': { 'acme.yaml': swap(GET, '      get:\n        path: /widgets/{id}\n')(VALID) },
+  enum: { 'acme.yaml': swap('style: cursor', 'style: pages_by_magic')(VALID) },
+  'key-name': { 'acme.yaml': swap('  widgets:\n', '  Widgets:\n')(VALID) },
+  type: { 'acme.yaml': swap('    option_title: Token\n', '    option_title: 42\n')(VALID) },
+  pattern: { 'acme.yaml': swap('icon_url: https://acme.example/icon.png', 'icon_url: http://acme.example/icon.png')(VALID) },
+  minLength: { 'acme.yaml': swap('display_name: Acme', 'display_name: ""')(VALID) },
+  minItems: { 'acme.yaml': swap('docs:\n  - { title: Acme API, url: "https://acme.example/docs" }', 'docs: []')(VALID) },
+  minProperties: { 'acme.yaml': swap('block: { next: body.next }', 'block: {}')(VALID) },
+  minimum: { 'acme.yaml': swap(RECORD, '    search: { semantic: [{ field: name, context_window: 10 }] }\n' + RECORD)(VALID) },
+  maximum: { 'acme.yaml': swap(RECORD, '    search: { semantic: [{ field: name, context_window: 9000 }] }\n' + RECORD)(VALID) },
+  'unknown-config': { 'acme.yaml': swap('{{config.subdomain}}', '{{config.tenant}}')(VALID) },
+  'unknown-token-value': { 'acme.yaml': swap('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"\nbase_url_host_pattern: ^x$')(VALID) },
+  'unknown-auth-field': { 'acme.yaml': swap('{{credentials.account}}', '{{credentials.acount}}')(VALID) },
+  'template-syntax': { 'acme.yaml': swap('X-Account: "{{credentials.account}}"', 'X-Account: "{{credentials.account}"')(VALID) },
+  'duplicate-option': { 'acme.yaml': swap(TOKEN_AUTH, TOKEN_AUTH + '      account: { description: Account id, secret: false }\n  - type: bearer\n    option_title: Token\n    token: "{{credentials.token}}"\n' + TOKEN_AUTH)(VALID) },
+  'oauth-fields': { 'acme.yaml': swap('auth:\n', 'auth:\n' + OAUTH('      client_id: { description: id }\n      refresh_token: { description: refresh }\n'))(VALID) },
+  'host-pattern': { 'acme.yaml': swap('auth:\n', 'auth:\n' + OAUTH(OAUTH_FIELDS))(swap('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"')(VALID)) },
+  'anchored-pattern': { 'acme.yaml': swap("pattern: '^[a-z]+$'", "pattern: '[a-z]+'")(VALID) },
+  'id-field': { 'acme.yaml': swap(RECORD + '        id: integer\n', RECORD + '        uid: integer\n')(VALID) },
+  'unknown-field': { 'acme.yaml': swap(RECORD, '    search: { fields: [nope] }\n' + RECORD)(VALID) },
+  'undeclared-path-param': { 'acme.yaml': swap('path: /widgets/{id}', 'path: /widgets/{widget_id}')(VALID) },
+  'unused-path-param': { 'acme.yaml': swap('path: /widgets/{id}', 'path: /widgets/{widget_id}')(VALID) },
+  'path-param-required': { 'acme.yaml': swap('id: { in: path, required: true, schema: { type: integer } }', 'id: { in: path, schema: { type: integer } }')(VALID) },
+  'duplicate-param': { 'acme.yaml': swap('          cursor: { in: query, schema: { type: string } }', '          cursor: { in: query, schema: { type: string } }\n          after: { in: query, wire: cursor, schema: { type: string } }')(VALID) },
+  'variables-without-graphql': { 'acme.yaml': swap('          cursor: { in: query, schema: { type: string } }', '          cursor: { in: query, schema: { type: string } }\n          q: { in: variables, schema: { type: string } }')(VALID) },
+  'body-with-graphql': { 'acme.yaml': swap(GET, '      create:\n        method: POST\n        path: /graphql\n        graphql: { document: "mutation { a }" }\n        params:\n          name: { in: body, schema: { type: string } }\n' + GET)(VALID) },
+  'send-default': { 'acme.yaml': swap('          cursor: { in: query, schema: { type: string } }', '          cursor: { in: query, send_default: true, schema: { type: string } }')(VALID) },
+  'graphql-method': { 'acme.yaml': swap(GET, '      api_search:\n        method: GET\n        path: /graphql\n        graphql: { document: "query { a }" }\n' + GET)(VALID) },
+  'result-shape': { 'acme.yaml': swap(GET, GET + '        records_path: items\n')(VALID) },
+  'unknown-entity': { 'acme.yaml': swap(RECORD, '    search: { fan_out: { entity: nope, field: id, param: cursor } }\n' + RECORD)(VALID) },
+  'fan-out-parent': {
+    'acme.yaml': swap(RECORD, '    search: { fan_out: { entity: gadgets, field: id, param: cursor } }\n' + RECORD)(VALID) + '  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer } }\n    actions:\n      get: { method: GET, path: "/gadgets/{id}", params: { id: { in: path, required: true, schema: { type: integer } } } }\n',
+  },
+  'singleton-action': { 'acme.yaml': swap(RECORD, '    record:\n      singleton: true\n      fields:\n')(VALID) },
+  'unknown-param': { 'acme.yaml': swap(LIST, LIST + '        at_least_one_of: [alpha, beta]\n')(VALID) },
+  'unknown-pagination': { 'acme.yaml': swap('pagination: pages', 'pagination: pagez')(VALID) },
+  'file-name': { 'other.yaml': VALID },
+  'duplicate-connector': { 'acme.yaml': VALID, 'beta.yaml': swap('definition_id: 0b7e2c44-5d7a-4e55-9b1a-6c3f0e9d2a11', 'definition_id: 1b7e2c44-5d7a-4e55-9b1a-6c3f0e9d2a11')(VALID) },
+  'duplicate-definition-id': { 'acme.yaml': VALID, 'beta.yaml': swap('connector_type: acme', 'connector_type: beta')(VALID) },
+};
+
+describe('every documented manifest error rule has a failing example', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds the documented rules (sanity check of the extraction)', () => {
+    expect(documented).toEqual(expect.arrayContaining(['yaml-syntax', 'minLength', 'maximum', 'unknown-pagination', 'duplicate-definition-id']));
+    expect(documented.length).toBeGreaterThan(35);
+  });
+
+  it.each(documented)('rule `%s` has an example', (rule) => {
+    expect(examples[rule], `add a manifest that breaks "${rule}" to this table`).toBeDefined();
+  });
+
+  it.each(Object.entries(examples))('`%s` is reported for its example', (rule, files) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    for (const [name, yaml] of Object.entries(files)) writeFileSync(path.join(dir, name), yaml);
+    const { diagnostics } = loadDefinitions(dir);
+    expect(diagnostics.map((d) => d.rule), JSON.stringify(diagnostics, null, 1)).toContain(rule);
+    for (const d of diagnostics.filter((x) => x.rule === rule)) expect(d.line).toBeGreaterThan(0);
+  });
+
+  it('the valid fixture itself passes', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'acme.yaml'), VALID);
+    expect(loadDefinitions(dir).diagnostics).toEqual([]);
+  });
+});
