@@ -12,6 +12,13 @@ export const derivedDefaults = {
   result: (actionName: string): 'many' | 'one' => (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one'),
   idempotent: (method: Shape.Action['method']): boolean => method === 'GET' || method === 'PUT' || method === 'DELETE',
   destructive: (actionName: string): boolean => actionName === 'delete',
+  /** GET, or a GraphQL document whose operation is a query (or the `{ ... }` shorthand). */
+  readOnly: (method: Shape.Action['method'], graphqlDocument: string | undefined): boolean => {
+    if (method === 'GET') return true;
+    if (graphqlDocument === undefined) return false;
+    const text = graphqlDocument.replace(/#[^\n]*/g, '').trimStart();
+    return text.startsWith('{') || /^query\b/.test(text);
+  },
   wire: (paramName: string): string => paramName,
 };
 
@@ -41,6 +48,7 @@ function normalizeAction(name: string, action: Shape.Action, named: Record<strin
     ...(resolved !== undefined && { pagination: resolved }),
     idempotent: action.idempotent ?? derivedDefaults.idempotent(action.method),
     destructive: action.destructive ?? derivedDefaults.destructive(name),
+    readOnly: action.readOnly ?? derivedDefaults.readOnly(action.method, graphql?.document),
   };
 }
 
@@ -90,20 +98,4 @@ function withoutNullableFlag(schema: JsonObject): JsonObject {
   if (!('nullable' in schema)) return schema;
   const { nullable: _ignored, ...rest } = schema;
   return rest;
-}
-
-/** The JSON Schema a params object of this action must satisfy. */
-export function paramsSchema(action: ActionDefinition): JsonObject {
-  const properties: JsonObject = {};
-  const required: string[] = [];
-  for (const [name, param] of Object.entries(action.params)) {
-    properties[name] = param.description !== undefined && param.schema.description === undefined ? { ...param.schema, description: param.description } : param.schema;
-    if (param.required) required.push(name);
-  }
-  return {
-    type: 'object',
-    properties,
-    ...(required.length > 0 && { required }),
-    additionalProperties: action.additionalParams === 'body',
-  };
 }

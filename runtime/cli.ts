@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { SwitchyardError } from './errors.js';
 import { connectorModules, createConnector } from './index.js';
 
-function jsonObject(label: string) {
+export function jsonObject(label: string) {
   return (text: string): Record<string, unknown> => {
     let value: unknown;
     try {
@@ -22,7 +22,7 @@ function jsonObject(label: string) {
   };
 }
 
-function readCredentials(file: string | undefined): Record<string, unknown> {
+export function readCredentials(file: string | undefined): Record<string, unknown> {
   const text = file !== undefined ? readFileSync(file, 'utf8') : process.env.SWITCHYARD_CREDENTIALS;
   if (text === undefined) throw new InvalidArgumentError('Give credentials with --credentials-file FILE or the SWITCHYARD_CREDENTIALS environment variable (a JSON object).');
   return jsonObject('credentials')(text);

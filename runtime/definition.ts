@@ -29,7 +29,7 @@ export type PaginationStyle = PaginationDefinition['style'];
 
 export type GuardName = Shape.Action['guards'][number]['name'];
 
-export interface ActionDefinition extends Omit<Shape.Action, 'params' | 'pagination' | 'result' | 'idempotent' | 'destructive'> {
+export interface ActionDefinition extends Omit<Shape.Action, 'params' | 'pagination' | 'result' | 'idempotent' | 'destructive' | 'readOnly'> {
   name: string;
   params: Record<string, ParamDefinition>;
   result: 'many' | 'one';
@@ -37,6 +37,8 @@ export interface ActionDefinition extends Omit<Shape.Action, 'params' | 'paginat
   pagination?: PaginationDefinition;
   idempotent: boolean;
   destructive: boolean;
+  /** Changes nothing at the vendor (a read, a search). */
+  readOnly: boolean;
 }
 
 export interface RecordDefinition extends Omit<Shape.EntityRecord, 'fields'> {

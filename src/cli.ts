@@ -8,6 +8,7 @@
 import { Command } from 'commander';
 import { addLibraryCommands, runProgram } from '../runtime/cli.js';
 import { AdminApiError, adminRequest, serviceUrl } from './admin-client.js';
+import { addMcpCommand } from './mcp/cli.js';
 import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
 import { addConnectCommand, ConnectCommandError } from './connect-cli.js';
 import type { Store } from './db/database.js';
@@ -68,6 +69,7 @@ const program = new Command()
   .description('Reach third-party APIs through Switchyard connectors (library mode), and provision the hosted service (admin).');
 addLibraryCommands(program);
 addConnectCommand(program);
+addMcpCommand(program);
 
 const admin = program
   .command('admin')

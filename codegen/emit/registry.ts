@@ -38,7 +38,14 @@ export function emitRegistry(definitions: ConnectorDefinition[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** runtime/generated/types.ts: re-exports every connector's params and record types. */
+/** runtime/generated/types.ts: re-exports every connector's params and record types, and maps each connector type to its operations. */
 export function emitTypesIndex(definitions: ConnectorDefinition[]): string {
-  return `${GENERATED_HEADER}${definitions.map((d) => `export type * from './${d.connectorType}/types.js';`).join('\n')}\n`;
+  const reexports = definitions.map((d) => `export type * from './${d.connectorType}/types.js';`);
+  const imports = definitions.map((d) => `import type { ${pascalCase(d.connectorType)}Operations, ${pascalCase(d.connectorType)}Records } from './${d.connectorType}/types.js';`);
+  const map = (suffix: string) => definitions.map((d) => `  ${JSON.stringify(d.connectorType)}: ${pascalCase(d.connectorType)}${suffix};`).join('\n');
+  return (
+    `${GENERATED_HEADER}${[...imports, ...reexports].join('\n')}\n\n` +
+    `/** Every connector type's entities and actions, each with its params, data and pagination types. */\nexport interface ConnectorOperations {\n${map('Operations')}\n}\n\n` +
+    `/** Every connector type's record type per entity. */\nexport interface ConnectorRecords {\n${map('Records')}\n}\n`
+  );
 }

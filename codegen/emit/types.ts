@@ -86,9 +86,12 @@ export function emitTypes(definition: ConnectorDefinition): string {
 
   const facadeMembers: string[] = [];
   const facadeImpl: string[] = [];
+  const operationMembers: string[] = [];
+  const recordMembers: string[] = [];
   for (const [entityName, entity] of Object.entries(definition.entities)) {
     const entityType = `${prefix}${pascalCase(entityName)}`;
     const recordName = `${entityType}Record`;
+    recordMembers.push(`${propertyName(entityName)}: ${recordName};`);
     file.addInterface({
       name: recordName,
       isExported: true,
@@ -100,6 +103,7 @@ export function emitTypes(definition: ConnectorDefinition): string {
     });
     const actionMembers: string[] = [];
     const actionImpl: string[] = [];
+    const operationActions: string[] = [];
     for (const [actionName, action] of Object.entries(entity.actions)) {
       const paramsName = `${entityType}${pascalCase(actionName)}Params`;
       file.addInterface({
@@ -127,12 +131,21 @@ export function emitTypes(definition: ConnectorDefinition): string {
       const data = action.result === 'many' ? `${recordName}[]` : actionName === 'get' ? recordName : 'Record<string, unknown>';
       const optional = Object.values(action.params).every((p) => !p.required);
       const method = propertyName(camelCase(actionName));
+      operationActions.push(`${propertyName(actionName)}: { params: ${paramsName}; data: ${data}; pagination: ${paginationType} };`);
       actionMembers.push(`${method}(params${optional ? '?' : ''}: ${paramsName}): Promise<ExecuteResult<${data}, ${paginationType}>>;`);
       actionImpl.push(`${method}: (params${optional ? ' = {}' : ''}) => connector.execute<${data}, ${paginationType}>(${JSON.stringify(entityName)}, ${JSON.stringify(actionName)}, { ...params }),`);
     }
     facadeMembers.push(`${propertyName(entityName)}: {\n${actionMembers.join('\n')}\n};`);
+    operationMembers.push(`${propertyName(entityName)}: {\n${operationActions.join('\n')}\n};`);
     facadeImpl.push(`${propertyName(entityName)}: {\n${actionImpl.join('\n')}\n},`);
   }
+  file.addTypeAlias({
+    name: `${prefix}Operations`,
+    isExported: true,
+    docs: [`Params, data and pagination of every ${definition.displayName} entity and action (the typed HTTP client uses it).`],
+    type: `{\n${operationMembers.join('\n')}\n}`,
+  });
+  file.addTypeAlias({ name: `${prefix}Records`, isExported: true, docs: [`The record type of every ${definition.displayName} entity.`], type: `{\n${recordMembers.join('\n')}\n}` });
   const facadeName = `${prefix}Facade`;
   file.addTypeAlias({ name: facadeName, isExported: true, type: `{\n${facadeMembers.join('\n')}\n}` });
   file.addVariableStatement({

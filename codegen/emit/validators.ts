@@ -4,7 +4,7 @@ import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import ts from 'typescript';
 import type { ConnectorDefinition } from '../../runtime/definition.js';
 import { validatorName } from '../../runtime/connector.js';
-import { paramsSchema } from '../normalize.js';
+import { paramsSchema } from '../../runtime/params-schema.js';
 import { GENERATED_HEADER } from './header.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

@@ -511,6 +511,12 @@ export interface Action {
    * @default true for the delete action, false for every other action
    */
   destructive?: boolean;
+  /**
+   * Only reads: changes nothing at the vendor (published as the MCP readOnlyHint). Default true for GET
+   * and for a GraphQL query document; set it on a POST that searches or lists.
+   * @default true for GET and for a GraphQL query document, false otherwise
+   */
+  read_only?: boolean;
 }
 
 /**

@@ -8,6 +8,7 @@ import executeRoutes from './execute.js';
 import healthRoutes from './health.js';
 import inspectRoutes from './inspect.js';
 import oauthCredentialsRoutes from './oauth-credentials.js';
+import mcpRoutes from '../mcp/http.js';
 import openapiRoutes from './openapi.js';
 import skillsRoutes from './skills.js';
 import sourceTemplatesRoutes from './source-templates.js';
@@ -17,7 +18,7 @@ import workspacesRoutes from './workspaces.js';
 
 /** Every route module of the API, registered in one place. */
 export function registerRoutes(app: FastifyInstance): void {
-  for (const routes of [healthRoutes, adminRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, dataPipelineRoutes, openapiRoutes]) {
+  for (const routes of [healthRoutes, adminRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, dataPipelineRoutes, mcpRoutes, openapiRoutes]) {
     void app.register(routes);
   }
   // The connect flow: source templates, organizations' OAuth apps, widget tokens and the hosted connect page.

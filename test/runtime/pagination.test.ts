@@ -12,7 +12,7 @@ function query(type: string, wire?: string): ParamDefinition {
 
 function action(params: Record<string, ParamDefinition>, pagination: PaginationDefinition): ActionDefinition {
   const named = Object.fromEntries(Object.entries(params).map(([name, p]) => [name, { ...p, wire: p.wire || name }]));
-  return { name: 'list', method: 'GET', path: '/things', params: named, result: 'many', pagination, guards: [], idempotent: true, destructive: false };
+  return { name: 'list', method: 'GET', path: '/things', params: named, result: 'many', pagination, guards: [], idempotent: true, destructive: false, readOnly: true };
 }
 
 function next(def: PaginationDefinition, params: Record<string, ParamDefinition>, page: { body?: unknown; headers?: Record<string, string>; sent?: Record<string, unknown>; count?: number }) {

@@ -50,6 +50,7 @@ function moduleWith(action: Partial<ActionDefinition>, validator: CompiledValida
             guards: [],
             idempotent: true,
             destructive: false,
+            readOnly: true,
             ...action,
           },
         },

@@ -37,6 +37,8 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
     app = buildApp(ctx);
     // Route modules are registered when the app becomes ready, so this hook sees every one of them.
     app.addHook('onRoute', (route: RouteOptions) => {
+      // Hidden routes are protocol plumbing (the 405 answers of GET/DELETE /mcp), not API operations.
+      if ((route.schema as { hide?: boolean } | undefined)?.hide === true) return;
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue;
         if ((route.schema as { hide?: boolean } | undefined)?.hide === true) {

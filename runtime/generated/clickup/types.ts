@@ -573,6 +573,77 @@ export interface ClickupDocsGetParams {
   doc_id: string;
 }
 
+/** Params, data and pagination of every ClickUp entity and action (the typed HTTP client uses it). */
+export type ClickupOperations = {
+  user: {
+    get: { params: ClickupUserGetParams; data: ClickupUserRecord; pagination: never };
+  };
+  teams: {
+    list: { params: ClickupTeamsListParams; data: ClickupTeamsRecord[]; pagination: never };
+  };
+  spaces: {
+    list: { params: ClickupSpacesListParams; data: ClickupSpacesRecord[]; pagination: never };
+    get: { params: ClickupSpacesGetParams; data: ClickupSpacesRecord; pagination: never };
+  };
+  folders: {
+    list: { params: ClickupFoldersListParams; data: ClickupFoldersRecord[]; pagination: never };
+    get: { params: ClickupFoldersGetParams; data: ClickupFoldersRecord; pagination: never };
+  };
+  lists: {
+    list: { params: ClickupListsListParams; data: ClickupListsRecord[]; pagination: never };
+    get: { params: ClickupListsGetParams; data: ClickupListsRecord; pagination: never };
+  };
+  tasks: {
+    list: { params: ClickupTasksListParams; data: ClickupTasksRecord[]; pagination: ClickupTasksListPagination };
+    get: { params: ClickupTasksGetParams; data: ClickupTasksRecord; pagination: never };
+    api_search: { params: ClickupTasksApiSearchParams; data: ClickupTasksRecord[]; pagination: ClickupTasksApiSearchPagination };
+  };
+  comments: {
+    list: { params: ClickupCommentsListParams; data: ClickupCommentsRecord[]; pagination: never };
+    get: { params: ClickupCommentsGetParams; data: ClickupCommentsRecord[]; pagination: never };
+    create: { params: ClickupCommentsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: ClickupCommentsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  goals: {
+    list: { params: ClickupGoalsListParams; data: ClickupGoalsRecord[]; pagination: never };
+    get: { params: ClickupGoalsGetParams; data: ClickupGoalsRecord; pagination: never };
+  };
+  views: {
+    list: { params: ClickupViewsListParams; data: ClickupViewsRecord[]; pagination: never };
+    get: { params: ClickupViewsGetParams; data: ClickupViewsRecord; pagination: never };
+  };
+  view_tasks: {
+    list: { params: ClickupViewTasksListParams; data: ClickupViewTasksRecord[]; pagination: ClickupViewTasksListPagination };
+    get: { params: ClickupViewTasksGetParams; data: ClickupViewTasksRecord[]; pagination: ClickupViewTasksGetPagination };
+  };
+  time_tracking: {
+    list: { params: ClickupTimeTrackingListParams; data: ClickupTimeTrackingRecord[]; pagination: never };
+    get: { params: ClickupTimeTrackingGetParams; data: ClickupTimeTrackingRecord; pagination: never };
+  };
+  members: {
+    list: { params: ClickupMembersListParams; data: ClickupMembersRecord[]; pagination: never };
+  };
+  docs: {
+    list: { params: ClickupDocsListParams; data: ClickupDocsRecord[]; pagination: ClickupDocsListPagination };
+    get: { params: ClickupDocsGetParams; data: ClickupDocsRecord; pagination: never };
+  };
+};
+/** The record type of every ClickUp entity. */
+export type ClickupRecords = {
+  user: ClickupUserRecord;
+  teams: ClickupTeamsRecord;
+  spaces: ClickupSpacesRecord;
+  folders: ClickupFoldersRecord;
+  lists: ClickupListsRecord;
+  tasks: ClickupTasksRecord;
+  comments: ClickupCommentsRecord;
+  goals: ClickupGoalsRecord;
+  views: ClickupViewsRecord;
+  view_tasks: ClickupViewTasksRecord;
+  time_tracking: ClickupTimeTrackingRecord;
+  members: ClickupMembersRecord;
+  docs: ClickupDocsRecord;
+};
 export type ClickupFacade = {
   user: {
     get(params?: ClickupUserGetParams): Promise<ExecuteResult<ClickupUserRecord, never>>;

@@ -383,7 +383,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "campaigns",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -407,7 +408,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -694,7 +696,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -729,7 +732,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -890,7 +894,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -914,7 +919,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1018,7 +1024,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "segments",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1042,7 +1049,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1367,7 +1375,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1401,7 +1410,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1596,7 +1606,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1741,7 +1752,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1765,7 +1777,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1814,7 +1827,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "snippets",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1895,7 +1909,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "collections",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1919,7 +1934,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2008,7 +2024,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "reporting_webhooks",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2031,7 +2048,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2146,7 +2164,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "exports",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2170,7 +2189,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2269,7 +2289,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "messages",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2293,7 +2314,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2478,7 +2500,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "contents",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2789,7 +2812,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": false,
           "result": "one",
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2980,7 +3004,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": false,
           "result": "one",
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3234,7 +3259,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": false,
           "result": "one",
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3384,7 +3410,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": false,
           "result": "one",
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3556,7 +3583,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "idempotent": false,
           "result": "one",
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -3590,7 +3618,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

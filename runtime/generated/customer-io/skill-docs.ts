@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "customer-io",
   "title": "Customer.io connector",
   "summary": "Customer.io App API (Journeys), US or EU region: read campaigns and their actions (message tiles with subject and body), newsletters, segments, message deliveries, activities, sender identities, snippets, collections, reporting webhooks, exports, transactional message templates and their content variants; send transactional email, SMS, push and inbox messages; trigger API-triggered broadcasts and read a trigger's status. Authenticates with an App API key sent as a bearer token.",
-  "version": "6caa9995cfe8",
+  "version": "647bf0912109",
   "tags": [
     "customer-io",
     "customer messaging"

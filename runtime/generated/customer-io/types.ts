@@ -731,6 +731,95 @@ export interface CustomerIoBroadcastTriggerGetParams {
   trigger_id: number;
 }
 
+/** Params, data and pagination of every Customer.io entity and action (the typed HTTP client uses it). */
+export type CustomerIoOperations = {
+  campaigns: {
+    list: { params: CustomerIoCampaignsListParams; data: CustomerIoCampaignsRecord[]; pagination: never };
+    get: { params: CustomerIoCampaignsGetParams; data: CustomerIoCampaignsRecord; pagination: never };
+  };
+  campaign_actions: {
+    list: { params: CustomerIoCampaignActionsListParams; data: CustomerIoCampaignActionsRecord[]; pagination: CustomerIoCampaignActionsListPagination };
+    get: { params: CustomerIoCampaignActionsGetParams; data: CustomerIoCampaignActionsRecord; pagination: never };
+  };
+  newsletters: {
+    list: { params: CustomerIoNewslettersListParams; data: CustomerIoNewslettersRecord[]; pagination: CustomerIoNewslettersListPagination };
+    get: { params: CustomerIoNewslettersGetParams; data: CustomerIoNewslettersRecord; pagination: never };
+  };
+  segments: {
+    list: { params: CustomerIoSegmentsListParams; data: CustomerIoSegmentsRecord[]; pagination: never };
+    get: { params: CustomerIoSegmentsGetParams; data: CustomerIoSegmentsRecord; pagination: never };
+  };
+  messages: {
+    list: { params: CustomerIoMessagesListParams; data: CustomerIoMessagesRecord[]; pagination: CustomerIoMessagesListPagination };
+    get: { params: CustomerIoMessagesGetParams; data: CustomerIoMessagesRecord; pagination: never };
+  };
+  activities: {
+    list: { params: CustomerIoActivitiesListParams; data: CustomerIoActivitiesRecord[]; pagination: CustomerIoActivitiesListPagination };
+  };
+  sender_identities: {
+    list: { params: CustomerIoSenderIdentitiesListParams; data: CustomerIoSenderIdentitiesRecord[]; pagination: CustomerIoSenderIdentitiesListPagination };
+    get: { params: CustomerIoSenderIdentitiesGetParams; data: CustomerIoSenderIdentitiesRecord; pagination: never };
+  };
+  snippets: {
+    list: { params: CustomerIoSnippetsListParams; data: CustomerIoSnippetsRecord[]; pagination: never };
+  };
+  collections: {
+    list: { params: CustomerIoCollectionsListParams; data: CustomerIoCollectionsRecord[]; pagination: never };
+    get: { params: CustomerIoCollectionsGetParams; data: CustomerIoCollectionsRecord; pagination: never };
+  };
+  reporting_webhooks: {
+    list: { params: CustomerIoReportingWebhooksListParams; data: CustomerIoReportingWebhooksRecord[]; pagination: never };
+    get: { params: CustomerIoReportingWebhooksGetParams; data: CustomerIoReportingWebhooksRecord; pagination: never };
+  };
+  exports: {
+    list: { params: CustomerIoExportsListParams; data: CustomerIoExportsRecord[]; pagination: never };
+    get: { params: CustomerIoExportsGetParams; data: CustomerIoExportsRecord; pagination: never };
+  };
+  transactional_messages: {
+    list: { params: CustomerIoTransactionalMessagesListParams; data: CustomerIoTransactionalMessagesRecord[]; pagination: never };
+    get: { params: CustomerIoTransactionalMessagesGetParams; data: CustomerIoTransactionalMessagesRecord; pagination: never };
+  };
+  transactional_message_contents: {
+    list: { params: CustomerIoTransactionalMessageContentsListParams; data: CustomerIoTransactionalMessageContentsRecord[]; pagination: never };
+  };
+  transactional_email: {
+    create: { params: CustomerIoTransactionalEmailCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  transactional_sms: {
+    create: { params: CustomerIoTransactionalSmsCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  transactional_push: {
+    create: { params: CustomerIoTransactionalPushCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  transactional_inbox_message: {
+    create: { params: CustomerIoTransactionalInboxMessageCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  broadcast_trigger: {
+    create: { params: CustomerIoBroadcastTriggerCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: CustomerIoBroadcastTriggerGetParams; data: CustomerIoBroadcastTriggerRecord; pagination: never };
+  };
+};
+/** The record type of every Customer.io entity. */
+export type CustomerIoRecords = {
+  campaigns: CustomerIoCampaignsRecord;
+  campaign_actions: CustomerIoCampaignActionsRecord;
+  newsletters: CustomerIoNewslettersRecord;
+  segments: CustomerIoSegmentsRecord;
+  messages: CustomerIoMessagesRecord;
+  activities: CustomerIoActivitiesRecord;
+  sender_identities: CustomerIoSenderIdentitiesRecord;
+  snippets: CustomerIoSnippetsRecord;
+  collections: CustomerIoCollectionsRecord;
+  reporting_webhooks: CustomerIoReportingWebhooksRecord;
+  exports: CustomerIoExportsRecord;
+  transactional_messages: CustomerIoTransactionalMessagesRecord;
+  transactional_message_contents: CustomerIoTransactionalMessageContentsRecord;
+  transactional_email: CustomerIoTransactionalEmailRecord;
+  transactional_sms: CustomerIoTransactionalSmsRecord;
+  transactional_push: CustomerIoTransactionalPushRecord;
+  transactional_inbox_message: CustomerIoTransactionalInboxMessageRecord;
+  broadcast_trigger: CustomerIoBroadcastTriggerRecord;
+};
 export type CustomerIoFacade = {
   campaigns: {
     list(params?: CustomerIoCampaignsListParams): Promise<ExecuteResult<CustomerIoCampaignsRecord[], never>>;

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "facebook-marketing",
   "title": "Facebook Marketing connector",
   "summary": "Meta (Facebook) Marketing API on the Graph API, pinned to v25.0: the current user, the ad accounts they can access and, per ad account, campaigns, ad sets and ads (read, create, update), ad creatives, performance insights, custom conversions, ad images, videos, pixels and pixel event stats, plus keyword and Page searches of the public Ad Library. Authenticates with an access token (user or system user) sent as the access_token parameter.",
-  "version": "6b4357ddbc82",
+  "version": "76124c0f6cb3",
   "tags": [
     "facebook-marketing",
     "ad platform (account hierarchy)"

@@ -786,6 +786,79 @@ export interface FacebookMarketingAdLibraryListPagination {
   after: PaginationValue;
 }
 
+/** Params, data and pagination of every Facebook Marketing entity and action (the typed HTTP client uses it). */
+export type FacebookMarketingOperations = {
+  current_user: {
+    get: { params: FacebookMarketingCurrentUserGetParams; data: FacebookMarketingCurrentUserRecord; pagination: never };
+  };
+  ad_accounts: {
+    list: { params: FacebookMarketingAdAccountsListParams; data: FacebookMarketingAdAccountsRecord[]; pagination: FacebookMarketingAdAccountsListPagination };
+    get: { params: FacebookMarketingAdAccountsGetParams; data: FacebookMarketingAdAccountsRecord; pagination: never };
+  };
+  campaigns: {
+    list: { params: FacebookMarketingCampaignsListParams; data: FacebookMarketingCampaignsRecord[]; pagination: FacebookMarketingCampaignsListPagination };
+    create: { params: FacebookMarketingCampaignsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: FacebookMarketingCampaignsGetParams; data: FacebookMarketingCampaignsRecord; pagination: never };
+    update: { params: FacebookMarketingCampaignsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  ad_sets: {
+    list: { params: FacebookMarketingAdSetsListParams; data: FacebookMarketingAdSetsRecord[]; pagination: FacebookMarketingAdSetsListPagination };
+    create: { params: FacebookMarketingAdSetsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: FacebookMarketingAdSetsGetParams; data: FacebookMarketingAdSetsRecord; pagination: never };
+    update: { params: FacebookMarketingAdSetsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  ads: {
+    list: { params: FacebookMarketingAdsListParams; data: FacebookMarketingAdsRecord[]; pagination: FacebookMarketingAdsListPagination };
+    create: { params: FacebookMarketingAdsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: FacebookMarketingAdsGetParams; data: FacebookMarketingAdsRecord; pagination: never };
+    update: { params: FacebookMarketingAdsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  ad_creatives: {
+    list: { params: FacebookMarketingAdCreativesListParams; data: FacebookMarketingAdCreativesRecord[]; pagination: FacebookMarketingAdCreativesListPagination };
+    get: { params: FacebookMarketingAdCreativesGetParams; data: FacebookMarketingAdCreativesRecord; pagination: never };
+  };
+  ads_insights: {
+    list: { params: FacebookMarketingAdsInsightsListParams; data: FacebookMarketingAdsInsightsRecord[]; pagination: FacebookMarketingAdsInsightsListPagination };
+  };
+  custom_conversions: {
+    list: { params: FacebookMarketingCustomConversionsListParams; data: FacebookMarketingCustomConversionsRecord[]; pagination: FacebookMarketingCustomConversionsListPagination };
+    get: { params: FacebookMarketingCustomConversionsGetParams; data: FacebookMarketingCustomConversionsRecord; pagination: never };
+  };
+  images: {
+    list: { params: FacebookMarketingImagesListParams; data: FacebookMarketingImagesRecord[]; pagination: FacebookMarketingImagesListPagination };
+    get: { params: FacebookMarketingImagesGetParams; data: FacebookMarketingImagesRecord; pagination: never };
+  };
+  videos: {
+    list: { params: FacebookMarketingVideosListParams; data: FacebookMarketingVideosRecord[]; pagination: FacebookMarketingVideosListPagination };
+    get: { params: FacebookMarketingVideosGetParams; data: FacebookMarketingVideosRecord; pagination: never };
+  };
+  pixels: {
+    list: { params: FacebookMarketingPixelsListParams; data: FacebookMarketingPixelsRecord[]; pagination: FacebookMarketingPixelsListPagination };
+    get: { params: FacebookMarketingPixelsGetParams; data: FacebookMarketingPixelsRecord; pagination: never };
+  };
+  pixel_stats: {
+    list: { params: FacebookMarketingPixelStatsListParams; data: FacebookMarketingPixelStatsRecord[]; pagination: FacebookMarketingPixelStatsListPagination };
+  };
+  ad_library: {
+    list: { params: FacebookMarketingAdLibraryListParams; data: FacebookMarketingAdLibraryRecord[]; pagination: FacebookMarketingAdLibraryListPagination };
+  };
+};
+/** The record type of every Facebook Marketing entity. */
+export type FacebookMarketingRecords = {
+  current_user: FacebookMarketingCurrentUserRecord;
+  ad_accounts: FacebookMarketingAdAccountsRecord;
+  campaigns: FacebookMarketingCampaignsRecord;
+  ad_sets: FacebookMarketingAdSetsRecord;
+  ads: FacebookMarketingAdsRecord;
+  ad_creatives: FacebookMarketingAdCreativesRecord;
+  ads_insights: FacebookMarketingAdsInsightsRecord;
+  custom_conversions: FacebookMarketingCustomConversionsRecord;
+  images: FacebookMarketingImagesRecord;
+  videos: FacebookMarketingVideosRecord;
+  pixels: FacebookMarketingPixelsRecord;
+  pixel_stats: FacebookMarketingPixelStatsRecord;
+  ad_library: FacebookMarketingAdLibraryRecord;
+};
 export type FacebookMarketingFacade = {
   current_user: {
     get(params?: FacebookMarketingCurrentUserGetParams): Promise<ExecuteResult<FacebookMarketingCurrentUserRecord, never>>;

@@ -285,7 +285,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.records.cursor"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -309,7 +310,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -519,7 +521,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.records.cursor"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -543,7 +546,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -737,6 +741,7 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
+          "readOnly": true,
           "recordsPath": "calls",
           "result": "many",
           "pagination": {

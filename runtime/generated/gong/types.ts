@@ -117,6 +117,26 @@ export interface GongCallsExtensiveListPagination {
   current_page_number: PaginationValue;
 }
 
+/** Params, data and pagination of every Gong entity and action (the typed HTTP client uses it). */
+export type GongOperations = {
+  users: {
+    list: { params: GongUsersListParams; data: GongUsersRecord[]; pagination: GongUsersListPagination };
+    get: { params: GongUsersGetParams; data: GongUsersRecord; pagination: never };
+  };
+  calls: {
+    list: { params: GongCallsListParams; data: GongCallsRecord[]; pagination: GongCallsListPagination };
+    get: { params: GongCallsGetParams; data: GongCallsRecord; pagination: never };
+  };
+  calls_extensive: {
+    list: { params: GongCallsExtensiveListParams; data: GongCallsExtensiveRecord[]; pagination: GongCallsExtensiveListPagination };
+  };
+};
+/** The record type of every Gong entity. */
+export type GongRecords = {
+  users: GongUsersRecord;
+  calls: GongCallsRecord;
+  calls_extensive: GongCallsExtensiveRecord;
+};
 export type GongFacade = {
   users: {
     list(params?: GongUsersListParams): Promise<ExecuteResult<GongUsersRecord[], GongUsersListPagination>>;

@@ -675,6 +675,97 @@ export interface HarvestTimeTasksListPagination {
   next_link: PaginationValue;
 }
 
+/** Params, data and pagination of every Harvest entity and action (the typed HTTP client uses it). */
+export type HarvestOperations = {
+  users: {
+    list: { params: HarvestUsersListParams; data: HarvestUsersRecord[]; pagination: HarvestUsersListPagination };
+    get: { params: HarvestUsersGetParams; data: HarvestUsersRecord; pagination: never };
+  };
+  clients: {
+    list: { params: HarvestClientsListParams; data: HarvestClientsRecord[]; pagination: HarvestClientsListPagination };
+    get: { params: HarvestClientsGetParams; data: HarvestClientsRecord; pagination: never };
+  };
+  contacts: {
+    list: { params: HarvestContactsListParams; data: HarvestContactsRecord[]; pagination: HarvestContactsListPagination };
+    get: { params: HarvestContactsGetParams; data: HarvestContactsRecord; pagination: never };
+  };
+  company: {
+    get: { params: HarvestCompanyGetParams; data: HarvestCompanyRecord; pagination: never };
+  };
+  projects: {
+    list: { params: HarvestProjectsListParams; data: HarvestProjectsRecord[]; pagination: HarvestProjectsListPagination };
+    get: { params: HarvestProjectsGetParams; data: HarvestProjectsRecord; pagination: never };
+  };
+  tasks: {
+    list: { params: HarvestTasksListParams; data: HarvestTasksRecord[]; pagination: HarvestTasksListPagination };
+    get: { params: HarvestTasksGetParams; data: HarvestTasksRecord; pagination: never };
+  };
+  time_entries: {
+    list: { params: HarvestTimeEntriesListParams; data: HarvestTimeEntriesRecord[]; pagination: HarvestTimeEntriesListPagination };
+    get: { params: HarvestTimeEntriesGetParams; data: HarvestTimeEntriesRecord; pagination: never };
+  };
+  invoices: {
+    list: { params: HarvestInvoicesListParams; data: HarvestInvoicesRecord[]; pagination: HarvestInvoicesListPagination };
+    get: { params: HarvestInvoicesGetParams; data: HarvestInvoicesRecord; pagination: never };
+  };
+  invoice_item_categories: {
+    list: { params: HarvestInvoiceItemCategoriesListParams; data: HarvestInvoiceItemCategoriesRecord[]; pagination: HarvestInvoiceItemCategoriesListPagination };
+    get: { params: HarvestInvoiceItemCategoriesGetParams; data: HarvestInvoiceItemCategoriesRecord; pagination: never };
+  };
+  estimates: {
+    list: { params: HarvestEstimatesListParams; data: HarvestEstimatesRecord[]; pagination: HarvestEstimatesListPagination };
+    get: { params: HarvestEstimatesGetParams; data: HarvestEstimatesRecord; pagination: never };
+  };
+  estimate_item_categories: {
+    list: { params: HarvestEstimateItemCategoriesListParams; data: HarvestEstimateItemCategoriesRecord[]; pagination: HarvestEstimateItemCategoriesListPagination };
+    get: { params: HarvestEstimateItemCategoriesGetParams; data: HarvestEstimateItemCategoriesRecord; pagination: never };
+  };
+  expenses: {
+    list: { params: HarvestExpensesListParams; data: HarvestExpensesRecord[]; pagination: HarvestExpensesListPagination };
+    get: { params: HarvestExpensesGetParams; data: HarvestExpensesRecord; pagination: never };
+  };
+  expense_categories: {
+    list: { params: HarvestExpenseCategoriesListParams; data: HarvestExpenseCategoriesRecord[]; pagination: HarvestExpenseCategoriesListPagination };
+    get: { params: HarvestExpenseCategoriesGetParams; data: HarvestExpenseCategoriesRecord; pagination: never };
+  };
+  roles: {
+    list: { params: HarvestRolesListParams; data: HarvestRolesRecord[]; pagination: HarvestRolesListPagination };
+    get: { params: HarvestRolesGetParams; data: HarvestRolesRecord; pagination: never };
+  };
+  user_assignments: {
+    list: { params: HarvestUserAssignmentsListParams; data: HarvestUserAssignmentsRecord[]; pagination: HarvestUserAssignmentsListPagination };
+  };
+  task_assignments: {
+    list: { params: HarvestTaskAssignmentsListParams; data: HarvestTaskAssignmentsRecord[]; pagination: HarvestTaskAssignmentsListPagination };
+  };
+  time_projects: {
+    list: { params: HarvestTimeProjectsListParams; data: HarvestTimeProjectsRecord[]; pagination: HarvestTimeProjectsListPagination };
+  };
+  time_tasks: {
+    list: { params: HarvestTimeTasksListParams; data: HarvestTimeTasksRecord[]; pagination: HarvestTimeTasksListPagination };
+  };
+};
+/** The record type of every Harvest entity. */
+export type HarvestRecords = {
+  users: HarvestUsersRecord;
+  clients: HarvestClientsRecord;
+  contacts: HarvestContactsRecord;
+  company: HarvestCompanyRecord;
+  projects: HarvestProjectsRecord;
+  tasks: HarvestTasksRecord;
+  time_entries: HarvestTimeEntriesRecord;
+  invoices: HarvestInvoicesRecord;
+  invoice_item_categories: HarvestInvoiceItemCategoriesRecord;
+  estimates: HarvestEstimatesRecord;
+  estimate_item_categories: HarvestEstimateItemCategoriesRecord;
+  expenses: HarvestExpensesRecord;
+  expense_categories: HarvestExpenseCategoriesRecord;
+  roles: HarvestRolesRecord;
+  user_assignments: HarvestUserAssignmentsRecord;
+  task_assignments: HarvestTaskAssignmentsRecord;
+  time_projects: HarvestTimeProjectsRecord;
+  time_tasks: HarvestTimeTasksRecord;
+};
 export type HarvestFacade = {
   users: {
     list(params?: HarvestUsersListParams): Promise<ExecuteResult<HarvestUsersRecord[], HarvestUsersListPagination>>;

@@ -576,7 +576,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.pages.next.starting_after"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -726,7 +727,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -749,7 +751,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -923,7 +926,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -946,7 +950,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -1279,7 +1284,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.pages.next.starting_after"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "api_search": {
           "name": "api_search",
@@ -1350,6 +1356,7 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
+          "readOnly": true,
           "recordsPath": "conversations",
           "result": "many",
           "pagination": {
@@ -1421,7 +1428,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1467,7 +1475,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1552,7 +1561,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -1575,7 +1585,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -1757,6 +1768,7 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
+          "readOnly": true,
           "recordsPath": "data",
           "result": "many",
           "pagination": {
@@ -1859,7 +1871,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.pages.total_pages"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1963,7 +1976,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1986,7 +2000,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2090,7 +2105,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -2113,7 +2129,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2188,7 +2205,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "teams",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2211,7 +2229,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2328,7 +2347,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "admins",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2351,7 +2371,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2412,7 +2433,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2495,7 +2517,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2518,7 +2541,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "delete": {
           "name": "delete",
@@ -2542,7 +2566,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2635,7 +2660,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2710,7 +2736,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "segments",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2733,7 +2760,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2822,7 +2850,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2845,7 +2874,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

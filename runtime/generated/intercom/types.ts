@@ -518,6 +518,69 @@ export interface IntercomInternalArticlesGetParams {
   id: string;
 }
 
+/** Params, data and pagination of every Intercom entity and action (the typed HTTP client uses it). */
+export type IntercomOperations = {
+  contacts: {
+    list: { params: IntercomContactsListParams; data: IntercomContactsRecord[]; pagination: IntercomContactsListPagination };
+    create: { params: IntercomContactsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: IntercomContactsGetParams; data: IntercomContactsRecord; pagination: never };
+    update: { params: IntercomContactsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: IntercomContactsDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  conversations: {
+    list: { params: IntercomConversationsListParams; data: IntercomConversationsRecord[]; pagination: IntercomConversationsListPagination };
+    api_search: { params: IntercomConversationsApiSearchParams; data: IntercomConversationsRecord[]; pagination: IntercomConversationsApiSearchPagination };
+    create: { params: IntercomConversationsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: IntercomConversationsGetParams; data: IntercomConversationsRecord; pagination: never };
+    update: { params: IntercomConversationsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: IntercomConversationsDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  companies: {
+    list: { params: IntercomCompaniesListParams; data: IntercomCompaniesRecord[]; pagination: IntercomCompaniesListPagination };
+    api_search: { params: IntercomCompaniesApiSearchParams; data: IntercomCompaniesRecord[]; pagination: IntercomCompaniesApiSearchPagination };
+    create: { params: IntercomCompaniesCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: IntercomCompaniesGetParams; data: IntercomCompaniesRecord; pagination: never };
+    update: { params: IntercomCompaniesUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: IntercomCompaniesDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  teams: {
+    list: { params: IntercomTeamsListParams; data: IntercomTeamsRecord[]; pagination: never };
+    get: { params: IntercomTeamsGetParams; data: IntercomTeamsRecord; pagination: never };
+  };
+  admins: {
+    list: { params: IntercomAdminsListParams; data: IntercomAdminsRecord[]; pagination: never };
+    get: { params: IntercomAdminsGetParams; data: IntercomAdminsRecord; pagination: never };
+  };
+  tags: {
+    list: { params: IntercomTagsListParams; data: IntercomTagsRecord[]; pagination: never };
+    create: { params: IntercomTagsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: IntercomTagsGetParams; data: IntercomTagsRecord; pagination: never };
+    delete: { params: IntercomTagsDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  notes: {
+    create: { params: IntercomNotesCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  segments: {
+    list: { params: IntercomSegmentsListParams; data: IntercomSegmentsRecord[]; pagination: never };
+    get: { params: IntercomSegmentsGetParams; data: IntercomSegmentsRecord; pagination: never };
+  };
+  internal_articles: {
+    list: { params: IntercomInternalArticlesListParams; data: IntercomInternalArticlesRecord[]; pagination: never };
+    get: { params: IntercomInternalArticlesGetParams; data: IntercomInternalArticlesRecord; pagination: never };
+  };
+};
+/** The record type of every Intercom entity. */
+export type IntercomRecords = {
+  contacts: IntercomContactsRecord;
+  conversations: IntercomConversationsRecord;
+  companies: IntercomCompaniesRecord;
+  teams: IntercomTeamsRecord;
+  admins: IntercomAdminsRecord;
+  tags: IntercomTagsRecord;
+  notes: IntercomNotesRecord;
+  segments: IntercomSegmentsRecord;
+  internal_articles: IntercomInternalArticlesRecord;
+};
 export type IntercomFacade = {
   contacts: {
     list(params?: IntercomContactsListParams): Promise<ExecuteResult<IntercomContactsRecord[], IntercomContactsListPagination>>;

@@ -361,7 +361,8 @@ export const definition: ConnectorDefinition = {
             "next_token": "body.nextPageToken",
             "is_last": "body.isLast"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -570,7 +571,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -654,7 +656,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -781,7 +784,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -815,7 +819,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -1125,7 +1130,8 @@ export const definition: ConnectorDefinition = {
             "total": "body.total"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1148,7 +1154,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1314,7 +1321,8 @@ export const definition: ConnectorDefinition = {
             "total": "body.total"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1338,7 +1346,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1441,7 +1450,8 @@ export const definition: ConnectorDefinition = {
           "result": "many",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1601,7 +1611,8 @@ export const definition: ConnectorDefinition = {
             "total": "body.total"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1634,7 +1645,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1748,7 +1760,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "update": {
           "name": "update",
@@ -1889,7 +1902,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -1922,7 +1936,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2086,7 +2101,8 @@ export const definition: ConnectorDefinition = {
             "total": "body.total"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2119,7 +2135,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2317,7 +2334,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "update": {
           "name": "update",
@@ -2510,7 +2528,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -2598,7 +2617,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -2690,7 +2710,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2806,7 +2827,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "recordsPath": "transitions",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2898,7 +2920,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3081,7 +3104,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -3103,7 +3127,8 @@ export const definition: ConnectorDefinition = {
           "result": "one",
           "guards": [],
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "delete": {
           "name": "delete",
@@ -3126,7 +3151,8 @@ export const definition: ConnectorDefinition = {
           "emptyResponse": {},
           "guards": [],
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     }

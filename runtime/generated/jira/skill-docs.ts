@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "jira",
   "title": "Jira connector",
   "summary": "Jira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).",
-  "version": "0726e2d6e6a0",
+  "version": "d98e5ec7e2c0",
   "tags": [
     "jira",
     "issue tracking (project/issue)"

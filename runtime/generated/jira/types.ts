@@ -464,6 +464,65 @@ export interface JiraIssueLinksDeleteParams {
   linkId: string;
 }
 
+/** Params, data and pagination of every Jira entity and action (the typed HTTP client uses it). */
+export type JiraOperations = {
+  issues: {
+    api_search: { params: JiraIssuesApiSearchParams; data: JiraIssuesRecord[]; pagination: JiraIssuesApiSearchPagination };
+    create: { params: JiraIssuesCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: JiraIssuesGetParams; data: JiraIssuesRecord; pagination: never };
+    update: { params: JiraIssuesUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: JiraIssuesDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  projects: {
+    list: { params: JiraProjectsListParams; data: JiraProjectsRecord[]; pagination: JiraProjectsListPagination };
+    get: { params: JiraProjectsGetParams; data: JiraProjectsRecord; pagination: never };
+  };
+  users: {
+    list: { params: JiraUsersListParams; data: JiraUsersRecord[]; pagination: JiraUsersListPagination };
+    get: { params: JiraUsersGetParams; data: JiraUsersRecord; pagination: never };
+  };
+  issue_fields: {
+    list: { params: JiraIssueFieldsListParams; data: JiraIssueFieldsRecord[]; pagination: never };
+  };
+  issue_comments: {
+    list: { params: JiraIssueCommentsListParams; data: JiraIssueCommentsRecord[]; pagination: JiraIssueCommentsListPagination };
+    get: { params: JiraIssueCommentsGetParams; data: JiraIssueCommentsRecord; pagination: never };
+    create: { params: JiraIssueCommentsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: JiraIssueCommentsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: JiraIssueCommentsDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  issue_worklogs: {
+    list: { params: JiraIssueWorklogsListParams; data: JiraIssueWorklogsRecord[]; pagination: JiraIssueWorklogsListPagination };
+    get: { params: JiraIssueWorklogsGetParams; data: JiraIssueWorklogsRecord; pagination: never };
+    create: { params: JiraIssueWorklogsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: JiraIssueWorklogsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: JiraIssueWorklogsDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  issues_assignee: {
+    update: { params: JiraIssuesAssigneeUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  issue_transitions: {
+    list: { params: JiraIssueTransitionsListParams; data: JiraIssueTransitionsRecord[]; pagination: never };
+    create: { params: JiraIssueTransitionsCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  issue_links: {
+    create: { params: JiraIssueLinksCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: JiraIssueLinksGetParams; data: JiraIssueLinksRecord; pagination: never };
+    delete: { params: JiraIssueLinksDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+};
+/** The record type of every Jira entity. */
+export type JiraRecords = {
+  issues: JiraIssuesRecord;
+  projects: JiraProjectsRecord;
+  users: JiraUsersRecord;
+  issue_fields: JiraIssueFieldsRecord;
+  issue_comments: JiraIssueCommentsRecord;
+  issue_worklogs: JiraIssueWorklogsRecord;
+  issues_assignee: JiraIssuesAssigneeRecord;
+  issue_transitions: JiraIssueTransitionsRecord;
+  issue_links: JiraIssueLinksRecord;
+};
 export type JiraFacade = {
   issues: {
     apiSearch(params?: JiraIssuesApiSearchParams): Promise<ExecuteResult<JiraIssuesRecord[], JiraIssuesApiSearchPagination>>;

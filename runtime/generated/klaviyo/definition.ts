@@ -327,7 +327,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.links.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -351,7 +352,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -481,7 +483,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.links.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -505,7 +508,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -697,7 +701,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.links.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -721,7 +726,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -868,7 +874,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.links.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -987,7 +994,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.links.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1011,7 +1019,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1156,7 +1165,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.links.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1180,7 +1190,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1341,7 +1352,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.links.next"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1365,7 +1377,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

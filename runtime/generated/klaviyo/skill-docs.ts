@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "klaviyo",
   "title": "Klaviyo connector",
   "summary": "Klaviyo REST API (https://a.klaviyo.com/api, revision 2026-07-15 sent in the revision header): list and read profiles, lists, campaigns (email or SMS, chosen by a channel filter), metrics, flows and email templates, and list events. Authenticates with a private API key (\"Authorization: Klaviyo-API-Key <key>\"). Klaviyo answers in JSON:API; records are kept as the JSON:API resource objects Klaviyo returns under `data` — {type, id, attributes, relationships, links} — so `id` is always present and the vendor fields are read under `attributes` (e.g. attributes.email of a profile).",
-  "version": "4a97cee7896b",
+  "version": "6a7c9823c935",
   "tags": [
     "klaviyo",
     "email and sms marketing"

@@ -210,6 +210,46 @@ export interface KlaviyoEmailTemplatesGetParams {
   id: string;
 }
 
+/** Params, data and pagination of every Klaviyo entity and action (the typed HTTP client uses it). */
+export type KlaviyoOperations = {
+  profiles: {
+    list: { params: KlaviyoProfilesListParams; data: KlaviyoProfilesRecord[]; pagination: KlaviyoProfilesListPagination };
+    get: { params: KlaviyoProfilesGetParams; data: KlaviyoProfilesRecord; pagination: never };
+  };
+  lists: {
+    list: { params: KlaviyoListsListParams; data: KlaviyoListsRecord[]; pagination: KlaviyoListsListPagination };
+    get: { params: KlaviyoListsGetParams; data: KlaviyoListsRecord; pagination: never };
+  };
+  campaigns: {
+    list: { params: KlaviyoCampaignsListParams; data: KlaviyoCampaignsRecord[]; pagination: KlaviyoCampaignsListPagination };
+    get: { params: KlaviyoCampaignsGetParams; data: KlaviyoCampaignsRecord; pagination: never };
+  };
+  events: {
+    list: { params: KlaviyoEventsListParams; data: KlaviyoEventsRecord[]; pagination: KlaviyoEventsListPagination };
+  };
+  metrics: {
+    list: { params: KlaviyoMetricsListParams; data: KlaviyoMetricsRecord[]; pagination: KlaviyoMetricsListPagination };
+    get: { params: KlaviyoMetricsGetParams; data: KlaviyoMetricsRecord; pagination: never };
+  };
+  flows: {
+    list: { params: KlaviyoFlowsListParams; data: KlaviyoFlowsRecord[]; pagination: KlaviyoFlowsListPagination };
+    get: { params: KlaviyoFlowsGetParams; data: KlaviyoFlowsRecord; pagination: never };
+  };
+  email_templates: {
+    list: { params: KlaviyoEmailTemplatesListParams; data: KlaviyoEmailTemplatesRecord[]; pagination: KlaviyoEmailTemplatesListPagination };
+    get: { params: KlaviyoEmailTemplatesGetParams; data: KlaviyoEmailTemplatesRecord; pagination: never };
+  };
+};
+/** The record type of every Klaviyo entity. */
+export type KlaviyoRecords = {
+  profiles: KlaviyoProfilesRecord;
+  lists: KlaviyoListsRecord;
+  campaigns: KlaviyoCampaignsRecord;
+  events: KlaviyoEventsRecord;
+  metrics: KlaviyoMetricsRecord;
+  flows: KlaviyoFlowsRecord;
+  email_templates: KlaviyoEmailTemplatesRecord;
+};
 export type KlaviyoFacade = {
   profiles: {
     list(params?: KlaviyoProfilesListParams): Promise<ExecuteResult<KlaviyoProfilesRecord[], KlaviyoProfilesListPagination>>;

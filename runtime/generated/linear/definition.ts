@@ -511,7 +511,8 @@ export const definition: ConnectorDefinition = {
             "page_info": "body.data.issues.pageInfo",
             "cursor_param": "after"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -537,7 +538,8 @@ export const definition: ConnectorDefinition = {
           "graphql": {
             "document": "query Issue($id: String!) {\n  issue(id: $id) {\n    id\n    identifier\n    number\n    title\n    description\n    priority\n    priorityLabel\n    estimate\n    dueDate\n    url\n    branchName\n    labelIds\n    state { id name }\n    assignee { id name email }\n    creator { id name }\n    team { id name }\n    project { id name }\n    cycle { id name }\n    createdAt\n    updatedAt\n    startedAt\n    completedAt\n    canceledAt\n    archivedAt\n  }\n}"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -615,7 +617,8 @@ export const definition: ConnectorDefinition = {
             "document": "mutation IssueCreate($input: IssueCreateInput!) {\n  issueCreate(input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name email }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "update": {
           "name": "update",
@@ -715,7 +718,8 @@ export const definition: ConnectorDefinition = {
             "document": "mutation IssueUpdate($id: String!, $input: IssueUpdateInput!) {\n  issueUpdate(id: $id, input: $input) {\n    success\n    issue {\n      id\n      title\n      description\n      state { id name }\n      priority\n      assignee { id name email }\n      project { id name }\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1051,7 +1055,8 @@ export const definition: ConnectorDefinition = {
             "page_info": "body.data.projects.pageInfo",
             "cursor_param": "after"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1077,7 +1082,8 @@ export const definition: ConnectorDefinition = {
           "graphql": {
             "document": "query Project($id: String!) {\n  project(id: $id) {\n    id\n    name\n    description\n    content\n    slugId\n    url\n    color\n    icon\n    priority\n    priorityLabel\n    progress\n    status { id name }\n    lead { id name email }\n    creator { id name }\n    startDate\n    targetDate\n    startedAt\n    completedAt\n    canceledAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1201,7 +1207,8 @@ export const definition: ConnectorDefinition = {
             "document": "mutation ProjectCreate($input: ProjectCreateInput!) {\n  projectCreate(input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name email }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "update": {
           "name": "update",
@@ -1352,7 +1359,8 @@ export const definition: ConnectorDefinition = {
             "document": "mutation ProjectUpdate($id: String!, $input: ProjectUpdateInput!) {\n  projectUpdate(id: $id, input: $input) {\n    success\n    project {\n      id\n      name\n      description\n      content\n      url\n      priority\n      status { id name }\n      lead { id name email }\n      startDate\n      targetDate\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1712,7 +1720,8 @@ export const definition: ConnectorDefinition = {
             "page_info": "body.data.teams.pageInfo",
             "cursor_param": "after"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1737,7 +1746,8 @@ export const definition: ConnectorDefinition = {
           "graphql": {
             "document": "query Team($id: String!) {\n  team(id: $id) {\n    id\n    name\n    key\n    displayName\n    description\n    color\n    icon\n    timezone\n    visibility\n    cyclesEnabled\n    triageEnabled\n    parent { id name }\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1883,7 +1893,8 @@ export const definition: ConnectorDefinition = {
             "page_info": "body.data.workflowStates.pageInfo",
             "cursor_param": "after"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1908,7 +1919,8 @@ export const definition: ConnectorDefinition = {
           "graphql": {
             "document": "query WorkflowState($id: String!) {\n  workflowState(id: $id) {\n    id\n    name\n    type\n    color\n    description\n    position\n    team { id name }\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2113,7 +2125,8 @@ export const definition: ConnectorDefinition = {
             "page_info": "body.data.users.pageInfo",
             "cursor_param": "after"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2138,7 +2151,8 @@ export const definition: ConnectorDefinition = {
           "graphql": {
             "document": "query User($id: String!) {\n  user(id: $id) {\n    id\n    name\n    displayName\n    email\n    active\n    admin\n    guest\n    avatarUrl\n    timezone\n    url\n    lastSeen\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2327,7 +2341,8 @@ export const definition: ConnectorDefinition = {
             "page_info": "body.data.comments.pageInfo",
             "cursor_param": "after"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2352,7 +2367,8 @@ export const definition: ConnectorDefinition = {
           "graphql": {
             "document": "query Comment($id: String!) {\n  comment(id: $id) {\n    id\n    body\n    url\n    issue { id identifier title }\n    user { id name email }\n    parentId\n    editedAt\n    resolvedAt\n    createdAt\n    updatedAt\n    archivedAt\n  }\n}"
           },
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2398,7 +2414,8 @@ export const definition: ConnectorDefinition = {
             "document": "mutation CommentCreate($input: CommentCreateInput!) {\n  commentCreate(input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "update": {
           "name": "update",
@@ -2433,7 +2450,8 @@ export const definition: ConnectorDefinition = {
             "document": "mutation CommentUpdate($id: String!, $input: CommentUpdateInput!) {\n  commentUpdate(id: $id, input: $input) {\n    success\n    comment {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      editedAt\n      createdAt\n      updatedAt\n    }\n  }\n}"
           },
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     }

@@ -399,6 +399,48 @@ export interface LinearCommentsUpdateParams {
   body: string;
 }
 
+/** Params, data and pagination of every Linear entity and action (the typed HTTP client uses it). */
+export type LinearOperations = {
+  issues: {
+    list: { params: LinearIssuesListParams; data: LinearIssuesRecord[]; pagination: LinearIssuesListPagination };
+    get: { params: LinearIssuesGetParams; data: LinearIssuesRecord; pagination: never };
+    create: { params: LinearIssuesCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: LinearIssuesUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  projects: {
+    list: { params: LinearProjectsListParams; data: LinearProjectsRecord[]; pagination: LinearProjectsListPagination };
+    get: { params: LinearProjectsGetParams; data: LinearProjectsRecord; pagination: never };
+    create: { params: LinearProjectsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: LinearProjectsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  teams: {
+    list: { params: LinearTeamsListParams; data: LinearTeamsRecord[]; pagination: LinearTeamsListPagination };
+    get: { params: LinearTeamsGetParams; data: LinearTeamsRecord; pagination: never };
+  };
+  workflow_states: {
+    list: { params: LinearWorkflowStatesListParams; data: LinearWorkflowStatesRecord[]; pagination: LinearWorkflowStatesListPagination };
+    get: { params: LinearWorkflowStatesGetParams; data: LinearWorkflowStatesRecord; pagination: never };
+  };
+  users: {
+    list: { params: LinearUsersListParams; data: LinearUsersRecord[]; pagination: LinearUsersListPagination };
+    get: { params: LinearUsersGetParams; data: LinearUsersRecord; pagination: never };
+  };
+  comments: {
+    list: { params: LinearCommentsListParams; data: LinearCommentsRecord[]; pagination: LinearCommentsListPagination };
+    get: { params: LinearCommentsGetParams; data: LinearCommentsRecord; pagination: never };
+    create: { params: LinearCommentsCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: LinearCommentsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+};
+/** The record type of every Linear entity. */
+export type LinearRecords = {
+  issues: LinearIssuesRecord;
+  projects: LinearProjectsRecord;
+  teams: LinearTeamsRecord;
+  workflow_states: LinearWorkflowStatesRecord;
+  users: LinearUsersRecord;
+  comments: LinearCommentsRecord;
+};
 export type LinearFacade = {
   issues: {
     list(params?: LinearIssuesListParams): Promise<ExecuteResult<LinearIssuesRecord[], LinearIssuesListPagination>>;

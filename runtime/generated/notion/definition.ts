@@ -313,7 +313,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.has_more"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -336,7 +337,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -573,6 +575,7 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
+          "readOnly": true,
           "recordsPath": "results",
           "result": "many",
           "pagination": {
@@ -748,7 +751,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -772,7 +776,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -857,7 +862,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1038,6 +1044,7 @@ export const definition: ConnectorDefinition = {
           },
           "guards": [],
           "idempotent": true,
+          "readOnly": true,
           "recordsPath": "results",
           "result": "many",
           "pagination": {
@@ -1073,7 +1080,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1148,7 +1156,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1527,7 +1536,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.has_more"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1576,7 +1586,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "recordsPath": "results",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1598,7 +1609,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1641,7 +1653,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1795,7 +1808,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.has_more"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1905,7 +1919,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     }

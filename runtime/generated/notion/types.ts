@@ -291,6 +291,42 @@ export interface NotionCommentsCreateParams {
   rich_text: Array<Record<string, unknown>>;
 }
 
+/** Params, data and pagination of every Notion entity and action (the typed HTTP client uses it). */
+export type NotionOperations = {
+  users: {
+    list: { params: NotionUsersListParams; data: NotionUsersRecord[]; pagination: NotionUsersListPagination };
+    get: { params: NotionUsersGetParams; data: NotionUsersRecord; pagination: never };
+  };
+  pages: {
+    list: { params: NotionPagesListParams; data: NotionPagesRecord[]; pagination: NotionPagesListPagination };
+    create: { params: NotionPagesCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: NotionPagesGetParams; data: NotionPagesRecord; pagination: never };
+    update: { params: NotionPagesUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  data_sources: {
+    list: { params: NotionDataSourcesListParams; data: NotionDataSourcesRecord[]; pagination: NotionDataSourcesListPagination };
+    get: { params: NotionDataSourcesGetParams; data: NotionDataSourcesRecord; pagination: never };
+    update: { params: NotionDataSourcesUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  blocks: {
+    list: { params: NotionBlocksListParams; data: NotionBlocksRecord[]; pagination: NotionBlocksListPagination };
+    create: { params: NotionBlocksCreateParams; data: NotionBlocksRecord[]; pagination: never };
+    get: { params: NotionBlocksGetParams; data: NotionBlocksRecord; pagination: never };
+    update: { params: NotionBlocksUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  comments: {
+    list: { params: NotionCommentsListParams; data: NotionCommentsRecord[]; pagination: NotionCommentsListPagination };
+    create: { params: NotionCommentsCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+};
+/** The record type of every Notion entity. */
+export type NotionRecords = {
+  users: NotionUsersRecord;
+  pages: NotionPagesRecord;
+  data_sources: NotionDataSourcesRecord;
+  blocks: NotionBlocksRecord;
+  comments: NotionCommentsRecord;
+};
 export type NotionFacade = {
   users: {
     list(params?: NotionUsersListParams): Promise<ExecuteResult<NotionUsersRecord[], NotionUsersListPagination>>;

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "orb",
   "title": "Orb connector",
   "summary": "Orb usage-based billing (REST API v1): list and read customers, subscriptions, plans and invoices, with Orb's cursor pagination (limit and cursor, pagination_metadata.next_cursor). Authenticates with an Orb API key sent as a bearer token.",
-  "version": "5b2300638c6d",
+  "version": "d16f166d5995",
   "tags": [
     "orb",
     "usage billing"

@@ -214,6 +214,32 @@ export interface OrbInvoicesGetParams {
   invoice_id: string;
 }
 
+/** Params, data and pagination of every Orb entity and action (the typed HTTP client uses it). */
+export type OrbOperations = {
+  customers: {
+    list: { params: OrbCustomersListParams; data: OrbCustomersRecord[]; pagination: OrbCustomersListPagination };
+    get: { params: OrbCustomersGetParams; data: OrbCustomersRecord; pagination: never };
+  };
+  subscriptions: {
+    list: { params: OrbSubscriptionsListParams; data: OrbSubscriptionsRecord[]; pagination: OrbSubscriptionsListPagination };
+    get: { params: OrbSubscriptionsGetParams; data: OrbSubscriptionsRecord; pagination: never };
+  };
+  plans: {
+    list: { params: OrbPlansListParams; data: OrbPlansRecord[]; pagination: OrbPlansListPagination };
+    get: { params: OrbPlansGetParams; data: OrbPlansRecord; pagination: never };
+  };
+  invoices: {
+    list: { params: OrbInvoicesListParams; data: OrbInvoicesRecord[]; pagination: OrbInvoicesListPagination };
+    get: { params: OrbInvoicesGetParams; data: OrbInvoicesRecord; pagination: never };
+  };
+};
+/** The record type of every Orb entity. */
+export type OrbRecords = {
+  customers: OrbCustomersRecord;
+  subscriptions: OrbSubscriptionsRecord;
+  plans: OrbPlansRecord;
+  invoices: OrbInvoicesRecord;
+};
 export type OrbFacade = {
   customers: {
     list(params?: OrbCustomersListParams): Promise<ExecuteResult<OrbCustomersRecord[], OrbCustomersListPagination>>;

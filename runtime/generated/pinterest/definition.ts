@@ -218,7 +218,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -242,7 +243,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -406,7 +408,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -429,7 +432,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -683,7 +687,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -970,7 +975,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1276,7 +1282,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1364,7 +1371,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1557,7 +1565,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1650,7 +1659,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1813,7 +1823,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1969,7 +1980,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2128,7 +2140,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2235,7 +2248,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "items",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2387,7 +2401,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2518,7 +2533,8 @@ export const definition: ConnectorDefinition = {
             "next_cursor": "body.bookmark"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

@@ -468,6 +468,70 @@ export interface PinterestKeywordsListPagination {
   cursor: PaginationValue;
 }
 
+/** Params, data and pagination of every Pinterest entity and action (the typed HTTP client uses it). */
+export type PinterestOperations = {
+  ad_accounts: {
+    list: { params: PinterestAdAccountsListParams; data: PinterestAdAccountsRecord[]; pagination: PinterestAdAccountsListPagination };
+    get: { params: PinterestAdAccountsGetParams; data: PinterestAdAccountsRecord; pagination: never };
+  };
+  boards: {
+    list: { params: PinterestBoardsListParams; data: PinterestBoardsRecord[]; pagination: PinterestBoardsListPagination };
+    get: { params: PinterestBoardsGetParams; data: PinterestBoardsRecord; pagination: never };
+  };
+  campaigns: {
+    list: { params: PinterestCampaignsListParams; data: PinterestCampaignsRecord[]; pagination: PinterestCampaignsListPagination };
+  };
+  ad_groups: {
+    list: { params: PinterestAdGroupsListParams; data: PinterestAdGroupsRecord[]; pagination: PinterestAdGroupsListPagination };
+  };
+  ads: {
+    list: { params: PinterestAdsListParams; data: PinterestAdsRecord[]; pagination: PinterestAdsListPagination };
+  };
+  board_sections: {
+    list: { params: PinterestBoardSectionsListParams; data: PinterestBoardSectionsRecord[]; pagination: PinterestBoardSectionsListPagination };
+  };
+  board_pins: {
+    list: { params: PinterestBoardPinsListParams; data: PinterestBoardPinsRecord[]; pagination: PinterestBoardPinsListPagination };
+  };
+  catalogs: {
+    list: { params: PinterestCatalogsListParams; data: PinterestCatalogsRecord[]; pagination: PinterestCatalogsListPagination };
+  };
+  catalogs_feeds: {
+    list: { params: PinterestCatalogsFeedsListParams; data: PinterestCatalogsFeedsRecord[]; pagination: PinterestCatalogsFeedsListPagination };
+  };
+  catalogs_product_groups: {
+    list: { params: PinterestCatalogsProductGroupsListParams; data: PinterestCatalogsProductGroupsRecord[]; pagination: PinterestCatalogsProductGroupsListPagination };
+  };
+  audiences: {
+    list: { params: PinterestAudiencesListParams; data: PinterestAudiencesRecord[]; pagination: PinterestAudiencesListPagination };
+  };
+  conversion_tags: {
+    list: { params: PinterestConversionTagsListParams; data: PinterestConversionTagsRecord[]; pagination: never };
+  };
+  customer_lists: {
+    list: { params: PinterestCustomerListsListParams; data: PinterestCustomerListsRecord[]; pagination: PinterestCustomerListsListPagination };
+  };
+  keywords: {
+    list: { params: PinterestKeywordsListParams; data: PinterestKeywordsRecord[]; pagination: PinterestKeywordsListPagination };
+  };
+};
+/** The record type of every Pinterest entity. */
+export type PinterestRecords = {
+  ad_accounts: PinterestAdAccountsRecord;
+  boards: PinterestBoardsRecord;
+  campaigns: PinterestCampaignsRecord;
+  ad_groups: PinterestAdGroupsRecord;
+  ads: PinterestAdsRecord;
+  board_sections: PinterestBoardSectionsRecord;
+  board_pins: PinterestBoardPinsRecord;
+  catalogs: PinterestCatalogsRecord;
+  catalogs_feeds: PinterestCatalogsFeedsRecord;
+  catalogs_product_groups: PinterestCatalogsProductGroupsRecord;
+  audiences: PinterestAudiencesRecord;
+  conversion_tags: PinterestConversionTagsRecord;
+  customer_lists: PinterestCustomerListsRecord;
+  keywords: PinterestKeywordsRecord;
+};
 export type PinterestFacade = {
   ad_accounts: {
     list(params?: PinterestAdAccountsListParams): Promise<ExecuteResult<PinterestAdAccountsRecord[], PinterestAdAccountsListPagination>>;

@@ -393,7 +393,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -506,7 +507,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -530,7 +532,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -618,7 +621,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -641,7 +645,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -748,7 +753,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -844,7 +850,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -927,7 +934,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1057,7 +1065,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1169,7 +1178,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1254,7 +1264,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1287,7 +1298,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1461,7 +1473,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1608,7 +1621,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1632,7 +1646,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1797,7 +1812,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -1949,7 +1965,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2081,7 +2098,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2105,7 +2123,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2261,7 +2280,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2330,7 +2350,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2366,7 +2387,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2390,7 +2412,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2441,7 +2464,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2517,7 +2541,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -2565,7 +2590,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -2589,7 +2615,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -2637,7 +2664,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -2734,7 +2762,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2758,7 +2787,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2922,7 +2952,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2946,7 +2977,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3043,7 +3075,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3067,7 +3100,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3136,7 +3170,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3305,7 +3340,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3329,7 +3365,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3470,6 +3507,7 @@ export const definition: ConnectorDefinition = {
           "constantBody": {},
           "guards": [],
           "idempotent": true,
+          "readOnly": true,
           "recordsPath": "data",
           "result": "many",
           "pagination": {
@@ -3592,7 +3630,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "update": {
           "name": "update",
@@ -3641,7 +3680,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         }
       }
     },
@@ -3806,7 +3846,8 @@ export const definition: ConnectorDefinition = {
             "has_more": "body.pagination.has_next_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3851,7 +3892,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3945,7 +3987,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3980,7 +4023,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -4017,7 +4061,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

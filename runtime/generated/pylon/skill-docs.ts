@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "pylon",
   "title": "Pylon connector",
   "summary": "Pylon B2B support platform (REST API at api.usepylon.com): list issues in a time window, create, read, update and delete them, reply to customers and post internal notes and threads, read the messages of an issue, manage accounts, contacts, teams and tags, and read users, issue statuses, custom fields, ticket forms, user roles, tasks, projects, knowledge-base articles and collections and the organization of the token. Authenticates with an admin API token sent as a bearer token.",
-  "version": "9fce102519de",
+  "version": "17dc71af3c25",
   "tags": [
     "pylon",
     "helpdesk"

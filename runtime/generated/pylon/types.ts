@@ -828,6 +828,120 @@ export interface PylonMeRecord {
 export interface PylonMeGetParams {
 }
 
+/** Params, data and pagination of every Pylon entity and action (the typed HTTP client uses it). */
+export type PylonOperations = {
+  issues: {
+    list: { params: PylonIssuesListParams; data: PylonIssuesRecord[]; pagination: PylonIssuesListPagination };
+    create: { params: PylonIssuesCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: PylonIssuesGetParams; data: PylonIssuesRecord; pagination: never };
+    update: { params: PylonIssuesUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: PylonIssuesDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  issue_replies: {
+    create: { params: PylonIssueRepliesCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  issue_assignments: {
+    update: { params: PylonIssueAssignmentsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  issue_statuses: {
+    list: { params: PylonIssueStatusesListParams; data: PylonIssueStatusesRecord[]; pagination: PylonIssueStatusesListPagination };
+  };
+  messages: {
+    list: { params: PylonMessagesListParams; data: PylonMessagesRecord[]; pagination: PylonMessagesListPagination };
+  };
+  issue_notes: {
+    create: { params: PylonIssueNotesCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  issue_threads: {
+    list: { params: PylonIssueThreadsListParams; data: PylonIssueThreadsRecord[]; pagination: never };
+    create: { params: PylonIssueThreadsCreateParams; data: Record<string, unknown>; pagination: never };
+  };
+  accounts: {
+    list: { params: PylonAccountsListParams; data: PylonAccountsRecord[]; pagination: PylonAccountsListPagination };
+    create: { params: PylonAccountsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: PylonAccountsGetParams; data: PylonAccountsRecord; pagination: never };
+    update: { params: PylonAccountsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  contacts: {
+    list: { params: PylonContactsListParams; data: PylonContactsRecord[]; pagination: PylonContactsListPagination };
+    create: { params: PylonContactsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: PylonContactsGetParams; data: PylonContactsRecord; pagination: never };
+    update: { params: PylonContactsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  teams: {
+    list: { params: PylonTeamsListParams; data: PylonTeamsRecord[]; pagination: PylonTeamsListPagination };
+    create: { params: PylonTeamsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: PylonTeamsGetParams; data: PylonTeamsRecord; pagination: never };
+    update: { params: PylonTeamsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  tags: {
+    list: { params: PylonTagsListParams; data: PylonTagsRecord[]; pagination: PylonTagsListPagination };
+    create: { params: PylonTagsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: PylonTagsGetParams; data: PylonTagsRecord; pagination: never };
+    update: { params: PylonTagsUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  users: {
+    list: { params: PylonUsersListParams; data: PylonUsersRecord[]; pagination: PylonUsersListPagination };
+    get: { params: PylonUsersGetParams; data: PylonUsersRecord; pagination: never };
+  };
+  custom_fields: {
+    list: { params: PylonCustomFieldsListParams; data: PylonCustomFieldsRecord[]; pagination: PylonCustomFieldsListPagination };
+    get: { params: PylonCustomFieldsGetParams; data: PylonCustomFieldsRecord; pagination: never };
+  };
+  ticket_forms: {
+    list: { params: PylonTicketFormsListParams; data: PylonTicketFormsRecord[]; pagination: PylonTicketFormsListPagination };
+    get: { params: PylonTicketFormsGetParams; data: PylonTicketFormsRecord; pagination: never };
+  };
+  user_roles: {
+    list: { params: PylonUserRolesListParams; data: PylonUserRolesRecord[]; pagination: PylonUserRolesListPagination };
+  };
+  tasks: {
+    list: { params: PylonTasksListParams; data: PylonTasksRecord[]; pagination: PylonTasksListPagination };
+    get: { params: PylonTasksGetParams; data: PylonTasksRecord; pagination: never };
+  };
+  projects: {
+    list: { params: PylonProjectsListParams; data: PylonProjectsRecord[]; pagination: PylonProjectsListPagination };
+  };
+  milestones: {
+    create: { params: PylonMilestonesCreateParams; data: Record<string, unknown>; pagination: never };
+    update: { params: PylonMilestonesUpdateParams; data: Record<string, unknown>; pagination: never };
+  };
+  articles: {
+    list: { params: PylonArticlesListParams; data: PylonArticlesRecord[]; pagination: PylonArticlesListPagination };
+    get: { params: PylonArticlesGetParams; data: PylonArticlesRecord; pagination: never };
+  };
+  collections: {
+    list: { params: PylonCollectionsListParams; data: PylonCollectionsRecord[]; pagination: never };
+    get: { params: PylonCollectionsGetParams; data: PylonCollectionsRecord; pagination: never };
+  };
+  me: {
+    get: { params: PylonMeGetParams; data: PylonMeRecord; pagination: never };
+  };
+};
+/** The record type of every Pylon entity. */
+export type PylonRecords = {
+  issues: PylonIssuesRecord;
+  issue_replies: PylonIssueRepliesRecord;
+  issue_assignments: PylonIssueAssignmentsRecord;
+  issue_statuses: PylonIssueStatusesRecord;
+  messages: PylonMessagesRecord;
+  issue_notes: PylonIssueNotesRecord;
+  issue_threads: PylonIssueThreadsRecord;
+  accounts: PylonAccountsRecord;
+  contacts: PylonContactsRecord;
+  teams: PylonTeamsRecord;
+  tags: PylonTagsRecord;
+  users: PylonUsersRecord;
+  custom_fields: PylonCustomFieldsRecord;
+  ticket_forms: PylonTicketFormsRecord;
+  user_roles: PylonUserRolesRecord;
+  tasks: PylonTasksRecord;
+  projects: PylonProjectsRecord;
+  milestones: PylonMilestonesRecord;
+  articles: PylonArticlesRecord;
+  collections: PylonCollectionsRecord;
+  me: PylonMeRecord;
+};
 export type PylonFacade = {
   issues: {
     list(params: PylonIssuesListParams): Promise<ExecuteResult<PylonIssuesRecord[], PylonIssuesListPagination>>;

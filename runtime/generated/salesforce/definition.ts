@@ -446,7 +446,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "sobjects",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -470,7 +471,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -515,7 +517,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -551,7 +554,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -586,7 +590,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -932,7 +937,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "create": {
           "name": "create",
@@ -1117,7 +1123,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "get": {
           "name": "get",
@@ -1151,7 +1158,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "update": {
           "name": "update",
@@ -1366,7 +1374,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": false,
-          "destructive": false
+          "destructive": false,
+          "readOnly": false
         },
         "delete": {
           "name": "delete",
@@ -1390,7 +1399,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": true
+          "destructive": true,
+          "readOnly": false
         }
       }
     },
@@ -1681,7 +1691,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1715,7 +1726,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2055,7 +2067,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2089,7 +2102,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2380,7 +2394,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2414,7 +2429,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2684,7 +2700,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -2718,7 +2735,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2974,7 +2992,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3008,7 +3027,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3292,7 +3312,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3326,7 +3347,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3589,7 +3611,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3623,7 +3646,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3788,7 +3812,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -3822,7 +3847,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -4064,7 +4090,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -4098,7 +4125,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -4284,7 +4312,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -4318,7 +4347,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -4651,7 +4681,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -4685,7 +4716,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -4878,7 +4910,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -4912,7 +4945,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -5168,7 +5202,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -5192,7 +5227,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -5280,7 +5316,8 @@ export const definition: ConnectorDefinition = {
             "done": "body.done"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

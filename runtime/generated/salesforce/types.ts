@@ -945,6 +945,97 @@ export interface SalesforceQueryListPagination {
   nextRecordsUrl: PaginationValue;
 }
 
+/** Params, data and pagination of every Salesforce entity and action (the typed HTTP client uses it). */
+export type SalesforceOperations = {
+  sobjects: {
+    list: { params: SalesforceSobjectsListParams; data: SalesforceSobjectsRecord[]; pagination: never };
+    create: { params: SalesforceSobjectsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: SalesforceSobjectsGetParams; data: SalesforceSobjectsRecord; pagination: never };
+    update: { params: SalesforceSobjectsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceSobjectsDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  accounts: {
+    list: { params: SalesforceAccountsListParams; data: SalesforceAccountsRecord[]; pagination: SalesforceAccountsListPagination };
+    create: { params: SalesforceAccountsCreateParams; data: Record<string, unknown>; pagination: never };
+    get: { params: SalesforceAccountsGetParams; data: SalesforceAccountsRecord; pagination: never };
+    update: { params: SalesforceAccountsUpdateParams; data: Record<string, unknown>; pagination: never };
+    delete: { params: SalesforceAccountsDeleteParams; data: Record<string, unknown>; pagination: never };
+  };
+  contacts: {
+    list: { params: SalesforceContactsListParams; data: SalesforceContactsRecord[]; pagination: SalesforceContactsListPagination };
+    get: { params: SalesforceContactsGetParams; data: SalesforceContactsRecord; pagination: never };
+  };
+  leads: {
+    list: { params: SalesforceLeadsListParams; data: SalesforceLeadsRecord[]; pagination: SalesforceLeadsListPagination };
+    get: { params: SalesforceLeadsGetParams; data: SalesforceLeadsRecord; pagination: never };
+  };
+  opportunities: {
+    list: { params: SalesforceOpportunitiesListParams; data: SalesforceOpportunitiesRecord[]; pagination: SalesforceOpportunitiesListPagination };
+    get: { params: SalesforceOpportunitiesGetParams; data: SalesforceOpportunitiesRecord; pagination: never };
+  };
+  tasks: {
+    list: { params: SalesforceTasksListParams; data: SalesforceTasksRecord[]; pagination: SalesforceTasksListPagination };
+    get: { params: SalesforceTasksGetParams; data: SalesforceTasksRecord; pagination: never };
+  };
+  events: {
+    list: { params: SalesforceEventsListParams; data: SalesforceEventsRecord[]; pagination: SalesforceEventsListPagination };
+    get: { params: SalesforceEventsGetParams; data: SalesforceEventsRecord; pagination: never };
+  };
+  campaigns: {
+    list: { params: SalesforceCampaignsListParams; data: SalesforceCampaignsRecord[]; pagination: SalesforceCampaignsListPagination };
+    get: { params: SalesforceCampaignsGetParams; data: SalesforceCampaignsRecord; pagination: never };
+  };
+  cases: {
+    list: { params: SalesforceCasesListParams; data: SalesforceCasesRecord[]; pagination: SalesforceCasesListPagination };
+    get: { params: SalesforceCasesGetParams; data: SalesforceCasesRecord; pagination: never };
+  };
+  notes: {
+    list: { params: SalesforceNotesListParams; data: SalesforceNotesRecord[]; pagination: SalesforceNotesListPagination };
+    get: { params: SalesforceNotesGetParams; data: SalesforceNotesRecord; pagination: never };
+  };
+  content_versions: {
+    list: { params: SalesforceContentVersionsListParams; data: SalesforceContentVersionsRecord[]; pagination: SalesforceContentVersionsListPagination };
+    get: { params: SalesforceContentVersionsGetParams; data: SalesforceContentVersionsRecord; pagination: never };
+  };
+  attachments: {
+    list: { params: SalesforceAttachmentsListParams; data: SalesforceAttachmentsRecord[]; pagination: SalesforceAttachmentsListPagination };
+    get: { params: SalesforceAttachmentsGetParams; data: SalesforceAttachmentsRecord; pagination: never };
+  };
+  users: {
+    list: { params: SalesforceUsersListParams; data: SalesforceUsersRecord[]; pagination: SalesforceUsersListPagination };
+    get: { params: SalesforceUsersGetParams; data: SalesforceUsersRecord; pagination: never };
+  };
+  opportunity_stages: {
+    list: { params: SalesforceOpportunityStagesListParams; data: SalesforceOpportunityStagesRecord[]; pagination: SalesforceOpportunityStagesListPagination };
+    get: { params: SalesforceOpportunityStagesGetParams; data: SalesforceOpportunityStagesRecord; pagination: never };
+  };
+  reports: {
+    list: { params: SalesforceReportsListParams; data: SalesforceReportsRecord[]; pagination: never };
+    get: { params: SalesforceReportsGetParams; data: SalesforceReportsRecord; pagination: never };
+  };
+  query: {
+    list: { params: SalesforceQueryListParams; data: SalesforceQueryRecord[]; pagination: SalesforceQueryListPagination };
+  };
+};
+/** The record type of every Salesforce entity. */
+export type SalesforceRecords = {
+  sobjects: SalesforceSobjectsRecord;
+  accounts: SalesforceAccountsRecord;
+  contacts: SalesforceContactsRecord;
+  leads: SalesforceLeadsRecord;
+  opportunities: SalesforceOpportunitiesRecord;
+  tasks: SalesforceTasksRecord;
+  events: SalesforceEventsRecord;
+  campaigns: SalesforceCampaignsRecord;
+  cases: SalesforceCasesRecord;
+  notes: SalesforceNotesRecord;
+  content_versions: SalesforceContentVersionsRecord;
+  attachments: SalesforceAttachmentsRecord;
+  users: SalesforceUsersRecord;
+  opportunity_stages: SalesforceOpportunityStagesRecord;
+  reports: SalesforceReportsRecord;
+  query: SalesforceQueryRecord;
+};
 export type SalesforceFacade = {
   sobjects: {
     list(params?: SalesforceSobjectsListParams): Promise<ExecuteResult<SalesforceSobjectsRecord[], never>>;

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "sentry",
   "title": "Sentry connector",
   "summary": "Sentry error tracking (web API /api/0) on sentry.io or a self-hosted Sentry: read organizations, their projects (with the full project detail), the issues of a project with Sentry's structured search, the events of an issue, releases and teams. Lists page with Sentry's Link-header cursors. Authenticates with a Sentry auth token sent as a bearer token.",
-  "version": "4881d143a401",
+  "version": "0492b55101f5",
   "tags": [
     "sentry",
     "error tracking"

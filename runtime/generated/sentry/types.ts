@@ -382,6 +382,43 @@ export interface SentryTeamsGetParams {
   collapse?: "organization";
 }
 
+/** Params, data and pagination of every Sentry entity and action (the typed HTTP client uses it). */
+export type SentryOperations = {
+  organizations: {
+    list: { params: SentryOrganizationsListParams; data: SentryOrganizationsRecord[]; pagination: SentryOrganizationsListPagination };
+    get: { params: SentryOrganizationsGetParams; data: SentryOrganizationsRecord; pagination: never };
+  };
+  projects: {
+    list: { params: SentryProjectsListParams; data: SentryProjectsRecord[]; pagination: SentryProjectsListPagination };
+    get: { params: SentryProjectsGetParams; data: SentryProjectsRecord; pagination: never };
+    project_detail: { params: SentryProjectsProjectDetailParams; data: Record<string, unknown>; pagination: never };
+  };
+  issues: {
+    list: { params: SentryIssuesListParams; data: SentryIssuesRecord[]; pagination: SentryIssuesListPagination };
+    get: { params: SentryIssuesGetParams; data: SentryIssuesRecord; pagination: never };
+  };
+  issue_events: {
+    list: { params: SentryIssueEventsListParams; data: SentryIssueEventsRecord[]; pagination: SentryIssueEventsListPagination };
+    get: { params: SentryIssueEventsGetParams; data: SentryIssueEventsRecord; pagination: never };
+  };
+  releases: {
+    list: { params: SentryReleasesListParams; data: SentryReleasesRecord[]; pagination: SentryReleasesListPagination };
+    get: { params: SentryReleasesGetParams; data: SentryReleasesRecord; pagination: never };
+  };
+  teams: {
+    list: { params: SentryTeamsListParams; data: SentryTeamsRecord[]; pagination: SentryTeamsListPagination };
+    get: { params: SentryTeamsGetParams; data: SentryTeamsRecord; pagination: never };
+  };
+};
+/** The record type of every Sentry entity. */
+export type SentryRecords = {
+  organizations: SentryOrganizationsRecord;
+  projects: SentryProjectsRecord;
+  issues: SentryIssuesRecord;
+  issue_events: SentryIssueEventsRecord;
+  releases: SentryReleasesRecord;
+  teams: SentryTeamsRecord;
+};
 export type SentryFacade = {
   organizations: {
     list(params?: SentryOrganizationsListParams): Promise<ExecuteResult<SentryOrganizationsRecord[], SentryOrganizationsListPagination>>;

@@ -313,7 +313,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "organizations",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -337,7 +338,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -551,7 +553,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.paging.next_link"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -575,7 +578,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -768,7 +772,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.paging.next_link"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -792,7 +797,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1083,7 +1089,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.paging.next_link"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1107,7 +1114,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1272,7 +1280,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.paging.next_link"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1296,7 +1305,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1538,7 +1548,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.paging.next_link"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1562,7 +1573,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1762,7 +1774,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.paging.next_link"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1786,7 +1799,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1958,7 +1972,8 @@ export const definition: ConnectorDefinition = {
             "next_url": "body.paging.next_link"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -1982,7 +1997,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

@@ -355,6 +355,52 @@ export interface SnapchatMarketingSegmentsGetParams {
   id: string;
 }
 
+/** Params, data and pagination of every Snapchat Marketing entity and action (the typed HTTP client uses it). */
+export type SnapchatMarketingOperations = {
+  organizations: {
+    list: { params: SnapchatMarketingOrganizationsListParams; data: SnapchatMarketingOrganizationsRecord[]; pagination: never };
+    get: { params: SnapchatMarketingOrganizationsGetParams; data: SnapchatMarketingOrganizationsRecord; pagination: never };
+  };
+  adaccounts: {
+    list: { params: SnapchatMarketingAdaccountsListParams; data: SnapchatMarketingAdaccountsRecord[]; pagination: SnapchatMarketingAdaccountsListPagination };
+    get: { params: SnapchatMarketingAdaccountsGetParams; data: SnapchatMarketingAdaccountsRecord; pagination: never };
+  };
+  campaigns: {
+    list: { params: SnapchatMarketingCampaignsListParams; data: SnapchatMarketingCampaignsRecord[]; pagination: SnapchatMarketingCampaignsListPagination };
+    get: { params: SnapchatMarketingCampaignsGetParams; data: SnapchatMarketingCampaignsRecord; pagination: never };
+  };
+  adsquads: {
+    list: { params: SnapchatMarketingAdsquadsListParams; data: SnapchatMarketingAdsquadsRecord[]; pagination: SnapchatMarketingAdsquadsListPagination };
+    get: { params: SnapchatMarketingAdsquadsGetParams; data: SnapchatMarketingAdsquadsRecord; pagination: never };
+  };
+  ads: {
+    list: { params: SnapchatMarketingAdsListParams; data: SnapchatMarketingAdsRecord[]; pagination: SnapchatMarketingAdsListPagination };
+    get: { params: SnapchatMarketingAdsGetParams; data: SnapchatMarketingAdsRecord; pagination: never };
+  };
+  creatives: {
+    list: { params: SnapchatMarketingCreativesListParams; data: SnapchatMarketingCreativesRecord[]; pagination: SnapchatMarketingCreativesListPagination };
+    get: { params: SnapchatMarketingCreativesGetParams; data: SnapchatMarketingCreativesRecord; pagination: never };
+  };
+  media: {
+    list: { params: SnapchatMarketingMediaListParams; data: SnapchatMarketingMediaRecord[]; pagination: SnapchatMarketingMediaListPagination };
+    get: { params: SnapchatMarketingMediaGetParams; data: SnapchatMarketingMediaRecord; pagination: never };
+  };
+  segments: {
+    list: { params: SnapchatMarketingSegmentsListParams; data: SnapchatMarketingSegmentsRecord[]; pagination: SnapchatMarketingSegmentsListPagination };
+    get: { params: SnapchatMarketingSegmentsGetParams; data: SnapchatMarketingSegmentsRecord; pagination: never };
+  };
+};
+/** The record type of every Snapchat Marketing entity. */
+export type SnapchatMarketingRecords = {
+  organizations: SnapchatMarketingOrganizationsRecord;
+  adaccounts: SnapchatMarketingAdaccountsRecord;
+  campaigns: SnapchatMarketingCampaignsRecord;
+  adsquads: SnapchatMarketingAdsquadsRecord;
+  ads: SnapchatMarketingAdsRecord;
+  creatives: SnapchatMarketingCreativesRecord;
+  media: SnapchatMarketingMediaRecord;
+  segments: SnapchatMarketingSegmentsRecord;
+};
 export type SnapchatMarketingFacade = {
   organizations: {
     list(params?: SnapchatMarketingOrganizationsListParams): Promise<ExecuteResult<SnapchatMarketingOrganizationsRecord[], never>>;

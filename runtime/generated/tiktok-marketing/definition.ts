@@ -157,7 +157,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -436,7 +437,8 @@ export const definition: ConnectorDefinition = {
           "recordsPath": "data.list",
           "result": "many",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -693,7 +695,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1020,7 +1023,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1328,7 +1332,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1529,7 +1534,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1702,7 +1708,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -1903,7 +1910,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2014,7 +2022,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2148,7 +2157,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2352,7 +2362,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2555,7 +2566,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -2795,7 +2807,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3042,7 +3055,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3185,7 +3199,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -3302,7 +3317,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.data.page_info.total_page"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

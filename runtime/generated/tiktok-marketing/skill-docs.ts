@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "tiktok-marketing",
   "title": "TikTok Marketing connector",
   "summary": "TikTok API for Business (Marketing API v1.3): read advertiser accounts and, per advertiser, their campaigns, ad groups, ads, custom audiences, Asset Library images and videos and Spark Ads posts, the product catalogs of a Business Center, and synchronous Basic reports (daily per advertiser, campaign, ad group and ad, hourly and lifetime per ad). Lists page with page and page_size and return TikTok's page_info. Authenticates with a TikTok for Business access token sent in the Access-Token header.",
-  "version": "c27d0f59f13e",
+  "version": "651d093aa891",
   "tags": [
     "tiktok-marketing",
     "short-video advertising"

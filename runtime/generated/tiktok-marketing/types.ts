@@ -531,6 +531,76 @@ export interface TiktokMarketingAdsReportsLifetimeListPagination {
   page_info: PaginationValue;
 }
 
+/** Params, data and pagination of every TikTok Marketing entity and action (the typed HTTP client uses it). */
+export type TiktokMarketingOperations = {
+  user: {
+    get: { params: TiktokMarketingUserGetParams; data: TiktokMarketingUserRecord; pagination: never };
+  };
+  advertisers: {
+    list: { params: TiktokMarketingAdvertisersListParams; data: TiktokMarketingAdvertisersRecord[]; pagination: never };
+  };
+  campaigns: {
+    list: { params: TiktokMarketingCampaignsListParams; data: TiktokMarketingCampaignsRecord[]; pagination: TiktokMarketingCampaignsListPagination };
+  };
+  ad_groups: {
+    list: { params: TiktokMarketingAdGroupsListParams; data: TiktokMarketingAdGroupsRecord[]; pagination: TiktokMarketingAdGroupsListPagination };
+  };
+  ads: {
+    list: { params: TiktokMarketingAdsListParams; data: TiktokMarketingAdsRecord[]; pagination: TiktokMarketingAdsListPagination };
+  };
+  audiences: {
+    list: { params: TiktokMarketingAudiencesListParams; data: TiktokMarketingAudiencesRecord[]; pagination: TiktokMarketingAudiencesListPagination };
+  };
+  creative_assets_images: {
+    list: { params: TiktokMarketingCreativeAssetsImagesListParams; data: TiktokMarketingCreativeAssetsImagesRecord[]; pagination: TiktokMarketingCreativeAssetsImagesListPagination };
+  };
+  creative_assets_videos: {
+    list: { params: TiktokMarketingCreativeAssetsVideosListParams; data: TiktokMarketingCreativeAssetsVideosRecord[]; pagination: TiktokMarketingCreativeAssetsVideosListPagination };
+  };
+  spark_ads: {
+    list: { params: TiktokMarketingSparkAdsListParams; data: TiktokMarketingSparkAdsRecord[]; pagination: TiktokMarketingSparkAdsListPagination };
+  };
+  catalogs: {
+    list: { params: TiktokMarketingCatalogsListParams; data: TiktokMarketingCatalogsRecord[]; pagination: TiktokMarketingCatalogsListPagination };
+  };
+  advertisers_reports_daily: {
+    list: { params: TiktokMarketingAdvertisersReportsDailyListParams; data: TiktokMarketingAdvertisersReportsDailyRecord[]; pagination: TiktokMarketingAdvertisersReportsDailyListPagination };
+  };
+  campaigns_reports_daily: {
+    list: { params: TiktokMarketingCampaignsReportsDailyListParams; data: TiktokMarketingCampaignsReportsDailyRecord[]; pagination: TiktokMarketingCampaignsReportsDailyListPagination };
+  };
+  ad_groups_reports_daily: {
+    list: { params: TiktokMarketingAdGroupsReportsDailyListParams; data: TiktokMarketingAdGroupsReportsDailyRecord[]; pagination: TiktokMarketingAdGroupsReportsDailyListPagination };
+  };
+  ads_reports_daily: {
+    list: { params: TiktokMarketingAdsReportsDailyListParams; data: TiktokMarketingAdsReportsDailyRecord[]; pagination: TiktokMarketingAdsReportsDailyListPagination };
+  };
+  ads_reports_hourly: {
+    list: { params: TiktokMarketingAdsReportsHourlyListParams; data: TiktokMarketingAdsReportsHourlyRecord[]; pagination: TiktokMarketingAdsReportsHourlyListPagination };
+  };
+  ads_reports_lifetime: {
+    list: { params: TiktokMarketingAdsReportsLifetimeListParams; data: TiktokMarketingAdsReportsLifetimeRecord[]; pagination: TiktokMarketingAdsReportsLifetimeListPagination };
+  };
+};
+/** The record type of every TikTok Marketing entity. */
+export type TiktokMarketingRecords = {
+  user: TiktokMarketingUserRecord;
+  advertisers: TiktokMarketingAdvertisersRecord;
+  campaigns: TiktokMarketingCampaignsRecord;
+  ad_groups: TiktokMarketingAdGroupsRecord;
+  ads: TiktokMarketingAdsRecord;
+  audiences: TiktokMarketingAudiencesRecord;
+  creative_assets_images: TiktokMarketingCreativeAssetsImagesRecord;
+  creative_assets_videos: TiktokMarketingCreativeAssetsVideosRecord;
+  spark_ads: TiktokMarketingSparkAdsRecord;
+  catalogs: TiktokMarketingCatalogsRecord;
+  advertisers_reports_daily: TiktokMarketingAdvertisersReportsDailyRecord;
+  campaigns_reports_daily: TiktokMarketingCampaignsReportsDailyRecord;
+  ad_groups_reports_daily: TiktokMarketingAdGroupsReportsDailyRecord;
+  ads_reports_daily: TiktokMarketingAdsReportsDailyRecord;
+  ads_reports_hourly: TiktokMarketingAdsReportsHourlyRecord;
+  ads_reports_lifetime: TiktokMarketingAdsReportsLifetimeRecord;
+};
 export type TiktokMarketingFacade = {
   user: {
     get(params?: TiktokMarketingUserGetParams): Promise<ExecuteResult<TiktokMarketingUserRecord, never>>;

@@ -307,7 +307,8 @@ export const definition: ConnectorDefinition = {
             "page_count": "body.page_count"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         },
         "get": {
           "name": "get",
@@ -330,7 +331,8 @@ export const definition: ConnectorDefinition = {
           "guards": [],
           "result": "one",
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     },
@@ -570,7 +572,8 @@ export const definition: ConnectorDefinition = {
             "field": "token"
           },
           "idempotent": true,
-          "destructive": false
+          "destructive": false,
+          "readOnly": true
         }
       }
     }

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "typeform",
   "title": "Typeform connector",
   "summary": "Typeform Create and Responses APIs: list the account's forms (typeforms) and read one form with its questions, screens and logic; list the responses submitted to a form, filtered by date, token, completion and a free-text query. Authenticates with a Typeform personal access token sent as a bearer token.",
-  "version": "e958bc66f222",
+  "version": "11077379dd66",
   "tags": [
     "typeform",
     "forms and surveys"

@@ -112,6 +112,21 @@ export interface TypeformResponsesListPagination {
   page_count: PaginationValue;
 }
 
+/** Params, data and pagination of every Typeform entity and action (the typed HTTP client uses it). */
+export type TypeformOperations = {
+  forms: {
+    list: { params: TypeformFormsListParams; data: TypeformFormsRecord[]; pagination: TypeformFormsListPagination };
+    get: { params: TypeformFormsGetParams; data: TypeformFormsRecord; pagination: never };
+  };
+  responses: {
+    list: { params: TypeformResponsesListParams; data: TypeformResponsesRecord[]; pagination: TypeformResponsesListPagination };
+  };
+};
+/** The record type of every Typeform entity. */
+export type TypeformRecords = {
+  forms: TypeformFormsRecord;
+  responses: TypeformResponsesRecord;
+};
 export type TypeformFacade = {
   forms: {
     list(params?: TypeformFormsListParams): Promise<ExecuteResult<TypeformFormsRecord[], TypeformFormsListPagination>>;

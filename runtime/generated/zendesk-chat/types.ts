@@ -279,6 +279,67 @@ export interface ZendeskChatTriggersRecord {
 export interface ZendeskChatTriggersListParams {
 }
 
+/** Params, data and pagination of every Zendesk Chat entity and action (the typed HTTP client uses it). */
+export type ZendeskChatOperations = {
+  accounts: {
+    get: { params: ZendeskChatAccountsGetParams; data: ZendeskChatAccountsRecord; pagination: never };
+  };
+  agents: {
+    list: { params: ZendeskChatAgentsListParams; data: ZendeskChatAgentsRecord[]; pagination: never };
+    get: { params: ZendeskChatAgentsGetParams; data: ZendeskChatAgentsRecord; pagination: never };
+  };
+  agent_timeline: {
+    list: { params: ZendeskChatAgentTimelineListParams; data: ZendeskChatAgentTimelineRecord[]; pagination: ZendeskChatAgentTimelineListPagination };
+  };
+  bans: {
+    get: { params: ZendeskChatBansGetParams; data: ZendeskChatBansRecord; pagination: never };
+  };
+  chats: {
+    list: { params: ZendeskChatChatsListParams; data: ZendeskChatChatsRecord[]; pagination: ZendeskChatChatsListPagination };
+    get: { params: ZendeskChatChatsGetParams; data: ZendeskChatChatsRecord; pagination: never };
+  };
+  departments: {
+    list: { params: ZendeskChatDepartmentsListParams; data: ZendeskChatDepartmentsRecord[]; pagination: never };
+    get: { params: ZendeskChatDepartmentsGetParams; data: ZendeskChatDepartmentsRecord; pagination: never };
+  };
+  goals: {
+    list: { params: ZendeskChatGoalsListParams; data: ZendeskChatGoalsRecord[]; pagination: never };
+    get: { params: ZendeskChatGoalsGetParams; data: ZendeskChatGoalsRecord; pagination: never };
+  };
+  roles: {
+    list: { params: ZendeskChatRolesListParams; data: ZendeskChatRolesRecord[]; pagination: never };
+    get: { params: ZendeskChatRolesGetParams; data: ZendeskChatRolesRecord; pagination: never };
+  };
+  routing_settings: {
+    get: { params: ZendeskChatRoutingSettingsGetParams; data: ZendeskChatRoutingSettingsRecord; pagination: never };
+  };
+  shortcuts: {
+    list: { params: ZendeskChatShortcutsListParams; data: ZendeskChatShortcutsRecord[]; pagination: never };
+    get: { params: ZendeskChatShortcutsGetParams; data: ZendeskChatShortcutsRecord; pagination: never };
+  };
+  skills: {
+    list: { params: ZendeskChatSkillsListParams; data: ZendeskChatSkillsRecord[]; pagination: never };
+    get: { params: ZendeskChatSkillsGetParams; data: ZendeskChatSkillsRecord; pagination: never };
+  };
+  triggers: {
+    list: { params: ZendeskChatTriggersListParams; data: ZendeskChatTriggersRecord[]; pagination: never };
+  };
+};
+/** The record type of every Zendesk Chat entity. */
+export type ZendeskChatRecords = {
+  accounts: ZendeskChatAccountsRecord;
+  agents: ZendeskChatAgentsRecord;
+  agent_timeline: ZendeskChatAgentTimelineRecord;
+  bans: ZendeskChatBansRecord;
+  chats: ZendeskChatChatsRecord;
+  departments: ZendeskChatDepartmentsRecord;
+  goals: ZendeskChatGoalsRecord;
+  roles: ZendeskChatRolesRecord;
+  routing_settings: ZendeskChatRoutingSettingsRecord;
+  shortcuts: ZendeskChatShortcutsRecord;
+  skills: ZendeskChatSkillsRecord;
+  triggers: ZendeskChatTriggersRecord;
+};
 export type ZendeskChatFacade = {
   accounts: {
     get(params?: ZendeskChatAccountsGetParams): Promise<ExecuteResult<ZendeskChatAccountsRecord, never>>;

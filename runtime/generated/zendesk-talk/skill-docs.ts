@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "zendesk-talk",
   "title": "Zendesk Talk connector",
   "summary": "Zendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.",
-  "version": "b117b773ae4f",
+  "version": "dfa2830b545d",
   "tags": [
     "zendesk-talk",
     "phone support"

@@ -402,6 +402,61 @@ export interface ZendeskTalkCallLegsListPagination {
   next_page: PaginationValue;
 }
 
+/** Params, data and pagination of every Zendesk Talk entity and action (the typed HTTP client uses it). */
+export type ZendeskTalkOperations = {
+  phone_numbers: {
+    list: { params: ZendeskTalkPhoneNumbersListParams; data: ZendeskTalkPhoneNumbersRecord[]; pagination: ZendeskTalkPhoneNumbersListPagination };
+    get: { params: ZendeskTalkPhoneNumbersGetParams; data: ZendeskTalkPhoneNumbersRecord; pagination: never };
+  };
+  addresses: {
+    list: { params: ZendeskTalkAddressesListParams; data: ZendeskTalkAddressesRecord[]; pagination: ZendeskTalkAddressesListPagination };
+    get: { params: ZendeskTalkAddressesGetParams; data: ZendeskTalkAddressesRecord; pagination: never };
+  };
+  greetings: {
+    list: { params: ZendeskTalkGreetingsListParams; data: ZendeskTalkGreetingsRecord[]; pagination: ZendeskTalkGreetingsListPagination };
+    get: { params: ZendeskTalkGreetingsGetParams; data: ZendeskTalkGreetingsRecord; pagination: never };
+  };
+  greeting_categories: {
+    list: { params: ZendeskTalkGreetingCategoriesListParams; data: ZendeskTalkGreetingCategoriesRecord[]; pagination: ZendeskTalkGreetingCategoriesListPagination };
+    get: { params: ZendeskTalkGreetingCategoriesGetParams; data: ZendeskTalkGreetingCategoriesRecord; pagination: never };
+  };
+  ivrs: {
+    list: { params: ZendeskTalkIvrsListParams; data: ZendeskTalkIvrsRecord[]; pagination: ZendeskTalkIvrsListPagination };
+    get: { params: ZendeskTalkIvrsGetParams; data: ZendeskTalkIvrsRecord; pagination: never };
+  };
+  agents_activity: {
+    list: { params: ZendeskTalkAgentsActivityListParams; data: ZendeskTalkAgentsActivityRecord[]; pagination: ZendeskTalkAgentsActivityListPagination };
+  };
+  agents_overview: {
+    get: { params: ZendeskTalkAgentsOverviewGetParams; data: ZendeskTalkAgentsOverviewRecord; pagination: never };
+  };
+  account_overview: {
+    get: { params: ZendeskTalkAccountOverviewGetParams; data: ZendeskTalkAccountOverviewRecord; pagination: never };
+  };
+  current_queue_activity: {
+    get: { params: ZendeskTalkCurrentQueueActivityGetParams; data: ZendeskTalkCurrentQueueActivityRecord; pagination: never };
+  };
+  calls: {
+    list: { params: ZendeskTalkCallsListParams; data: ZendeskTalkCallsRecord[]; pagination: ZendeskTalkCallsListPagination };
+  };
+  call_legs: {
+    list: { params: ZendeskTalkCallLegsListParams; data: ZendeskTalkCallLegsRecord[]; pagination: ZendeskTalkCallLegsListPagination };
+  };
+};
+/** The record type of every Zendesk Talk entity. */
+export type ZendeskTalkRecords = {
+  phone_numbers: ZendeskTalkPhoneNumbersRecord;
+  addresses: ZendeskTalkAddressesRecord;
+  greetings: ZendeskTalkGreetingsRecord;
+  greeting_categories: ZendeskTalkGreetingCategoriesRecord;
+  ivrs: ZendeskTalkIvrsRecord;
+  agents_activity: ZendeskTalkAgentsActivityRecord;
+  agents_overview: ZendeskTalkAgentsOverviewRecord;
+  account_overview: ZendeskTalkAccountOverviewRecord;
+  current_queue_activity: ZendeskTalkCurrentQueueActivityRecord;
+  calls: ZendeskTalkCallsRecord;
+  call_legs: ZendeskTalkCallLegsRecord;
+};
 export type ZendeskTalkFacade = {
   phone_numbers: {
     list(params?: ZendeskTalkPhoneNumbersListParams): Promise<ExecuteResult<ZendeskTalkPhoneNumbersRecord[], ZendeskTalkPhoneNumbersListPagination>>;
