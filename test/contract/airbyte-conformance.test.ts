@@ -27,21 +27,6 @@ const reference = JSON.parse(readFileSync(fileURLToPath(new URL('./reference/air
   paths: Record<string, Record<string, Operation>>;
 };
 
-/**
- * Operations of the connect flow (widget token, source templates, OAuth credential configuration),
- * built on another branch. Until it is merged they must answer 404 in Switchyard's error envelope;
- * empty this list after merging, so they are held to the reference schemas like every other operation.
- */
-const BUILT_ON_CONNECT_FLOW_BRANCH = [
-  'POST /api/v1/account/applications/widget-token',
-  'POST /api/v1/integrations/templates/sources',
-  'GET /api/v1/integrations/templates/sources',
-  'GET /api/v1/integrations/templates/sources/{id}',
-  'PATCH /api/v1/integrations/templates/sources/{id}',
-  'DELETE /api/v1/integrations/templates/sources/{id}',
-  'PUT /api/v1/oauth/credentials',
-  'DELETE /api/v1/oauth/credentials/connector_type/{connector_type}',
-];
 
 /** Airbyte data-pipeline operations: Switchyard answers 501 in its error envelope. */
 const DATA_PIPELINE = [
@@ -66,7 +51,7 @@ const ABSENT = '8b1f2a6e-0d4c-4e55-9a1b-3c2d4e5f6a7b';
 interface Step {
   operation: string;
   call: () => Promise<{ response: ApiResponse<unknown>; body?: unknown }>;
-  /** 200 unless said; 501 and connect-flow 404s are set from the lists above. */
+  /** 200 unless said; 501 for the data-pipeline operations listed above. */
   status?: number;
   /** Vendor calls the step must make (nock scopes), checked after it. */
   vendor?: () => nock.Scope;
@@ -83,7 +68,7 @@ describe('conformance with the Airbyte Agent API description (every operation)',
   let tenant: Tenant;
   let scoped: ApiClient;
   const ajv = ajvFor();
-  const state: { connectorId?: string; workspaceId?: string; doomedWorkspaceId?: string } = {};
+  const state: { connectorId?: string; workspaceId?: string; doomedWorkspaceId?: string; templateId?: string } = {};
   const violations: string[] = [];
 
   beforeAll(async () => {
@@ -179,14 +164,18 @@ describe('conformance with the Airbyte Agent API description (every operation)',
     { operation: 'DELETE /api/v1/integrations/templates/connections/{id}', call: async () => api('DELETE', `/api/v1/integrations/templates/connections/${ABSENT}`) },
     {
       operation: 'POST /api/v1/integrations/templates/sources',
-      call: async () => api('POST', '/api/v1/integrations/templates/sources', { actor_definition_id: harvest?.definitionId, partial_default_config: {} }),
+      call: async () => {
+        const result = await api('POST', '/api/v1/integrations/templates/sources', { actor_definition_id: harvest?.definitionId, partial_default_config: {} });
+        state.templateId = (result.response.body as { id: string }).id;
+        return result;
+      },
     },
     { operation: 'GET /api/v1/integrations/templates/sources', call: async () => api('GET', '/api/v1/integrations/templates/sources?use_global=true') },
-    { operation: 'GET /api/v1/integrations/templates/sources/{id}', call: async () => api('GET', `/api/v1/integrations/templates/sources/${ABSENT}`) },
-    { operation: 'PATCH /api/v1/integrations/templates/sources/{id}', call: async () => api('PATCH', `/api/v1/integrations/templates/sources/${ABSENT}`, { name: 'Harvest' }) },
-    { operation: 'DELETE /api/v1/integrations/templates/sources/{id}', call: async () => api('DELETE', `/api/v1/integrations/templates/sources/${ABSENT}`) },
-    { operation: 'PUT /api/v1/oauth/credentials', call: async () => api('PUT', '/api/v1/oauth/credentials', { connector_type: 'harvest', connector_definition_id: null, configuration: {} }) },
-    { operation: 'DELETE /api/v1/oauth/credentials/connector_type/{connector_type}', call: async () => api('DELETE', '/api/v1/oauth/credentials/connector_type/harvest') },
+    { operation: 'GET /api/v1/integrations/templates/sources/{id}', call: async () => api('GET', `/api/v1/integrations/templates/sources/${state.templateId}`) },
+    { operation: 'PATCH /api/v1/integrations/templates/sources/{id}', call: async () => api('PATCH', `/api/v1/integrations/templates/sources/${state.templateId}`, { name: 'Harvest' }) },
+    { operation: 'DELETE /api/v1/integrations/templates/sources/{id}', call: async () => api('DELETE', `/api/v1/integrations/templates/sources/${state.templateId}`) },
+    { operation: 'PUT /api/v1/oauth/credentials', call: async () => api('PUT', '/api/v1/oauth/credentials', { connector_type: 'harvest', connector_definition_id: null, configuration: { client_id: 'harvest-app-id', client_secret: 'harvest-app-secret' } }) },
+    { operation: 'DELETE /api/v1/oauth/credentials/connector_type/{connector_type}', status: 204, call: async () => api('DELETE', '/api/v1/oauth/credentials/connector_type/harvest') },
     { operation: 'GET /api/v1/skills', call: async () => api('GET', `/api/v1/skills?limit=5&organization_id=${tenant.organizationId}`) },
     { operation: 'GET /api/v1/skills/docs', call: async () => api('GET', '/api/v1/skills/docs?id=connector:harvest&section=users.list') },
     { operation: 'GET /api/v1/skills/search', call: async () => api('GET', '/api/v1/skills/search?query=time%20entries&limit=3') },
@@ -215,10 +204,9 @@ describe('conformance with the Airbyte Agent API description (every operation)',
       const [method, path] = step.operation.split(' ') as [Method, string];
       const operation = reference.paths[path]?.[method.toLowerCase()];
       expect(operation, 'operation in the reference').toBeDefined();
-      const connectFlow = BUILT_ON_CONNECT_FLOW_BRANCH.includes(step.operation);
       const dataPipeline = DATA_PIPELINE.includes(step.operation);
-      const expected = connectFlow ? 404 : dataPipeline ? 501 : (step.status ?? 200);
-      const vendor = !connectFlow && !dataPipeline ? step.vendor?.() : undefined;
+      const expected = dataPipeline ? 501 : (step.status ?? 200);
+      const vendor = !dataPipeline ? step.vendor?.() : undefined;
       const { response, body } = await step.call();
 
       const requestSchema = operation?.requestBody?.content['application/json'].schema;
@@ -230,10 +218,13 @@ describe('conformance with the Airbyte Agent API description (every operation)',
       expect(response.status, `${step.operation}: ${JSON.stringify(response.body)}`).toBe(expected);
       vendor?.done();
       const before = violations.length;
-      if (connectFlow || dataPipeline) {
+      if (dataPipeline) {
         validateAgainst({ $ref: '#/components/schemas/ApiErrorResponse' }, response.body, `${step.operation} ${response.status}`);
-        expect(response.body).toMatchObject({ message: expect.any(String), errors: [expect.objectContaining({ error_code: connectFlow ? 'not_found' : 'not_implemented' })] });
-        if (dataPipeline) expect((response.body as { message: string }).message).toMatch(/Airbyte's data-pipeline product/);
+        expect(response.body).toMatchObject({ message: expect.any(String), errors: [expect.objectContaining({ error_code: 'not_implemented' })] });
+        expect((response.body as { message: string }).message).toMatch(/Airbyte's data-pipeline product/);
+      } else if (expected === 204) {
+        expect(operation?.responses['204']?.content, 'the reference describes a 204 without a body').toBeUndefined();
+        expect(response.body ?? '').toEqual('');
       } else {
         const schema = operation?.responses[String(expected)]?.content?.['application/json']?.schema;
         expect(schema, `the reference describes a ${expected} body`).toBeDefined();
