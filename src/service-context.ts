@@ -5,6 +5,7 @@ import type { EmbeddingProvider } from './context/semantic/providers.js';
 import type { SyncScheduler } from './context/sync/scheduler.js';
 import type { SyncService } from './context/sync/service.js';
 import type { Store } from './db/database.js';
+import type { ServiceObserver } from './observability/observer.js';
 import type { Keyring } from './security/keyring.js';
 import type { ConnectorCache } from './services/connector-cache.js';
 
@@ -28,6 +29,8 @@ export interface ServiceContext extends ServiceBase {
   /** The embedding model in use; replaceable while running (the index then re-embeds). */
   embeddings: { provider: EmbeddingProvider };
   syncs: SyncService;
+  /** Where vendor calls, OAuth refreshes and syncs are reported (metrics); absent when metrics are not wired. */
+  observer?: ServiceObserver;
   /** The periodic sync scheduler, once the composition root has started it. */
   scheduler?: SyncScheduler;
 }
@@ -52,6 +55,8 @@ export type ScopedAccess = 'connector' | 'own' | 'catalog';
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: ServiceContext;
+    /** "METHOD /path" of every operation a scoped token may call (the routes declaring scopedAccess). */
+    scopedOperations: string[];
   }
   interface FastifyRequest {
     principal: Principal;

@@ -1,7 +1,7 @@
 /**
  * What the runtime side of the service (execute, OAuth refreshes, the context store sync) reports
  * for metrics. Callers go through `observerOf(ctx)`; without metrics wired (the CLI, most tests) it
- * is a no-op, so the hot path pays one map lookup and an empty call.
+ * is a no-op, so the hot path pays one property read and an empty call.
  */
 import { SwitchyardError } from '../errors.js';
 
@@ -20,14 +20,13 @@ const silent: ServiceObserver = {
   syncFinished: () => undefined,
 };
 
-const observers = new WeakMap<object, ServiceObserver>();
-
-export function setObserver(ctx: object, observer: ServiceObserver): void {
-  observers.set(ctx, observer);
+/** What carries the observer: the service context (src/service-context.ts); none means metrics are off. */
+export interface Observed {
+  observer?: ServiceObserver;
 }
 
-export function observerOf(ctx: object): ServiceObserver {
-  return observers.get(ctx) ?? silent;
+export function observerOf(ctx: Observed): ServiceObserver {
+  return ctx.observer ?? silent;
 }
 
 /** The outcome label of a failed vendor call: the error's stable code, never its message. */
@@ -36,8 +35,8 @@ export function outcomeOf(error: unknown): string {
 }
 
 /** Runs one vendor call and reports its outcome and duration. */
-export async function observeUpstream<T>(ctx: object, connectorType: string, call: () => Promise<T>): Promise<T> {
-  const observer = observers.get(ctx);
+export async function observeUpstream<T>(ctx: Observed, connectorType: string, call: () => Promise<T>): Promise<T> {
+  const { observer } = ctx;
   if (observer === undefined) return call();
   const started = performance.now();
   try {

@@ -12,19 +12,12 @@ function bearer(request: FastifyRequest): string {
   return token;
 }
 
-const scopedOperationsByService = new WeakMap<object, string[]>();
-
-/** "METHOD /path" of every operation a scoped token may call (the routes declaring scopedAccess). */
-export function scopedOperations(app: FastifyInstance): string[] {
-  return scopedOperationsByService.get(app.ctx) ?? [];
-}
-
 /** Every route but the public ones needs a valid application token; X-Organization-Id must match it. */
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('principal', undefined as never);
   const tokens = new VerifiedTokenCache(app.ctx.keyring.derive('token-signing'));
   const scoped: string[] = [];
-  scopedOperationsByService.set(app.ctx, scoped);
+  app.decorate('scopedOperations', scoped);
   app.addHook('onRoute', (route) => {
     if (route.config?.scopedAccess === undefined) return;
     const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}');

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { ServiceMetrics } from '../observability/metrics.js';
-import { setObserver } from '../observability/observer.js';
 import { metricsRoutes } from '../routes/metrics.js';
 
 /**
@@ -10,7 +9,7 @@ import { metricsRoutes } from '../routes/metrics.js';
  */
 export function registerMetrics(app: FastifyInstance): ServiceMetrics {
   const metrics = new ServiceMetrics(app.ctx.store);
-  setObserver(app.ctx, metrics);
+  app.ctx.observer = metrics;
   app.addHook('onResponse', (request, reply, done) => {
     metrics.requestAnswered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();

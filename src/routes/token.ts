@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_SCOPED_TOKEN_TTL_SECONDS } from '../config.js';
 import { BadRequestError } from '../errors.js';
-import { ORGANIZATION_HEADER, scopedOperations } from '../plugins/authentication.js';
+import { ORGANIZATION_HEADER } from '../plugins/authentication.js';
 import { issueToken } from '../security/tokens.js';
 import { authenticateClient } from '../services/organizations.js';
 import { ensureWorkspace, findWorkspace } from '../services/workspaces.js';
@@ -117,7 +117,7 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
         workspace_id: workspace.id,
         workspace_name: workspace.name,
         ...(expiresAt !== undefined && { expires_at: expiresAt }),
-        allowed_operations: scopedOperations(app),
+        allowed_operations: app.scopedOperations,
       };
     },
   );
