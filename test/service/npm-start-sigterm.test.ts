@@ -8,27 +8,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupAlive, waitUntil } from '../support/process-group.js';
 import { spawnService, type SpawnedService } from '../support/spawn-service.js';
-
-/** Whether any process is left in the process group `pgid`. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return condition();
-}
 
 /** Whether a TCP connection to the address is accepted. */
 function accepts(port: number): Promise<boolean> {
