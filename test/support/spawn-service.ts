@@ -54,15 +54,24 @@ export interface SpawnedService {
 }
 
 /**
- * Starts `node --import tsx src/main.ts` (PORT=0 unless given), waits for its "Switchyard listening
- * on URL" log line, then for the token endpoint to answer (a 422 to an empty body).
+ * How the service is launched: `node` runs `node --import tsx src/main.ts` directly; `npm start` runs
+ * the package script as an operator does, in its own process group (its pid is the group's id), so a
+ * test can see whether npm and everything under it are gone.
  */
-export async function spawnService(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<SpawnedService> {
+export type Launcher = 'node' | 'npm start';
+
+/**
+ * Starts the service (PORT=0 unless given), waits for its "Switchyard listening on URL" log line,
+ * then for the token endpoint to answer (a 422 to an empty body).
+ */
+export async function spawnService(env: Record<string, string | undefined>, timeoutMs = 60_000, launcher: Launcher = 'node'): Promise<SpawnedService> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const [command, args] = launcher === 'node' ? [process.execPath, ['--import', 'tsx', 'src/main.ts']] : ['npm', ['start']];
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: launcher === 'npm start',
   });
   const logs: LogLine[] = [];
   let errText = '';

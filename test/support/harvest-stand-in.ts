@@ -1,0 +1,89 @@
+/**
+ * A stand-in for the Harvest API v2 on 127.0.0.1 (point UPSTREAM_BASE_URLS' "harvest" at its url), for
+ * tests that drive a spawned service where nock cannot reach. The override replaces Harvest's whole
+ * base URL (https://api.harvestapp.com/v2), so paths arrive with or without /v2: GET /company (the
+ * connector check), GET /users paged by page/per_page as Harvest pages, and an empty page for any other list the
+ * background sync reads. Requests without a bearer token or a Harvest-Account-Id answer 401 as Harvest
+ * does; every request is logged with its two credentials headers.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HarvestRequest {
+  method: string;
+  target: string;
+  authorization: string | undefined;
+  accountId: string | undefined;
+}
+
+export interface HarvestStandIn {
+  url: string;
+  users: Record<string, unknown>[];
+  requests: HarvestRequest[];
+  close(): Promise<void>;
+}
+
+export const STAND_IN_USERS = [
+  { id: 3230547, first_name: 'Jim', last_name: 'Allen', email: 'jimallen@example.com', is_active: true },
+  { id: 1782959, first_name: 'Kim', last_name: 'Allen', email: 'kimallen@example.com', is_active: true },
+  { id: 1782960, first_name: 'Ann', last_name: 'Lee', email: 'annlee@example.com', is_active: false },
+];
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+export async function startHarvestStandIn(): Promise<HarvestStandIn> {
+  const requests: HarvestRequest[] = [];
+  const users = STAND_IN_USERS.map((user) => ({ ...user }));
+  let base = '';
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const authorization = req.headers.authorization;
+    const accountId = req.headers['harvest-account-id'] as string | undefined;
+    requests.push({ method: req.method ?? '', target: `${url.pathname}${url.search}`, authorization, accountId });
+    if (!authorization?.startsWith('Bearer ') || accountId === undefined) {
+      return send(res, 401, { error: 'invalid_token', error_description: 'The access token provided is expired, revoked, malformed or invalid for other reasons.' });
+    }
+    if (req.method !== 'GET') return send(res, 404, { error: 'not_found' });
+    if (/^(?:\/v2)?\/company$/.test(url.pathname)) {
+      return send(res, 200, { base_uri: 'https://acme.harvestapp.com', full_domain: 'acme.harvestapp.com', name: 'Acme', is_active: true, week_start_day: 'Monday' });
+    }
+    const list = /^(\/v2)?\/([a-z_]+)$/.exec(url.pathname);
+    if (list) {
+      const key = list[2] as string;
+      const prefix = list[1] ?? '';
+      const records = key === 'users' ? users : [];
+      const perPage = Number(url.searchParams.get('per_page') ?? '2000');
+      const page = Number(url.searchParams.get('page') ?? '1');
+      const totalPages = Math.max(1, Math.ceil(records.length / perPage));
+      const nextPage = page < totalPages ? page + 1 : null;
+      const link = (p: number) => `${base}${prefix}/${key}?page=${p}&per_page=${perPage}`;
+      return send(res, 200, {
+        [key]: records.slice((page - 1) * perPage, page * perPage),
+        per_page: perPage,
+        total_pages: totalPages,
+        total_entries: records.length,
+        next_page: nextPage,
+        previous_page: page > 1 ? page - 1 : null,
+        page,
+        links: { first: link(1), next: nextPage === null ? null : link(nextPage), previous: page > 1 ? link(page - 1) : null, last: link(totalPages) },
+      });
+    }
+    return send(res, 404, { error: 'not_found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    users,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
