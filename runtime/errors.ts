@@ -54,8 +54,17 @@ export const RUNTIME_ERRORS = {
 
 export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;
 
+/**
+ * The class codedError returns, typed explicitly so the emitted declarations do not inline Error's
+ * constructor statics (which name @types/node's NodeJS.CallSite and break consumers without @types/node).
+ */
+export type CodedErrorClass<C extends string> = abstract new (
+  message: string,
+  options?: { upstreamStatus?: number; issues?: ErrorIssue[]; cause?: unknown },
+) => SwitchyardError & { readonly code: C; readonly status: number };
+
 /** The base class of an error with one catalogue code: its code and status come from the catalogue entry. */
-export function codedError<const C extends string>(catalogue: Readonly<Record<C, ErrorSpec>>, code: C) {
+export function codedError<const C extends string>(catalogue: Readonly<Record<C, ErrorSpec>>, code: C): CodedErrorClass<C> {
   abstract class CodedError extends SwitchyardError {
     readonly code: C = code;
     readonly status: number = catalogue[code].status;

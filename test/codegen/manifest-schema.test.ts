@@ -99,12 +99,13 @@ docs:
 base_url: https://acme.example/api
 auth:
   - { type: bearer, option_title: Token, token: "{{credentials.token}}", fields: { token: { description: API token } } }
+check: { entity: widgets, action: list, doc: "https://acme.example/docs" }
 entities:
   widgets:
     description: Widgets.
     record: { fields: { id: integer } }
     actions:
-      list: { method: GET, path: /widgets }
+      list: { method: GET, path: /widgets, records_path: $ }
       get:
         method: GET
         path: /widgets/{id}

@@ -261,7 +261,9 @@ describe('bad input is a 4xx in the envelope', () => {
       }
       const text = await response.text();
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      if (response.status >= 500) failures.push(`${method} ${path} ${body ?? ''} -> ${response.status} ${text.slice(0, 300)}`);
+      // 501 not_implemented is the deliberate answer of Airbyte's data-pipeline operations, not a failure.
+      const notOffered = response.status === 501 && text.includes('"error_code":"not_implemented"');
+      if (response.status >= 500 && !notOffered) failures.push(`${method} ${path} ${body ?? ''} -> ${response.status} ${text.slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
     expect([...statuses.keys()].some((status) => status >= 400)).toBe(true);

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, REPO_ROOT } from '../support/spawn-service.js';
+import { startFakeVendorApi, type FakeVendorApi } from '../support/fake-oauth.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 const TOKEN = 'harvest-cli-pat-S3CRET-1212';
@@ -29,13 +30,20 @@ describe('switchyard connect', () => {
   let service: TestService;
   let tenant: Tenant;
   let env: Record<string, string>;
+  let vendor: FakeVendorApi;
 
   beforeAll(async () => {
-    service = await startTestService('pglite');
+    // The page creates the connector with the connector check on: a fake Harvest answers its read (GET /v2/company).
+    vendor = await startFakeVendorApi();
+    vendor.accepted.harvest.add(TOKEN);
+    service = await startTestService('pglite', { upstreamBaseUrls: { harvest: `${vendor.url}/harvest` } });
     tenant = await createTenant(service);
     env = { SWITCHYARD_URL: service.url, SWITCHYARD_CLIENT_ID: tenant.clientId, SWITCHYARD_CLIENT_SECRET: tenant.clientSecret };
   });
-  afterAll(async () => service?.close());
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+  });
 
   it('explains what is missing: client credentials, an unknown type, a type not enabled', async () => {
     const noClient = await runCli(['connect', 'harvest', '--workspace', 'w'], { SWITCHYARD_URL: service.url });

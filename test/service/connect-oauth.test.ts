@@ -79,6 +79,8 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
   });
 
   it('runs the round trip: consent URL, callback, code exchange with PKCE, sealed tokens, execution and refresh', async () => {
+    // Creating the connector runs the manifest's check (a SOQL query) with the first access token.
+    vendor.accepted.salesforce.add('sf-access-1');
     const authorizeUrl = await startConsent({ redirect_uri: RETURN_TO });
     expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${auth.url}/services/oauth2/authorize`);
     const params = Object.fromEntries(authorizeUrl.searchParams);
@@ -166,6 +168,9 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
     const harvestAuth = await startFakeAuthorizationServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, instanceUrl: 'https://unused.example.com', callbackParams: { scope: 'harvest:5551234' } });
     try {
       service.config.oauthServerUrls = { ...service.config.oauthServerUrls, harvest: harvestAuth.url };
+      // Creating the connector runs the manifest's check (GET /v2/company), answered by the fake vendor.
+      service.config.upstreamBaseUrls = { ...service.config.upstreamBaseUrls, harvest: `${vendor.url}/harvest` };
+      vendor.accepted.harvest.add('sf-access-1');
       await tenant.api.put('/api/v1/oauth/credentials', { connector_type: 'harvest', configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } });
       const template = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', { actor_definition_id: connectorModules.harvest!.definition.definitionId, partial_default_config: {} });
       const start = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: template.body.id, option_title: 'OAuth2.0' }));

@@ -103,8 +103,8 @@ describe('stored connectors across the change to Airbyte definition ids', { time
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('the upgrade applies the id migration once', async () => {
-    expect(appliedOnUpgrade).toEqual([5]);
+  it('the upgrade applies the id migration once, with the migrations after it', async () => {
+    expect(appliedOnUpgrade).toEqual(migrations.filter((m) => m.version >= 5).map((m) => m.version));
     expect(await migrate(store.db)).toEqual([]);
   });
 

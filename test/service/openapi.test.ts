@@ -23,7 +23,7 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
   let store: Store;
   let app: FastifyInstance;
   const routes: Array<{ method: string; url: string; public: boolean }> = [];
-  /** Static assets of the connect page, deliberately left out of the API description. */
+  /** Static assets of the connect page and the GET/DELETE /mcp 405 answers, deliberately left out of the API description. */
   const hidden = new Set<string>();
   let document: { openapi: string; servers: unknown[]; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
 
@@ -37,10 +37,9 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
     app = buildApp(ctx);
     // Route modules are registered when the app becomes ready, so this hook sees every one of them.
     app.addHook('onRoute', (route: RouteOptions) => {
-      // Hidden routes are protocol plumbing (the 405 answers of GET/DELETE /mcp), not API operations.
-      if ((route.schema as { hide?: boolean } | undefined)?.hide === true) return;
       for (const method of [route.method].flat()) {
         if (method === 'HEAD') continue;
+        // Hidden routes (connect page assets; the 405 answers of GET/DELETE /mcp) are not API operations.
         if ((route.schema as { hide?: boolean } | undefined)?.hide === true) {
           hidden.add(route.url);
           continue;
@@ -96,7 +95,7 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
       'post /connect/connectors',
       'post /connect/oauth/start',
     ]);
-    expect([...hidden].sort()).toEqual(['/connect/assets/connect.css', '/connect/assets/connect.js']);
+    expect([...hidden].sort()).toEqual(['/connect/assets/connect.css', '/connect/assets/connect.js', '/mcp']);
     for (const route of routes) {
       const operation = document.paths[openapiPath(route.url)]?.[route.method];
       if (route.url === '/metrics') expect(operation?.security).toEqual([{}, { MetricsToken: [] }]);

@@ -87,21 +87,29 @@ describe('npm start with the embedded store', { timeout: 120_000 }, () => {
   });
 
   it('uses SWITCHYARD_MASTER_KEY instead of the key file when it is set, and refuses a malformed one in one line', async () => {
-    const keyFile = path.join(dataDir, 'master.key');
-    const fileKey = readFileSync(keyFile, 'utf8');
-    const envKey = randomBytes(32).toString('base64');
-    const service = await spawnService({ DATA_DIR: dataDir, SWITCHYARD_MASTER_KEY: envKey });
-    running = service;
-    expect(service.ready).toMatchObject({ store: 'pglite', masterKey: 'SWITCHYARD_MASTER_KEY' });
-    expect(JSON.stringify(service.logs) + service.stderr()).not.toContain(envKey);
-    expect(await service.stop()).toBe(0);
-    running = undefined;
-    expect(readFileSync(keyFile, 'utf8')).toBe(fileKey);
+    // A fresh data dir holding a key file but no store: the store's key check (written under the file key
+    // in dataDir) would refuse a different master key at start, by design.
+    const envDataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-start-envkey-'));
+    try {
+      const keyFile = path.join(envDataDir, 'master.key');
+      const fileKey = readFileSync(path.join(dataDir, 'master.key'), 'utf8');
+      writeFileSync(keyFile, fileKey, { mode: 0o600 });
+      const envKey = randomBytes(32).toString('base64');
+      const service = await spawnService({ DATA_DIR: envDataDir, SWITCHYARD_MASTER_KEY: envKey });
+      running = service;
+      expect(service.ready).toMatchObject({ store: 'pglite', masterKey: 'SWITCHYARD_MASTER_KEY' });
+      expect(JSON.stringify(service.logs) + service.stderr()).not.toContain(envKey);
+      expect(await service.stop()).toBe(0);
+      running = undefined;
+      expect(readFileSync(keyFile, 'utf8')).toBe(fileKey);
 
-    const refused = runServiceExpectingFailure({ DATA_DIR: dataDir, SWITCHYARD_MASTER_KEY: 'too-short' });
-    expect(refused.status).toBe(1);
-    expect(refused.stderr.trim()).toBe('SWITCHYARD_MASTER_KEY must hold a 32-byte key, base64 or hex encoded.');
-    expect(existsSync(path.join(dataDir, 'pglite', 'switchyard.lock'))).toBe(false);
+      const refused = runServiceExpectingFailure({ DATA_DIR: envDataDir, SWITCHYARD_MASTER_KEY: 'too-short' });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr.trim()).toBe('SWITCHYARD_MASTER_KEY must hold a 32-byte key, base64 or hex encoded.');
+      expect(existsSync(path.join(envDataDir, 'pglite', 'switchyard.lock'))).toBe(false);
+    } finally {
+      rmSync(envDataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a bad setting in one line', () => {

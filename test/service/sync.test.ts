@@ -542,7 +542,7 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     nock.enableNetConnect('127.0.0.1');
     try {
       const token = 'snap_access_token_sync_0001';
-      const created = await a.api.post<{ id: string }>(CONNECTORS, {
+      const created = await a.api.post<{ id: string }>(CREATE, {
         workspace_name: 'default',
         connector_type: 'snapchat-marketing',
         name: 'Snapchat',

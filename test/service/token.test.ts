@@ -66,28 +66,28 @@ describe.each(storeKinds())('application tokens (%s)', (kind) => {
 
   it('rejects missing, forged, wrong-algorithm and expired tokens on other routes', async () => {
     const tenant = await createTenant(service);
-    expect((await tenant.api.get('/api/v1/openapi.json')).status).toBe(200);
-    expect((await tenant.api.get('/api/v1/openapi.json', { token: null })).status).toBe(401);
+    expect((await tenant.api.get('/api/v1/workspaces')).status).toBe(200);
+    expect((await tenant.api.get('/api/v1/workspaces', { token: null })).status).toBe(401);
     const key = service.keyring.derive('token-signing');
     const claims = { org: tenant.organizationId };
     const base = () => new SignJWT(claims).setSubject(tenant.clientId).setIssuer('switchyard').setAudience('switchyard-api');
     const expired = await base().setProtectedHeader({ alg: 'HS256' }).setIssuedAt(1_000).setExpirationTime(2_000).sign(key);
-    const expiredResponse = await tenant.api.get('/api/v1/openapi.json', { token: expired });
+    const expiredResponse = await tenant.api.get('/api/v1/workspaces', { token: expired });
     expect(expiredResponse.status).toBe(401);
     expect(expiredResponse.body.message).toMatch(/expired/);
     const otherKey = await base().setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new Uint8Array(32));
-    expect((await tenant.api.get('/api/v1/openapi.json', { token: otherKey })).status).toBe(401);
+    expect((await tenant.api.get('/api/v1/workspaces', { token: otherKey })).status).toBe(401);
     const hs512 = await base().setProtectedHeader({ alg: 'HS512' }).setExpirationTime('5m').sign(key);
-    expect((await tenant.api.get('/api/v1/openapi.json', { token: hs512 })).status).toBe(401);
+    expect((await tenant.api.get('/api/v1/workspaces', { token: hs512 })).status).toBe(401);
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, sub: tenant.clientId })).toString('base64url')}.`;
-    expect((await tenant.api.get('/api/v1/openapi.json', { token: unsigned })).status).toBe(401);
+    expect((await tenant.api.get('/api/v1/workspaces', { token: unsigned })).status).toBe(401);
   });
 
   it('requires X-Organization-Id on later calls to match the token', async () => {
     const tenant = await createTenant(service);
     const other = await createOrganization(service.store.db, 'Other');
-    expect((await tenant.api.get('/api/v1/openapi.json', { headers: { 'x-organization-id': tenant.organizationId } })).status).toBe(200);
-    expect((await tenant.api.get('/api/v1/openapi.json', { headers: { 'x-organization-id': other.organization_id } })).status).toBe(403);
+    expect((await tenant.api.get('/api/v1/workspaces', { headers: { 'x-organization-id': tenant.organizationId } })).status).toBe(200);
+    expect((await tenant.api.get('/api/v1/workspaces', { headers: { 'x-organization-id': other.organization_id } })).status).toBe(403);
   });
 
   it('answers unknown routes with 404 in the envelope', async () => {
