@@ -147,7 +147,10 @@ describe('switchyard admin (embedded store, key file)', { timeout: 120_000 }, ()
     const message = refused(runCli(['admin', 'create-org', '--name', 'Gamma'], env));
     // The CLI now falls back to the running service's admin API; here nothing answers on it.
     expect(message).toMatch(/^The embedded store is in use, and the running service's admin API at \S+ does not answer \(.+\): set SWITCHYARD_URL to its address\.$/);
-    expect(refused(runCli(['admin', 'rotate-key'], env))).toBe(message);
+    // Key rotation has no admin API: it names the lock.
+    expect(refused(runCli(['admin', 'rotate-key'], env))).toBe(
+      `The embedded store in ${path.join(dataDir, 'pglite')} is in use by process ${process.pid} (is \`npm start\` running?). Stop it, or use DATABASE_URL for a shared PostgreSQL.`,
+    );
   });
 
   it('creates a harvest connector through the API and executes a list', async () => {
