@@ -44,6 +44,9 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     // An idle connection that PostgreSQL drops (a restart, an outage) must not crash the process: the pool
     // discards it and the next query opens a new one (or fails, and the request answers 503).
     pool.on('error', () => undefined);
+    // The pool stops listening for errors on a connection while it is checked out; a connection lost then
+    // (mid-query) would emit an unheard 'error' and end the process. The query itself still rejects.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     let changes: StoreChanges;
     try {

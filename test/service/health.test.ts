@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ApiClient, createTenant, startTestService, storeKinds, type TestService } from '../support/service.js';
 import { startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -84,5 +85,20 @@ describe.skipIf(!inject('postgresUrl'))('a PostgreSQL outage', () => {
     await proxy.start();
     expect((await tenant.api.get('/api/v1/integrations/connectors')).status).toBe(200);
     expect((await tenant.api.get('/ready', { token: null })).status).toBe(200);
+  });
+
+  it('survives a connection lost in the middle of a query: the query fails, the process goes on', async () => {
+    const inFlight = sql`SELECT pg_sleep(5)`.execute(service.store.db);
+    const settled = inFlight.then(
+      () => 'completed',
+      (error: Error) => error.message,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await proxy.stop();
+    expect(await settled).toMatch(/Connection terminated/);
+    // An unheard 'error' on the pool's checked-out connection would surface here as an uncaught exception.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await proxy.start();
+    expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(service.store.db)).rows[0]?.one).toBe(1);
   });
 });

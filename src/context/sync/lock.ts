@@ -109,6 +109,7 @@ export class SyncLocks {
         await client.connect();
       } catch (error) {
         client.removeAllListeners();
+        client.on('error', () => undefined);
         throw error;
       }
       this.client = client;
