@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { postgresAvailable, startCluster, type Cluster } from './postgres-cluster.js';
 import { isCi } from './required-input.js';
@@ -10,8 +13,14 @@ declare module 'vitest' {
 }
 
 let cluster: Cluster | undefined;
+let runDir: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
+  // Everything the suite and the processes it spawns write to the temporary folder (stores, key files, tsx's
+  // transform cache, the PostgreSQL cluster) lands in one folder of this run, removed at the end.
+  runDir = mkdtempSync(path.join(tmpdir(), 'switchyard-test-run-'));
+  chmodSync(runDir, 0o755); // the PostgreSQL cluster runs as the postgres user when the suite runs as root
+  process.env.TMPDIR = runDir;
   if (!postgresAvailable()) {
     if (isCi()) throw new Error('PostgreSQL server binaries are required in CI (set PG_BIN or install postgresql-15).');
     console.warn('\n[switchyard] PostgreSQL binaries not found: the PostgreSQL runs of the service suites are SKIPPED.\n');
@@ -24,4 +33,5 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   cluster?.stop();
+  if (runDir !== undefined) rmSync(runDir, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@
  * throwaway PostgreSQL cluster, with a fresh master key, and offers a small JSON client for it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
@@ -53,10 +53,11 @@ export async function startTestService(
   const databaseUrl = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const store = await openStore(databaseUrl ? { databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl } : { dataDir: 'memory://' });
   const keyring = new Keyring(randomBytes(32));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-data-'));
   const config: ServiceConfig = {
     host: '127.0.0.1',
     port: 0,
-    dataDir: mkdtempSync(path.join(tmpdir(), 'switchyard-data-')),
+    dataDir,
     upstreamBaseUrls: {},
     logLevel: 'silent',
     tokenTtlSeconds: 900,
@@ -77,7 +78,10 @@ export async function startTestService(
     keyring,
     config,
     ...(databaseUrl !== undefined && { databaseUrl }),
-    close: () => service.close(),
+    close: async () => {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
