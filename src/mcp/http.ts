@@ -5,13 +5,11 @@
  *
  * Query settings: action_tools=true (one tool per entity/action), allow=<connector>:<entity>.<action>,...
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../../runtime/errors.js';
 import { RequestValidationError } from '../errors.js';
 import { errorResponses } from '../routes/shared-schemas.js';
 import { parseAllowList } from './options.js';
-import { SwitchyardMcp } from './server.js';
 import { ServiceBackend, scopeOf } from './service-backend.js';
 
 interface McpQuery {
@@ -56,6 +54,11 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         if (error instanceof ValidationError) throw new RequestValidationError(error.message, error.issues.map((i) => ({ ...i, field: `query.${i.field}` })));
         throw error;
       }
+      // Loaded on the first request, not at start: the MCP SDK takes about as long to load as the rest of the service.
+      const [{ StreamableHTTPServerTransport }, { SwitchyardMcp }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+        import('./server.js'),
+      ]);
       const mcp = new SwitchyardMcp(new ServiceBackend(app.ctx, scopeOf(request.principal), request.log), {
         ...(request.query.action_tools === true && { actionTools: true }),
         ...(allow !== undefined && { allow }),
