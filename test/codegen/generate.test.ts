@@ -25,7 +25,7 @@ describe('generator', () => {
     const second = emitAll(loadDefinitions().definitions);
     expect([...second.keys()]).toEqual([...first.keys()]);
     for (const [file, content] of first) expect(second.get(file), file).toBe(content);
-  });
+  }, 120_000);
 
   it('matches the committed output (generate --check)', () => {
     for (const [file, content] of emitOnce()) {
@@ -33,7 +33,7 @@ describe('generator', () => {
     }
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--check'], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(out).toMatch(/up to date/);
-  });
+  }, 120_000);
 
   it('turns JSON Schemas into TypeScript types', () => {
     expect(schemaToType({ type: ['string', 'null'] })).toBe('string | null');
