@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emitAll, loadDefinitions, REPO_ROOT } from '../../codegen/pipeline.js';
-import { markdownToBlocks } from '../../codegen/emit/markdown-blocks.js';
+import { markdownToBlocks } from '../../runtime/skill-docs.js';
 import { schemaToType } from '../../codegen/emit/types.js';
 
 describe('generator', () => {
