@@ -22,8 +22,8 @@ import type { ServiceContext } from '../src/service-context.js';
 import { sha256 } from '../src/context/semantic/chunking.js';
 import { OfflineEmbeddingProvider } from '../src/context/semantic/providers.js';
 import { setEmbeddingProvider } from '../src/context/semantic/runtime.js';
-import { searchPassages, searchTuning, semanticSearchStats, type SemanticParams } from '../src/context/semantic/search.js';
-import { ensureVectorIndex, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, realArrayLiteral } from '../src/context/semantic/vector-store.js';
+import { searchPassages, type SemanticParams } from '../src/context/semantic/search.js';
+import { HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M, realArrayLiteral } from '../src/context/semantic/vector-store.js';
 import { loadVocabulary } from '../src/context/semantic/vocabulary.js';
 import { contentHash } from '../src/context/sync/records.js';
 import { openStore, type Store } from '../src/db/database.js';
@@ -202,7 +202,7 @@ async function benchPglite(data: Corpus, provider: OfflineEmbeddingProvider): Pr
     const { organizationId, connectorId, loadMs } = await seed(store, keyring, data.texts, data.vectors, provider);
     const buildStarted = performance.now();
     await sql`SET maintenance_work_mem = '512MB'`.execute(store.db);
-    await ensureVectorIndex(store.db, provider.id, 100);
+    await ctx.vectors.ensureVectorIndex(provider.id, 100);
     const buildMs = performance.now() - buildStarted;
     log(`pglite: ${data.texts.length} passages loaded in ${(loadMs / 1000).toFixed(1)} s, HNSW (m=${HNSW_M}, ef_construction=${HNSW_EF_CONSTRUCTION}) built in ${(buildMs / 1000).toFixed(1)} s`);
     const scope = { organizationId, connectorId, entity };
@@ -222,10 +222,10 @@ async function benchPglite(data: Corpus, provider: OfflineEmbeddingProvider): Pr
       'recall@10': round(recallAt10(exact.results, data.truth.slice(0, exactPrompts.length)), 3),
     });
     for (const efSearch of [100, 200, HNSW_EF_SEARCH]) {
-      searchTuning.efSearch = efSearch;
-      const before = semanticSearchStats.index;
+      ctx.vectors.efSearch = efSearch;
+      const before = ctx.vectors.searches.index;
       const indexed = await timeQueries(ctx, scope, data.prompts, 'auto');
-      const viaIndex = semanticSearchStats.index - before;
+      const viaIndex = ctx.vectors.searches.index - before;
       const sorted = [...indexed.times].sort((a, b) => a - b);
       rows.push({
         store: 'pglite',
@@ -238,7 +238,7 @@ async function benchPglite(data: Corpus, provider: OfflineEmbeddingProvider): Pr
         'recall@10': round(recallAt10(indexed.results, data.truth), 3),
       });
     }
-    searchTuning.efSearch = HNSW_EF_SEARCH;
+    ctx.vectors.efSearch = HNSW_EF_SEARCH;
     return rows;
   } finally {
     await store.close();

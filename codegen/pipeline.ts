@@ -2,8 +2,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConnectorDefinition } from '../runtime/definition.js';
 import { emitDefinition } from './emit/definition.js';
-import { emitRegistry, emitSkillDocsModule, emitTypesIndex } from './emit/registry.js';
-import { buildSkillDocs, skillDocsMarkdown } from './emit/skill-docs.js';
+import { emitRegistry, emitTypesIndex } from './emit/registry.js';
+import { skillDocsMarkdown } from './emit/skill-docs.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
 import { loadManifest, manifestFiles, type Diagnostic } from './manifest/load.js';
@@ -64,12 +64,10 @@ export function emitAll(definitions: ConnectorDefinition[], schema: SchemaNode =
   files.set('runtime/generated/definition-shape.ts', emitSchemaTypes(schema, 'runtime'));
   for (const d of definitions) {
     const dir = `runtime/generated/${d.connectorType}`;
-    const docs = buildSkillDocs(d);
     files.set(`${dir}/definition.ts`, emitDefinition(d));
     files.set(`${dir}/validators.js`, emitValidators(d));
     files.set(`${dir}/types.ts`, emitTypes(d));
-    files.set(`${dir}/skill-docs.ts`, emitSkillDocsModule(docs));
-    files.set(`docs/connectors/${d.connectorType}.md`, skillDocsMarkdown(docs));
+    files.set(`docs/connectors/${d.connectorType}.md`, skillDocsMarkdown(d));
   }
   files.set('runtime/generated/index.ts', emitRegistry(definitions));
   files.set('runtime/generated/types.ts', emitTypesIndex(definitions));

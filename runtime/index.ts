@@ -4,17 +4,17 @@
  */
 import { Connector, type ConnectorModule, type ConnectorOptions } from './connector.js';
 import { UnknownOperationError } from './errors.js';
-import { connectorModules, skillDocsLoaders } from './generated/index.js';
-import type { SkillDocs } from './skill-docs.js';
+import { connectorModules } from './generated/index.js';
+import { readSkillDocs, type SkillDocs } from './skill-docs.js';
 
 export function connectorTypes(): string[] {
   return Object.keys(connectorModules);
 }
 
-/** The generated skill docs of a connector type, loaded on first use; undefined for an unknown type. */
+/** The skill docs of a connector type, read from its generated docs/connectors/<type>.md; undefined for an unknown type. */
 export async function loadSkillDocs(connectorType: string): Promise<SkillDocs | undefined> {
-  const load = Object.hasOwn(skillDocsLoaders, connectorType) ? skillDocsLoaders[connectorType] : undefined;
-  return load === undefined ? undefined : load();
+  const module = Object.hasOwn(connectorModules, connectorType) ? connectorModules[connectorType] : undefined;
+  return module === undefined ? undefined : readSkillDocs(module.definition);
 }
 
 /** The generated module of a connector type, found by connector_type or one of its aliases (e.g. Airbyte's clickup-api). */
@@ -37,4 +37,4 @@ export type * from './definition.js';
 export * from './errors.js';
 export { connectorModules } from './generated/index.js';
 export * from './generated/index.js';
-export type { SkillDocs, SkillSection, ContentBlock } from './skill-docs.js';
+export { markdownToBlocks, type SkillDocs, type SkillSection, type ContentBlock } from './skill-docs.js';

@@ -9,6 +9,9 @@ import { providerFromConfig, type EmbeddingProvider } from './context/semantic/p
 import { SyncService, type SyncServiceOptions } from './context/sync/service.js';
 import type { ServiceBase, ServiceContext } from './service-context.js';
 import { ConnectorCache } from './services/connector-cache.js';
+import { SkillLibrary } from './services/skill-library.js';
+import { TableStatistics } from './db/statistics.js';
+import { VectorIndexes } from './context/semantic/vector-store.js';
 
 export interface ComposeOptions {
   /** Defaults to a silent logger (tests, the CLI). */
@@ -36,7 +39,15 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
   const log = options.log ?? pino({ level: 'silent' });
   const closers: Array<() => Promise<void>> = [];
   if (options.ownStore) closers.push(() => base.store.close());
-  const ctx = { ...base, log, observers: [], embeddings: { provider: options.embeddings ?? providerFromConfig(base.config) } } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
+  const ctx = {
+    ...base,
+    log,
+    observers: [],
+    embeddings: { provider: options.embeddings ?? providerFromConfig(base.config) },
+    statistics: new TableStatistics(base.store.db),
+    vectors: new VectorIndexes(base.store.db),
+    skills: new SkillLibrary(),
+  } as Omit<ServiceContext, 'connectors' | 'syncs'> as ServiceContext;
   ctx.connectors = new ConnectorCache({
     store: base.store,
     keyring: base.keyring,

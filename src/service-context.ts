@@ -5,9 +5,12 @@ import type { EmbeddingProvider } from './context/semantic/providers.js';
 import type { SyncScheduler } from './context/sync/scheduler.js';
 import type { SyncService } from './context/sync/service.js';
 import type { Store } from './db/database.js';
+import type { TableStatistics } from './db/statistics.js';
+import type { VectorIndexes } from './context/semantic/vector-store.js';
 import type { ServiceObserver } from './observability/observer.js';
 import type { Keyring } from './security/keyring.js';
 import type { ConnectorCache } from './services/connector-cache.js';
+import type { SkillLibrary } from './services/skill-library.js';
 
 /** What a service is built from: the store, the keyring and the settings. */
 export interface ServiceBase {
@@ -29,6 +32,12 @@ export interface ServiceContext extends ServiceBase {
   /** The embedding model in use; replaceable while running (the index then re-embeds). */
   embeddings: { provider: EmbeddingProvider };
   syncs: SyncService;
+  /** Planner statistics of the context store's tables (src/db/statistics.ts). */
+  statistics: TableStatistics;
+  /** pgvector support, HNSW indexes and semantic search tuning (src/context/semantic/vector-store.ts). */
+  vectors: VectorIndexes;
+  /** The connectors' skill docs, read once (src/services/skill-library.ts). */
+  skills: SkillLibrary;
   /** Where vendor calls, OAuth refreshes and syncs are reported (metrics); absent when metrics are not wired. */
   observer?: ServiceObserver;
   /** The periodic sync scheduler, once the composition root has started it. */

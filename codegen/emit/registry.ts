@@ -1,5 +1,4 @@
 import type { ConnectorDefinition } from '../../runtime/definition.js';
-import type { SkillDocs } from '../../runtime/skill-docs.js';
 import { GENERATED_HEADER } from './header.js';
 import { pascalCase } from './types.js';
 
@@ -8,13 +7,9 @@ function camel(type: string): string {
   return p[0]!.toLowerCase() + p.slice(1);
 }
 
-export function emitSkillDocsModule(docs: SkillDocs): string {
-  return `${GENERATED_HEADER}import type { SkillDocs } from '../../skill-docs.js';\n\nexport const skillDocs: SkillDocs = ${JSON.stringify(docs, null, 2)};\n`;
-}
-
-/** runtime/generated/index.ts: every connector's definition, validators and facade, and a loader for its skill docs. */
+/** runtime/generated/index.ts: every connector's definition, validators and facade (skill docs are docs/connectors/<type>.md, read at run time). */
 export function emitRegistry(definitions: ConnectorDefinition[]): string {
-  const lines = [GENERATED_HEADER.trimEnd(), `import type { ConnectorModule } from '../connector.js';`, `import type { SkillDocs } from '../skill-docs.js';`, `import type { CompiledValidator } from '../validation.js';`];
+  const lines = [GENERATED_HEADER.trimEnd(), `import type { ConnectorModule } from '../connector.js';`, `import type { CompiledValidator } from '../validation.js';`];
   for (const d of definitions) {
     const name = camel(d.connectorType);
     lines.push(`import { definition as ${name}Definition } from './${d.connectorType}/definition.js';`);
@@ -29,11 +24,6 @@ export function emitRegistry(definitions: ConnectorDefinition[]): string {
     const name = camel(d.connectorType);
     lines.push(`  ${JSON.stringify(d.connectorType)}: { definition: ${name}Definition, validators: ${name}Validators as unknown as Record<string, CompiledValidator> },`);
   }
-  lines.push('};');
-  lines.push('');
-  lines.push('/** Skill docs are large and only the skills endpoints read them: each is loaded on first use. */');
-  lines.push('export const skillDocsLoaders: Readonly<Record<string, () => Promise<SkillDocs>>> = {');
-  for (const d of definitions) lines.push(`  ${JSON.stringify(d.connectorType)}: () => import('./${d.connectorType}/skill-docs.js').then((m) => m.skillDocs),`);
   lines.push('};');
   return `${lines.join('\n')}\n`;
 }

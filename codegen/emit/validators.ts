@@ -27,8 +27,24 @@ export function emitValidators(definition: ConnectorDefinition): string {
   return `${GENERATED_HEADER}import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n${readable(code)}`;
 }
 
+/** Object and array literals longer than this (the schemas ajv embeds) get one property or element per line. */
+const LITERAL_WIDTH = 100;
+
+/** Breaks long object and array literals over lines; short ones stay on one. */
+const breakLongLiterals: ts.TransformerFactory<ts.SourceFile> = (context) => {
+  const visit = (node: ts.Node): ts.Node => {
+    const visited = ts.visitEachChild(node, visit, context);
+    const long = node.end - node.pos > LITERAL_WIDTH;
+    if (long && ts.isObjectLiteralExpression(visited)) return context.factory.createObjectLiteralExpression(visited.properties, true);
+    if (long && ts.isArrayLiteralExpression(visited)) return context.factory.createArrayLiteralExpression(visited.elements, true);
+    return visited;
+  };
+  return (file) => ts.visitEachChild(file, visit, context);
+};
+
 /** ajv writes each validator on one line; reprinted one statement per line, so a reader (or a debugger) can follow it. */
 function readable(code: string): string {
   const source = ts.createSourceFile('validators.js', code, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS);
-  return ts.createPrinter({ newLine: ts.NewLineKind.LineFeed }).printFile(source);
+  const [printed] = ts.transform(source, [breakLongLiterals]).transformed;
+  return ts.createPrinter({ newLine: ts.NewLineKind.LineFeed }).printFile(printed ?? source);
 }

@@ -10,7 +10,6 @@ import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
-import { ensureStatistics } from '../db/statistics.js';
 import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './cursor.js';
 import { compileFilterInto } from './filter/compile.js';
 import { isSearchablePath, parsePath } from './filter/fields.js';
@@ -292,7 +291,7 @@ export async function contextStoreSearch(ctx: ServiceContext, scope: SearchScope
     );
     return { mode: 'semantic', data: found.data, meta: { has_more: found.meta.has_more, cursor: found.meta.cursor, took_ms: elapsed(started) } };
   }
-  await ensureStatistics(ctx.store.db, 'context_records').catch(() => undefined);
+  await ctx.statistics.ensure('context_records').catch(() => undefined);
   const found = await filterSearch(ctx, scope, search);
   return { mode: 'query', data: found.data, meta: { has_more: found.has_more, cursor: found.cursor, took_ms: elapsed(started) } };
 }

@@ -6,7 +6,7 @@ import type { DatabaseSchema } from './schema.js';
  * on PostgreSQL autovacuum lags a bulk load: without statistics the planner takes a table that grew from
  * nothing as tiny and scans where it should look rows up by index (seconds instead of milliseconds).
  * So writers report how many rows they wrote, and a table is analyzed once writes reach a fifth of what
- * its last ANALYZE saw (at least 500 rows); readers ask once per process that a table has statistics.
+ * its last ANALYZE saw (at least 500 rows); readers ask once per service that a table has statistics.
  */
 
 type Db = Kysely<DatabaseSchema>;
@@ -20,58 +20,56 @@ interface TableState {
   running?: Promise<void>;
 }
 
-const states = new WeakMap<object, Map<StatisticsTable, TableState>>();
+/**
+ * What this service knows of its store's tables (rows written since the last ANALYZE, whether statistics
+ * were checked). The composition root builds one per service over its store.
+ */
+export class TableStatistics {
+  private readonly states = new Map<StatisticsTable, TableState>();
 
-function stateOf(db: Db, table: StatisticsTable): TableState {
-  let tables = states.get(db);
-  if (!tables) {
-    tables = new Map();
-    states.set(db, tables);
+  constructor(private readonly db: Db) {}
+
+  private stateOf(table: StatisticsTable): TableState {
+    let state = this.states.get(table);
+    if (!state) {
+      state = { written: 0, baseline: 0, checked: false };
+      this.states.set(table, state);
+    }
+    return state;
   }
-  let state = tables.get(table);
-  if (!state) {
-    state = { written: 0, baseline: 0, checked: false };
-    tables.set(table, state);
+
+  private async analyze(table: StatisticsTable, state: TableState): Promise<void> {
+    state.running ??= (async () => {
+      state.written = 0;
+      await sql`ANALYZE ${sql.table(table)}`.execute(this.db);
+      const { rows } = await sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE relname = ${table}`.execute(this.db);
+      state.baseline = Math.max(0, Number(rows[0]?.reltuples ?? 0));
+      state.checked = true;
+    })().finally(() => {
+      state.running = undefined;
+    });
+    await state.running;
   }
-  return state;
-}
 
-async function analyze(db: Db, table: StatisticsTable, state: TableState): Promise<void> {
-  state.running ??= (async () => {
-    state.written = 0;
-    await sql`ANALYZE ${sql.table(table)}`.execute(db);
-    const { rows } = await sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE relname = ${table}`.execute(db);
-    state.baseline = Math.max(0, Number(rows[0]?.reltuples ?? 0));
-    state.checked = true;
-  })().finally(() => {
-    state.running = undefined;
-  });
-  await state.running;
-}
-
-/** Counts rows written to a table; analyzes it when enough changed since its last ANALYZE. */
-export async function noteRowsWritten(db: Db, table: StatisticsTable, count: number): Promise<void> {
-  const state = stateOf(db, table);
-  state.written += count;
-  if (state.written >= Math.max(500, state.baseline * 0.2)) await analyze(db, table, state);
-}
-
-/** Analyzes a table once per process if it has no column statistics yet (rows loaded by another process). */
-export async function ensureStatistics(db: Db, table: StatisticsTable): Promise<void> {
-  const state = stateOf(db, table);
-  if (state.checked) return;
-  const { rows } = await sql<{ analyzed: boolean; reltuples: number }>`
-    SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = ${table}) AS analyzed,
-           (SELECT reltuples FROM pg_class WHERE relname = ${table}) AS reltuples`.execute(db);
-  const row = rows[0];
-  if (!row?.analyzed) await analyze(db, table, state);
-  else {
-    state.baseline = Math.max(0, Number(row.reltuples));
-    state.checked = true;
+  /** Counts rows written to a table; analyzes it when enough changed since its last ANALYZE. */
+  async noteRowsWritten(table: StatisticsTable, count: number): Promise<void> {
+    const state = this.stateOf(table);
+    state.written += count;
+    if (state.written >= Math.max(500, state.baseline * 0.2)) await this.analyze(table, state);
   }
-}
 
-/** Forgets what this process knows of a store's tables (a test that drops and recreates them). */
-export function forgetStatistics(db: Db): void {
-  states.delete(db);
+  /** Analyzes a table once per service if it has no column statistics yet (rows loaded by another process). */
+  async ensure(table: StatisticsTable): Promise<void> {
+    const state = this.stateOf(table);
+    if (state.checked) return;
+    const { rows } = await sql<{ analyzed: boolean; reltuples: number }>`
+      SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = ${table}) AS analyzed,
+             (SELECT reltuples FROM pg_class WHERE relname = ${table}) AS reltuples`.execute(this.db);
+    const row = rows[0];
+    if (!row?.analyzed) await this.analyze(table, state);
+    else {
+      state.baseline = Math.max(0, Number(row.reltuples));
+      state.checked = true;
+    }
+  }
 }

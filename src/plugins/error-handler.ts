@@ -90,11 +90,11 @@ function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: F
 /** Longest path parameter routed; a longer one is a 400 in the envelope. */
 export const MAX_PARAM_LENGTH = 1_000;
 
-/** Fastify options that route framework-level errors into the envelope. */
-export const frameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'maxParamLength'> = {
+/** Fastify options that route framework-level errors into the envelope (router limits go in routerOptions since Fastify 5.x, FSTDEP022). */
+export const frameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler' | 'routerOptions'> = {
   frameworkErrors,
   clientErrorHandler,
-  maxParamLength: MAX_PARAM_LENGTH,
+  routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
 };
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

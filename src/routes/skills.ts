@@ -123,7 +123,7 @@ export default async function skillsRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request) => {
       await checkScope(app, request, request.query);
-      return listSkills(request.query.limit, request.query.cursor);
+      return listSkills(app.ctx.skills, request.query.limit, request.query.cursor);
     },
   );
 
@@ -177,14 +177,14 @@ export default async function skillsRoutes(app: FastifyInstance): Promise<void> 
     },
     async (request) => {
       await checkScope(app, request, request.query);
-      return searchSkills(request.query.query, request.query.limit, request.query.cursor);
+      return searchSkills(app.ctx.skills, request.query.query, request.query.limit, request.query.cursor);
     },
   );
 
   for (const url of ['/api/v1/skills/docs', '/skills/docs']) {
     app.get<{ Querystring: ScopeQuery & { id: string; section?: string } }>(url, { config: { scopedAccess: 'catalog' }, schema: docsSchema }, async (request) => {
       await checkScope(app, request, request.query);
-      return readSkillDocs(request.query.id, request.query.section);
+      return readSkillDocs(app.ctx.skills, request.query.id, request.query.section);
     });
   }
 }

@@ -1,4 +1,4 @@
-import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 
 const ISSUER = 'switchyard';
 const AUDIENCE = 'switchyard-api';
@@ -22,22 +22,53 @@ export class TokenError extends Error {
   }
 }
 
-export async function issueToken(claims: TokenClaims, key: Uint8Array, ttlSeconds: number): Promise<string> {
-  return new SignJWT({ org: claims.organizationId, ...(claims.workspaceId !== undefined && { wsp: claims.workspaceId }) })
+/** What tells one kind of token from another: its audience, and how its failures read. */
+interface TokenKind {
+  audience: string;
+  missingClaims: string;
+  expired: string;
+  invalid: string;
+}
+
+const APPLICATION_TOKEN: TokenKind = {
+  audience: AUDIENCE,
+  missingClaims: 'The application token is missing its claims.',
+  expired: 'The application token has expired; request a new one.',
+  invalid: 'The application token is invalid.',
+};
+
+function signToken(kind: TokenKind, subject: string, payload: JWTPayload, key: Uint8Array, ttlSeconds: number): Promise<string> {
+  return new SignJWT(payload)
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-    .setSubject(claims.clientId)
+    .setSubject(subject)
     .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
+    .setAudience(kind.audience)
     .setIssuedAt()
     .setExpirationTime(`${ttlSeconds}s`)
     .sign(key);
 }
 
+/** Checks signature, algorithm (HS256 only), issuer, audience and expiry, then reads the claims (which throw TokenError when missing). */
+async function verifySigned<T>(kind: TokenKind, token: string, key: Uint8Array, claims: (payload: JWTPayload) => T): Promise<T> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: kind.audience });
+    return claims(payload);
+  } catch (error) {
+    if (error instanceof TokenError) throw error;
+    if (error instanceof joseErrors.JWTExpired) throw new TokenError(kind.expired, true);
+    throw new TokenError(kind.invalid, false);
+  }
+}
+
+export async function issueToken(claims: TokenClaims, key: Uint8Array, ttlSeconds: number): Promise<string> {
+  const payload = { org: claims.organizationId, ...(claims.workspaceId !== undefined && { wsp: claims.workspaceId }) };
+  return signToken(APPLICATION_TOKEN, claims.clientId, payload, key, ttlSeconds);
+}
+
 /** Checks signature, algorithm (HS256 only), issuer, audience and expiry. */
 export async function verifyToken(token: string, key: Uint8Array): Promise<TokenClaims> {
-  try {
-    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
-    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new TokenError('The application token is missing its claims.', false);
+  return verifySigned(APPLICATION_TOKEN, token, key, (payload) => {
+    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') throw new TokenError(APPLICATION_TOKEN.missingClaims, false);
     if (payload.wsp !== undefined && typeof payload.wsp !== 'string') throw new TokenError('The application token has an invalid workspace scope.', false);
     return {
       clientId: payload.sub,
@@ -45,11 +76,7 @@ export async function verifyToken(token: string, key: Uint8Array): Promise<Token
       ...(payload.wsp !== undefined && { workspaceId: payload.wsp }),
       ...(payload.exp !== undefined && { expiresAt: new Date(payload.exp * 1000).toISOString() }),
     };
-  } catch (error) {
-    if (error instanceof TokenError) throw error;
-    if (error instanceof joseErrors.JWTExpired) throw new TokenError('The application token has expired; request a new one.', true);
-    throw new TokenError('The application token is invalid.', false);
-  }
+  });
 }
 
 /**
@@ -101,7 +128,12 @@ function expiryOf(token: string): number | undefined {
  * messages, and the template tag filter. A separate audience, so a widget token never passes as an
  * application token (nor the other way round).
  */
-const WIDGET_AUDIENCE = 'switchyard-connect';
+const WIDGET_TOKEN: TokenKind = {
+  audience: 'switchyard-connect',
+  missingClaims: 'The widget token is missing its claims.',
+  expired: 'This connect link has expired; ask the application for a new one.',
+  invalid: 'This connect link is not valid.',
+};
 
 export interface WidgetTokenClaims {
   organizationId: string;
@@ -115,19 +147,12 @@ export interface WidgetTokenClaims {
 }
 
 export async function issueWidgetToken(claims: WidgetTokenClaims, key: Uint8Array, ttlSeconds: number): Promise<string> {
-  return new SignJWT({ org: claims.organizationId, ws: claims.workspaceId, wsn: claims.workspaceName, origin: claims.allowedOrigin, tags: claims.tags, tags_mode: claims.tagsMode })
-    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-    .setSubject(claims.workspaceId)
-    .setIssuer(ISSUER)
-    .setAudience(WIDGET_AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(`${ttlSeconds}s`)
-    .sign(key);
+  const payload = { org: claims.organizationId, ws: claims.workspaceId, wsn: claims.workspaceName, origin: claims.allowedOrigin, tags: claims.tags, tags_mode: claims.tagsMode };
+  return signToken(WIDGET_TOKEN, claims.workspaceId, payload, key, ttlSeconds);
 }
 
 export async function verifyWidgetToken(token: string, key: Uint8Array): Promise<WidgetTokenClaims> {
-  try {
-    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: WIDGET_AUDIENCE });
+  return verifySigned(WIDGET_TOKEN, token, key, (payload) => {
     const { org, ws, wsn, origin, tags, tags_mode: tagsMode } = payload;
     if (
       typeof org !== 'string' ||
@@ -138,12 +163,8 @@ export async function verifyWidgetToken(token: string, key: Uint8Array): Promise
       !tags.every((tag): tag is string => typeof tag === 'string') ||
       (tagsMode !== 'all' && tagsMode !== 'any')
     ) {
-      throw new TokenError('The widget token is missing its claims.', false);
+      throw new TokenError(WIDGET_TOKEN.missingClaims, false);
     }
     return { organizationId: org, workspaceId: ws, workspaceName: wsn, allowedOrigin: origin, tags, tagsMode };
-  } catch (error) {
-    if (error instanceof TokenError) throw error;
-    if (error instanceof joseErrors.JWTExpired) throw new TokenError('This connect link has expired; ask the application for a new one.', true);
-    throw new TokenError('This connect link is not valid.', false);
-  }
+  });
 }

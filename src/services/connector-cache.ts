@@ -21,7 +21,7 @@ import type { WorkspaceStatus } from '../db/schema.js';
 import { ResourceNotFoundError } from '../errors.js';
 import type { Keyring } from '../security/keyring.js';
 import type { ConnectorRow } from './connector-lookup.js';
-import { openCredentials, sealCredentials } from './credentials.js';
+import { openCredentials, updateLockedCredentials } from './credentials.js';
 import { StoreTokenCoordinator } from './token-coordinator.js';
 import { upstreamOptions } from './upstream-options.js';
 
@@ -205,19 +205,8 @@ export class ConnectorCache {
    */
   private async persistRotation(connectorId: string, previous: string | undefined, refreshToken: string, accessToken: string): Promise<string | undefined> {
     const { store, keyring } = this.deps;
-    return store.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('connectors')
-        .select(['credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag'])
-        .where('id', '=', connectorId)
-        .forUpdate()
-        .executeTakeFirst();
-      if (!row) return undefined;
-      const stored = openCredentials(keyring, connectorId, row);
-      if (stored.refresh_token !== previous) return undefined;
-      const sealed = sealCredentials(keyring, connectorId, { ...stored, refresh_token: refreshToken, access_token: accessToken });
-      await trx.updateTable('connectors').set(sealed).where('id', '=', connectorId).execute();
-      return sealed.credentials_iv;
-    });
+    return updateLockedCredentials(store.db, keyring, connectorId, async (stored, seal) =>
+      stored.refresh_token === previous ? seal({ refresh_token: refreshToken, access_token: accessToken }) : undefined,
+    );
   }
 }

@@ -2,13 +2,12 @@
  * GET /api/v1/integrations/connectors/{id}/inspect: the reference's inspect fields plus the full catalog
  * of the connector (entities, actions, params with their limits, pagination, search fields, record
  * fields) and usage guidance for an agent, all read from the connector's definition. Also the skill
- * docs generated from the manifests (runtime loadSkillDocs), which inspect points to by docs_skill_id.
+ * docs generated from the manifests (read through the service's SkillLibrary), which inspect points to by docs_skill_id.
  */
 import {
   connectorModules,
   limitDescription,
   limitPlan,
-  loadSkillDocs,
   type ActionDefinition,
   type ContentBlock,
   type ConnectorDefinition,
@@ -23,6 +22,7 @@ import { semanticIndexStatus } from '../context/semantic/indexer.js';
 import { connectorReadiness, type ContextStoreReadiness } from '../context/sync/state.js';
 import { BadRequestError, ResourceNotFoundError } from '../errors.js';
 import { findConnector, type ConnectorRow } from './connector-lookup.js';
+import type { SkillLibrary } from './skill-library.js';
 import { findWorkspace } from './workspaces.js';
 
 /** The skill id of a connector kind's docs (GET /api/v1/skills/docs?id=...). */
@@ -262,9 +262,9 @@ function skillIds(): string[] {
 }
 
 /** The generated docs of a skill id: `connector:<type>`, or the bare connector type. */
-async function findSkill(id: string): Promise<{ connectorType: string; docs: SkillDocs }> {
+async function findSkill(skills: SkillLibrary, id: string): Promise<{ connectorType: string; docs: SkillDocs }> {
   const connectorType = id.startsWith(SKILL_PREFIX) ? id.slice(SKILL_PREFIX.length) : id;
-  const docs = await loadSkillDocs(connectorType);
+  const docs = await skills.docs(connectorType);
   if (!docs) {
     const message = `No skill "${id}". Skills: ${skillIds().join(', ')} (the bare connector type is accepted too).`;
     throw new ResourceNotFoundError(message, { issues: [{ field: 'id', rule: 'not_found', message, limit: skillIds() }] });
@@ -288,8 +288,8 @@ export function skillMetadata(connectorType: string, docs: SkillDocs): SkillMeta
 }
 
 /** The default document (the overview: execution guidance) or one section, with the outline of every section. */
-export async function readSkillDocs(id: string, sectionId: string | undefined): Promise<SkillDocsResponse> {
-  const { connectorType, docs } = await findSkill(id);
+export async function readSkillDocs(skills: SkillLibrary, id: string, sectionId: string | undefined): Promise<SkillDocsResponse> {
+  const { connectorType, docs } = await findSkill(skills, id);
   const outline = docs.sections.map((s) => ({ id: s.id, title: s.title, summary: s.summary, available: true as const }));
   let content: ContentBlock[] = docs.sections[0]?.blocks ?? [];
   if (sectionId !== undefined) {
@@ -317,12 +317,12 @@ function decodeCursor(cursor: string): string {
 }
 
 /** Every connector kind's docs, by skill id, one page at a time. */
-export async function listSkills(limit: number, cursor: string | undefined): Promise<{ data: SkillMetadata[]; next_cursor: string | null }> {
+export async function listSkills(skills: SkillLibrary, limit: number, cursor: string | undefined): Promise<{ data: SkillMetadata[]; next_cursor: string | null }> {
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const all = Object.keys(connectorModules)
     .sort()
     .filter((type) => after === undefined || docsSkillId(type) > after);
-  const page = await Promise.all(all.slice(0, limit).map(async (type) => skillMetadata(type, (await loadSkillDocs(type)) as SkillDocs)));
+  const page = await Promise.all(all.slice(0, limit).map(async (type) => skillMetadata(type, (await skills.docs(type)) as SkillDocs)));
   const last = page.at(-1);
   const nextCursor = all.length > limit && last ? Buffer.from(JSON.stringify({ after: last.id })).toString('base64url') : null;
   return { data: page, next_cursor: nextCursor };

@@ -4,9 +4,10 @@
  * are ranked by how often and where (titles weigh more) the words appear, and each hit names its best
  * sections so an agent can read exactly those with GET /api/v1/skills/docs?section=.
  */
-import { connectorModules, loadSkillDocs, type SkillDocs, type SkillSection } from '../../runtime/index.js';
+import { connectorModules } from '../../runtime/index.js';
 import { BadRequestError } from '../errors.js';
 import { skillMetadata, type SkillMetadata } from './inspection.js';
+import { words, type IndexedSection, type SkillLibrary } from './skill-library.js';
 
 export interface SkillSectionMatch {
   section_id: string;
@@ -20,32 +21,10 @@ export type SkillSearchHit = SkillMetadata & { score: number; matched_sections: 
 const TITLE_WEIGHT = 3;
 const MAX_SECTIONS_PER_HIT = 5;
 
-/** Lowercase words of letters and digits; ids like users.list split into users and list. */
-export function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-}
-
 function countIn(haystack: string[], term: string): number {
   let count = 0;
   for (const word of haystack) if (word.startsWith(term)) count += 1;
   return count;
-}
-
-interface IndexedSection {
-  section: SkillSection;
-  titleWords: string[];
-  bodyWords: string[];
-}
-
-const indexCache = new Map<string, IndexedSection[]>();
-
-function indexOf(connectorType: string, docs: SkillDocs): IndexedSection[] {
-  let indexed = indexCache.get(connectorType);
-  if (!indexed) {
-    indexed = docs.sections.map((section) => ({ section, titleWords: words(`${section.id} ${section.title}`), bodyWords: words(`${section.summary} ${section.markdown}`) }));
-    indexCache.set(connectorType, indexed);
-  }
-  return indexed;
 }
 
 function scoreSection(entry: IndexedSection, terms: string[]): number {
@@ -64,7 +43,7 @@ function decodeOffset(cursor: string, query: string): number {
   ]);
 }
 
-export async function searchSkills(query: string, limit: number, cursor: string | undefined): Promise<{ data: SkillSearchHit[]; next_cursor: string | null }> {
+export async function searchSkills(skills: SkillLibrary, query: string, limit: number, cursor: string | undefined): Promise<{ data: SkillSearchHit[]; next_cursor: string | null }> {
   const terms = [...new Set(words(query))];
   if (terms.length === 0) {
     const message = 'query needs at least one word (letters or digits).';
@@ -73,9 +52,9 @@ export async function searchSkills(query: string, limit: number, cursor: string 
   const offset = cursor === undefined ? 0 : decodeOffset(cursor, query);
   const hits: SkillSearchHit[] = [];
   for (const connectorType of Object.keys(connectorModules).sort()) {
-    const docs = await loadSkillDocs(connectorType);
+    const docs = await skills.docs(connectorType);
     if (!docs) continue;
-    const sections = indexOf(connectorType, docs);
+    const sections = skills.sections(connectorType, docs);
     const everyTermFound = terms.every((term) => sections.some((s) => countIn(s.titleWords, term) + countIn(s.bodyWords, term) > 0));
     if (!everyTermFound) continue;
     const scored = sections.map((entry) => ({ entry, score: scoreSection(entry, terms) })).filter((s) => s.score > 0);

@@ -12,7 +12,7 @@ import { announceChange } from '../db/changes.js';
 import type { Store } from '../db/database.js';
 import { ResourceNotFoundError } from '../errors.js';
 import type { Keyring } from '../security/keyring.js';
-import { openCredentials, sealCredentials } from './credentials.js';
+import { updateLockedCredentials } from './credentials.js';
 
 export class StoreTokenCoordinator {
   constructor(
@@ -31,26 +31,18 @@ export class StoreTokenCoordinator {
     held: { refresh_token: string; access_token?: string },
     refresh: (refreshToken: string) => Promise<TokenRefresh>,
   ): Promise<StoredTokens> {
-    const { store, keyring } = this;
-    return store.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('connectors')
-        .select(['credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag'])
-        .where('id', '=', connectorId)
-        .forUpdate()
-        .executeTakeFirst();
-      if (!row) throw new ResourceNotFoundError(`No connector ${connectorId}.`);
-      const current = openCredentials(keyring, connectorId, row);
+    const tokens = await updateLockedCredentials(this.store.db, this.keyring, connectorId, async (current, seal, trx): Promise<StoredTokens> => {
       if (current.access_token && current.access_token !== held.access_token) {
         // Values the token response carries (kept) are read from the stored credentials when present there.
         return { access_token: current.access_token, refresh_token: current.refresh_token ?? held.refresh_token, kept: current };
       }
       const fresh = await refresh(current.refresh_token || held.refresh_token);
-      const sealed = sealCredentials(keyring, connectorId, { ...current, refresh_token: fresh.refresh_token, access_token: fresh.access_token });
-      await trx.updateTable('connectors').set(sealed).where('id', '=', connectorId).execute();
+      const iv = await seal(fresh);
       await announceChange(trx, { kind: 'connector', id: connectorId });
-      stored(sealed.credentials_iv);
+      stored(iv);
       return fresh;
     });
+    if (tokens === undefined) throw new ResourceNotFoundError(`No connector ${connectorId}.`);
+    return tokens;
   }
 }

@@ -120,7 +120,10 @@ entities:
     return loadDefinitions(dir, schemaToUse);
   }
 
-  // The only hand-written edit: the schema entry (plus the runtime code that reads the key, and this test).
+  // A new key is three hand-written edits: its schema entry (this clone stands for it), the one runtime
+  // place that reads it, and its mention in docs/manifest-guide.md (test/docs/manifest-guide.test.ts fails
+  // until then). Nothing else is edited: validation, the default, the runtime's camelCase name and both
+  // generated type modules follow from the schema entry alone, as the tests below show.
   const extended = structuredClone(schema);
   (extended.$defs?.action?.properties as Record<string, SchemaNode>).timeout_seconds = {
     title: 'Timeout seconds',

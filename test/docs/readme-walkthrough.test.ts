@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarvestStandIn, type HarvestStandIn } from '../support/harvest-stand-in.js';
 import { stopGroup, groupAlive } from '../support/process-group.js';
+import { isCi } from '../support/required-input.js';
 import { childEnv, REPO_ROOT } from '../support/spawn-service.js';
 
 function walkthroughBlock(): string {
@@ -52,7 +53,7 @@ describe('README walkthrough', { timeout: 240_000 }, () => {
 
   it('runs from an empty data folder to an executed operation', async (context) => {
     if (missingTools.length > 0) {
-      if (process.env.CI === 'true') throw new Error(`The README walkthrough needs ${missingTools.join(' and ')} on PATH (apt-get install -y ${missingTools.join(' ')}); .ci/run installs them.`);
+      if (isCi()) throw new Error(`The README walkthrough needs ${missingTools.join(' and ')} on PATH (apt-get install -y ${missingTools.join(' ')}); .ci/run installs them.`);
       context.skip();
     }
     const dataDir = path.join(root, 'data');

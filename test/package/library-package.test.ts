@@ -55,7 +55,9 @@ describe('the library package', { timeout: 900_000 }, () => {
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/generated/jira/validators.js');
-    expect(files.filter((f) => !/^(dist\/|bin\/switchyard\.js$|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
+    // Skill docs ship once, as the generated Markdown the runtime reads.
+    expect(files).toContain('docs/connectors/jira.md');
+    expect(files.filter((f) => !/^(dist\/|docs\/connectors\/[a-z0-9-]+\.md$|bin\/switchyard\.js$|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
     expect(files.some((f) => /(^|\/)(test|bench|codegen)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
 
     const project = path.join(dir, 'consumer');
@@ -85,5 +87,12 @@ describe('the library package', { timeout: 900_000 }, () => {
 
     const cli = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['connectors'], { cwd: project });
     expect(cli.stdout).toContain('jira');
+
+    const docsScript = "const d = await (await import('switchyard')).loadSkillDocs('jira'); console.log(JSON.stringify([d.version, d.sections.map((s) => s.id).slice(0, 3), d.sections[2].blocks[0]]));";
+    const docs = await run(process.execPath, ['--input-type=module', '-e', docsScript], { cwd: project });
+    const [docsVersion, sectionIds, firstBlock] = JSON.parse(docs.stdout) as [string, string[], unknown];
+    expect(docsVersion).toMatch(/^[0-9a-f]{12}$/);
+    expect(sectionIds).toEqual(['overview', 'authentication', expect.stringMatching(/^[a-z_]+\.[a-z_]+$/)]);
+    expect(firstBlock).toEqual({ type: 'heading', text: sectionIds[2], level: 1 });
   });
 });

@@ -13,8 +13,8 @@ import { fieldText, splitPassages } from '../../src/context/semantic/chunking.js
 import { indexRecords, startSemanticIndexing, semanticIndexStatus, type SemanticIndexer } from '../../src/context/semantic/indexer.js';
 import { OfflineEmbeddingProvider, providerFromConfig, type EmbeddingProvider } from '../../src/context/semantic/providers.js';
 import { embeddingProvider, setEmbeddingProvider } from '../../src/context/semantic/runtime.js';
-import { semanticSearch, semanticSearchStats, type SemanticParams } from '../../src/context/semantic/search.js';
-import { hasVectorSupport, vectorIndexName } from '../../src/context/semantic/vector-store.js';
+import { semanticSearch, type SemanticParams } from '../../src/context/semantic/search.js';
+import { vectorIndexName } from '../../src/context/semantic/vector-store.js';
 import { preparePage, writePage, sweepUnseen } from '../../src/context/sync/records.js';
 import { notifyObservers } from '../../src/context/sync/registry.js';
 import { insertConnector } from '../support/connector-rows.js';
@@ -151,7 +151,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
   });
 
   it('uses the HNSW index where pgvector exists (PGlite) and the exact scan elsewhere', async () => {
-    const vector = await hasVectorSupport(service.store.db);
+    const vector = await ctx.vectors.hasVectorSupport();
     expect(vector).toBe(kind === 'pglite');
     const { rows } = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE tablename = 'context_passages'`.execute(service.store.db);
     const names = rows.map((row) => row.indexname);
@@ -420,10 +420,10 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       state: { name: i % 2 ? 'Todo' : 'Done' },
     }));
     await put(a, connector, records);
-    const before = { ...semanticSearchStats };
+    const before = { ...ctx.vectors.searches };
     const result = await search(a, connector, { prompt: 'customer wants money back', min_similarity: -1 }, { limit: 10 });
-    if (kind === 'pglite') expect(semanticSearchStats.index).toBe(before.index + 1);
-    else expect(semanticSearchStats.exact).toBe(before.exact + 1);
+    if (kind === 'pglite') expect(ctx.vectors.searches.index).toBe(before.index + 1);
+    else expect(ctx.vectors.searches.exact).toBe(before.exact + 1);
     const expected = await exactRanking(records, 'customer wants money back');
     const seen = new Set<string>();
     const top = expected.filter((e) => !seen.has(e.record) && seen.add(e.record)).slice(0, 10);
@@ -492,7 +492,7 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     await indexer.reconcile();
     expect((await search(a, connector, { prompt: 'refund', min_similarity: -1 })).data).toHaveLength(2);
     // indexRecords on records already indexed does nothing.
-    expect(await indexRecords(service.store.db, offline, { connectorId: connector, entity: issues }, ['i-refund'])).toEqual({ records: 0, passages: 0, embedded: 0 });
+    expect(await indexRecords(ctx, offline, { connectorId: connector, entity: issues }, ['i-refund'])).toEqual({ records: 0, passages: 0, embedded: 0 });
   });
 });
 

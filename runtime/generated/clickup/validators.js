@@ -5,7 +5,13 @@ export const user__get = validate10;
 const schema11 = { "$id": "user__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -29,7 +35,13 @@ export const teams__list = validate11;
 const schema12 = { "$id": "teams__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -50,11 +62,29 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const spaces__list = validate12;
-const schema13 = { "$id": "spaces__list", "type": "object", "properties": { "team_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list." } }, "required": ["team_id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "spaces__list",
+    "type": "object",
+    "properties": {
+        "team_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+        }
+    },
+    "required": ["team_id"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[0-9]+$", "u");
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="spaces__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.team_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "team_id" }, message: "must have required property '" + "team_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "team_id" },
+            message: "must have required property '" + "team_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -65,7 +95,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "team_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -79,7 +115,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.team_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/team_id",
+                    schemaPath: "#/properties/team_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -90,7 +132,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -112,10 +160,22 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const spaces__get = validate13;
-const schema14 = { "$id": "spaces__get", "type": "object", "properties": { "space_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Space ID." } }, "required": ["space_id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "spaces__get",
+    "type": "object",
+    "properties": { "space_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Space ID." } },
+    "required": ["space_id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="spaces__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.space_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "space_id" }, message: "must have required property '" + "space_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "space_id" },
+            message: "must have required property '" + "space_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -126,7 +186,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "space_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -140,7 +206,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.space_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/space_id", schemaPath: "#/properties/space_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/space_id",
+                    schemaPath: "#/properties/space_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -151,7 +223,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/space_id", schemaPath: "#/properties/space_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/space_id",
+                schemaPath: "#/properties/space_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -173,10 +251,22 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const folders__list = validate14;
-const schema15 = { "$id": "folders__list", "type": "object", "properties": { "space_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Space ID." } }, "required": ["space_id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "folders__list",
+    "type": "object",
+    "properties": { "space_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Space ID." } },
+    "required": ["space_id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="folders__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.space_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "space_id" }, message: "must have required property '" + "space_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "space_id" },
+            message: "must have required property '" + "space_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -187,7 +277,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "space_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -201,7 +297,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.space_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/space_id", schemaPath: "#/properties/space_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/space_id",
+                    schemaPath: "#/properties/space_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -212,7 +314,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/space_id", schemaPath: "#/properties/space_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/space_id",
+                schemaPath: "#/properties/space_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -234,10 +342,22 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const folders__get = validate15;
-const schema16 = { "$id": "folders__get", "type": "object", "properties": { "folder_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Folder ID." } }, "required": ["folder_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "folders__get",
+    "type": "object",
+    "properties": { "folder_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Folder ID." } },
+    "required": ["folder_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="folders__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.folder_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "folder_id" }, message: "must have required property '" + "folder_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "folder_id" },
+            message: "must have required property '" + "folder_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -248,7 +368,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "folder_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -262,7 +388,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.folder_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/folder_id", schemaPath: "#/properties/folder_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/folder_id",
+                    schemaPath: "#/properties/folder_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -273,7 +405,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/folder_id", schemaPath: "#/properties/folder_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/folder_id",
+                schemaPath: "#/properties/folder_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -295,10 +433,22 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const lists__list = validate16;
-const schema17 = { "$id": "lists__list", "type": "object", "properties": { "folder_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Folder ID." } }, "required": ["folder_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "lists__list",
+    "type": "object",
+    "properties": { "folder_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Folder ID." } },
+    "required": ["folder_id"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="lists__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.folder_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "folder_id" }, message: "must have required property '" + "folder_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "folder_id" },
+            message: "must have required property '" + "folder_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -309,7 +459,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "folder_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -323,7 +479,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.folder_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/folder_id", schemaPath: "#/properties/folder_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/folder_id",
+                    schemaPath: "#/properties/folder_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -334,7 +496,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/folder_id", schemaPath: "#/properties/folder_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/folder_id",
+                schemaPath: "#/properties/folder_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -356,10 +524,22 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const lists__get = validate17;
-const schema18 = { "$id": "lists__get", "type": "object", "properties": { "list_id": { "type": "string", "pattern": "^[0-9]+$", "description": "List ID." } }, "required": ["list_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "lists__get",
+    "type": "object",
+    "properties": { "list_id": { "type": "string", "pattern": "^[0-9]+$", "description": "List ID." } },
+    "required": ["list_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="lists__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.list_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "list_id" }, message: "must have required property '" + "list_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "list_id" },
+            message: "must have required property '" + "list_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -370,7 +550,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "list_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -384,7 +570,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.list_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/list_id", schemaPath: "#/properties/list_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/list_id",
+                    schemaPath: "#/properties/list_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -395,7 +587,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/list_id", schemaPath: "#/properties/list_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/list_id",
+                schemaPath: "#/properties/list_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -417,10 +615,29 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const tasks__list = validate18;
-const schema19 = { "$id": "tasks__list", "type": "object", "properties": { "list_id": { "type": "string", "pattern": "^[0-9]+$", "description": "List ID." }, "page": { "type": "integer", "minimum": 0, "description": "0-based page number (100 tasks per page). Normally taken from next_params." } }, "required": ["list_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "tasks__list",
+    "type": "object",
+    "properties": {
+        "list_id": { "type": "string", "pattern": "^[0-9]+$", "description": "List ID." },
+        "page": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "0-based page number (100 tasks per page). Normally taken from next_params."
+        }
+    },
+    "required": ["list_id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.list_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "list_id" }, message: "must have required property '" + "list_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "list_id" },
+            message: "must have required property '" + "list_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -431,7 +648,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "list_id") || (key0 === "page"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -445,7 +668,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.list_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/list_id", schemaPath: "#/properties/list_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/list_id",
+                    schemaPath: "#/properties/list_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -456,7 +685,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/list_id", schemaPath: "#/properties/list_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/list_id",
+                schemaPath: "#/properties/list_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -469,7 +704,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -480,7 +721,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 0 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -503,11 +750,23 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const tasks__get = validate19;
-const schema20 = { "$id": "tasks__get", "type": "object", "properties": { "task_id": { "type": "string", "minLength": 1, "description": "Task ID (e.g. 9hz)." } }, "required": ["task_id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "tasks__get",
+    "type": "object",
+    "properties": { "task_id": { "type": "string", "minLength": 1, "description": "Task ID (e.g. 9hz)." } },
+    "required": ["task_id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.task_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "task_id" }, message: "must have required property '" + "task_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "task_id" },
+            message: "must have required property '" + "task_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -518,7 +777,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "task_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -532,7 +797,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.task_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/task_id",
+                    schemaPath: "#/properties/task_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -543,7 +814,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/task_id",
+                schemaPath: "#/properties/task_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -565,11 +842,80 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const tasks__api_search = validate20;
-const schema21 = { "$id": "tasks__api_search", "type": "object", "properties": { "team_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list." }, "page": { "type": "integer", "minimum": 0, "description": "0-based page number (100 tasks per page). Normally taken from next_params." }, "order_by": { "type": "string", "enum": ["id", "created", "updated", "due_date"], "description": "Sort field (ClickUp's default is created)." }, "reverse": { "type": "boolean", "description": "Reverse the sort order." }, "subtasks": { "type": "boolean", "description": "Include subtasks (default false)." }, "space_ids": { "type": "array", "items": { "type": "string" }, "description": "Only tasks in these Spaces." }, "project_ids": { "type": "array", "items": { "type": "string" }, "description": "Only tasks in these Folders (called projects here)." }, "list_ids": { "type": "array", "items": { "type": "string" }, "description": "Only tasks in these Lists." }, "statuses": { "type": "array", "items": { "type": "string" }, "description": "Only tasks in these statuses (e.g. \"to do\", \"in progress\")." }, "include_closed": { "type": "boolean", "description": "Include closed tasks (excluded by default)." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Only tasks assigned to these user IDs." }, "tags": { "type": "array", "items": { "type": "string" }, "description": "Only tasks with these tag names." }, "due_date_gt": { "type": "integer", "description": "Due after (Unix ms)." }, "due_date_lt": { "type": "integer", "description": "Due before (Unix ms)." }, "date_created_gt": { "type": "integer", "description": "Created after (Unix ms)." }, "date_created_lt": { "type": "integer", "description": "Created before (Unix ms)." }, "date_updated_gt": { "type": "integer", "description": "Updated after (Unix ms)." }, "date_updated_lt": { "type": "integer", "description": "Updated before (Unix ms)." }, "date_done_gt": { "type": "integer", "description": "Done after (Unix ms)." }, "date_done_lt": { "type": "integer", "description": "Done before (Unix ms)." }, "custom_fields": { "type": "array", "items": { "type": "object", "required": ["field_id", "operator"], "properties": { "field_id": { "type": "string" }, "operator": { "type": "string" }, "value": {} } }, "description": "Custom field filters, sent as a JSON array: [{\"field_id\": \"<uuid>\", \"operator\": \"=\", \"value\": \"x\"}]." }, "parent": { "type": "string", "description": "Only the subtasks of this parent task ID." }, "include_markdown_description": { "type": "boolean", "description": "Return descriptions in Markdown." }, "custom_items": { "type": "array", "items": { "type": "integer" }, "description": "Only these custom task types (0 = task, 1 = milestone, or a custom type ID)." } }, "required": ["team_id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "tasks__api_search",
+    "type": "object",
+    "properties": {
+        "team_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "0-based page number (100 tasks per page). Normally taken from next_params."
+        },
+        "order_by": {
+            "type": "string",
+            "enum": ["id", "created", "updated", "due_date"],
+            "description": "Sort field (ClickUp's default is created)."
+        },
+        "reverse": { "type": "boolean", "description": "Reverse the sort order." },
+        "subtasks": { "type": "boolean", "description": "Include subtasks (default false)." },
+        "space_ids": { "type": "array", "items": { "type": "string" }, "description": "Only tasks in these Spaces." },
+        "project_ids": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Only tasks in these Folders (called projects here)."
+        },
+        "list_ids": { "type": "array", "items": { "type": "string" }, "description": "Only tasks in these Lists." },
+        "statuses": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Only tasks in these statuses (e.g. \"to do\", \"in progress\")."
+        },
+        "include_closed": { "type": "boolean", "description": "Include closed tasks (excluded by default)." },
+        "assignees": { "type": "array", "items": { "type": "string" }, "description": "Only tasks assigned to these user IDs." },
+        "tags": { "type": "array", "items": { "type": "string" }, "description": "Only tasks with these tag names." },
+        "due_date_gt": { "type": "integer", "description": "Due after (Unix ms)." },
+        "due_date_lt": { "type": "integer", "description": "Due before (Unix ms)." },
+        "date_created_gt": { "type": "integer", "description": "Created after (Unix ms)." },
+        "date_created_lt": { "type": "integer", "description": "Created before (Unix ms)." },
+        "date_updated_gt": { "type": "integer", "description": "Updated after (Unix ms)." },
+        "date_updated_lt": { "type": "integer", "description": "Updated before (Unix ms)." },
+        "date_done_gt": { "type": "integer", "description": "Done after (Unix ms)." },
+        "date_done_lt": { "type": "integer", "description": "Done before (Unix ms)." },
+        "custom_fields": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["field_id", "operator"],
+                "properties": { "field_id": { "type": "string" }, "operator": { "type": "string" }, "value": {} }
+            },
+            "description": "Custom field filters, sent as a JSON array: [{\"field_id\": \"<uuid>\", \"operator\": \"=\", \"value\": \"x\"}]."
+        },
+        "parent": { "type": "string", "description": "Only the subtasks of this parent task ID." },
+        "include_markdown_description": { "type": "boolean", "description": "Return descriptions in Markdown." },
+        "custom_items": {
+            "type": "array",
+            "items": { "type": "integer" },
+            "description": "Only these custom task types (0 = task, 1 = milestone, or a custom type ID)."
+        }
+    },
+    "required": ["team_id"],
+    "additionalProperties": false
+};
 const func3 = Object.prototype.hasOwnProperty;
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.team_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "team_id" }, message: "must have required property '" + "team_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "team_id" },
+            message: "must have required property '" + "team_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -580,7 +926,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func3.call(schema21.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -594,7 +946,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.team_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/team_id",
+                    schemaPath: "#/properties/team_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -605,7 +963,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -618,7 +982,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -629,7 +999,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 0 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -643,7 +1019,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.order_by !== undefined) {
         let data2 = data.order_by;
         if (typeof data2 !== "string") {
-            const err6 = { instancePath: instancePath + "/order_by", schemaPath: "#/properties/order_by/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/order_by",
+                schemaPath: "#/properties/order_by/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -653,7 +1035,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data2 === "id") || (data2 === "created")) || (data2 === "updated")) || (data2 === "due_date"))) {
-            const err7 = { instancePath: instancePath + "/order_by", schemaPath: "#/properties/order_by/enum", keyword: "enum", params: { allowedValues: schema21.properties.order_by.enum }, message: "must be equal to one of the allowed values" };
+            const err7 = {
+                instancePath: instancePath + "/order_by",
+                schemaPath: "#/properties/order_by/enum",
+                keyword: "enum",
+                params: { allowedValues: schema21.properties.order_by.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -665,7 +1053,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.reverse !== undefined) {
         if (typeof data.reverse !== "boolean") {
-            const err8 = { instancePath: instancePath + "/reverse", schemaPath: "#/properties/reverse/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err8 = {
+                instancePath: instancePath + "/reverse",
+                schemaPath: "#/properties/reverse/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -677,7 +1071,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.subtasks !== undefined) {
         if (typeof data.subtasks !== "boolean") {
-            const err9 = { instancePath: instancePath + "/subtasks", schemaPath: "#/properties/subtasks/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err9 = {
+                instancePath: instancePath + "/subtasks",
+                schemaPath: "#/properties/subtasks/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -693,7 +1093,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data5.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data5[i0] !== "string") {
-                    const err10 = { instancePath: instancePath + "/space_ids/" + i0, schemaPath: "#/properties/space_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/space_ids/" + i0,
+                        schemaPath: "#/properties/space_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -705,7 +1111,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/space_ids", schemaPath: "#/properties/space_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err11 = {
+                instancePath: instancePath + "/space_ids",
+                schemaPath: "#/properties/space_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -721,7 +1133,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data7.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data7[i1] !== "string") {
-                    const err12 = { instancePath: instancePath + "/project_ids/" + i1, schemaPath: "#/properties/project_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/project_ids/" + i1,
+                        schemaPath: "#/properties/project_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -733,7 +1151,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/project_ids", schemaPath: "#/properties/project_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err13 = {
+                instancePath: instancePath + "/project_ids",
+                schemaPath: "#/properties/project_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -749,7 +1173,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             const len2 = data9.length;
             for (let i2 = 0; i2 < len2; i2++) {
                 if (typeof data9[i2] !== "string") {
-                    const err14 = { instancePath: instancePath + "/list_ids/" + i2, schemaPath: "#/properties/list_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/list_ids/" + i2,
+                        schemaPath: "#/properties/list_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -761,7 +1191,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/list_ids", schemaPath: "#/properties/list_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err15 = {
+                instancePath: instancePath + "/list_ids",
+                schemaPath: "#/properties/list_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -777,7 +1213,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             const len3 = data11.length;
             for (let i3 = 0; i3 < len3; i3++) {
                 if (typeof data11[i3] !== "string") {
-                    const err16 = { instancePath: instancePath + "/statuses/" + i3, schemaPath: "#/properties/statuses/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err16 = {
+                        instancePath: instancePath + "/statuses/" + i3,
+                        schemaPath: "#/properties/statuses/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -789,7 +1231,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/statuses", schemaPath: "#/properties/statuses/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err17 = {
+                instancePath: instancePath + "/statuses",
+                schemaPath: "#/properties/statuses/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -801,7 +1249,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.include_closed !== undefined) {
         if (typeof data.include_closed !== "boolean") {
-            const err18 = { instancePath: instancePath + "/include_closed", schemaPath: "#/properties/include_closed/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err18 = {
+                instancePath: instancePath + "/include_closed",
+                schemaPath: "#/properties/include_closed/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -817,7 +1271,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             const len4 = data14.length;
             for (let i4 = 0; i4 < len4; i4++) {
                 if (typeof data14[i4] !== "string") {
-                    const err19 = { instancePath: instancePath + "/assignees/" + i4, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err19 = {
+                        instancePath: instancePath + "/assignees/" + i4,
+                        schemaPath: "#/properties/assignees/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err19];
                     }
@@ -829,7 +1289,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err20 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err20 = {
+                instancePath: instancePath + "/assignees",
+                schemaPath: "#/properties/assignees/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -845,7 +1311,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             const len5 = data16.length;
             for (let i5 = 0; i5 < len5; i5++) {
                 if (typeof data16[i5] !== "string") {
-                    const err21 = { instancePath: instancePath + "/tags/" + i5, schemaPath: "#/properties/tags/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err21 = {
+                        instancePath: instancePath + "/tags/" + i5,
+                        schemaPath: "#/properties/tags/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -857,7 +1329,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err22 = { instancePath: instancePath + "/tags", schemaPath: "#/properties/tags/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err22 = {
+                instancePath: instancePath + "/tags",
+                schemaPath: "#/properties/tags/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -870,7 +1348,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.due_date_gt !== undefined) {
         let data18 = data.due_date_gt;
         if (!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))) {
-            const err23 = { instancePath: instancePath + "/due_date_gt", schemaPath: "#/properties/due_date_gt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err23 = {
+                instancePath: instancePath + "/due_date_gt",
+                schemaPath: "#/properties/due_date_gt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -883,7 +1367,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.due_date_lt !== undefined) {
         let data19 = data.due_date_lt;
         if (!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))) {
-            const err24 = { instancePath: instancePath + "/due_date_lt", schemaPath: "#/properties/due_date_lt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err24 = {
+                instancePath: instancePath + "/due_date_lt",
+                schemaPath: "#/properties/due_date_lt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -896,7 +1386,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.date_created_gt !== undefined) {
         let data20 = data.date_created_gt;
         if (!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))) {
-            const err25 = { instancePath: instancePath + "/date_created_gt", schemaPath: "#/properties/date_created_gt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err25 = {
+                instancePath: instancePath + "/date_created_gt",
+                schemaPath: "#/properties/date_created_gt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -909,7 +1405,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.date_created_lt !== undefined) {
         let data21 = data.date_created_lt;
         if (!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))) {
-            const err26 = { instancePath: instancePath + "/date_created_lt", schemaPath: "#/properties/date_created_lt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err26 = {
+                instancePath: instancePath + "/date_created_lt",
+                schemaPath: "#/properties/date_created_lt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -922,7 +1424,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.date_updated_gt !== undefined) {
         let data22 = data.date_updated_gt;
         if (!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))) {
-            const err27 = { instancePath: instancePath + "/date_updated_gt", schemaPath: "#/properties/date_updated_gt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err27 = {
+                instancePath: instancePath + "/date_updated_gt",
+                schemaPath: "#/properties/date_updated_gt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -935,7 +1443,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.date_updated_lt !== undefined) {
         let data23 = data.date_updated_lt;
         if (!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))) {
-            const err28 = { instancePath: instancePath + "/date_updated_lt", schemaPath: "#/properties/date_updated_lt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err28 = {
+                instancePath: instancePath + "/date_updated_lt",
+                schemaPath: "#/properties/date_updated_lt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -948,7 +1462,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.date_done_gt !== undefined) {
         let data24 = data.date_done_gt;
         if (!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))) {
-            const err29 = { instancePath: instancePath + "/date_done_gt", schemaPath: "#/properties/date_done_gt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err29 = {
+                instancePath: instancePath + "/date_done_gt",
+                schemaPath: "#/properties/date_done_gt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -961,7 +1481,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.date_done_lt !== undefined) {
         let data25 = data.date_done_lt;
         if (!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))) {
-            const err30 = { instancePath: instancePath + "/date_done_lt", schemaPath: "#/properties/date_done_lt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err30 = {
+                instancePath: instancePath + "/date_done_lt",
+                schemaPath: "#/properties/date_done_lt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -979,7 +1505,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 let data27 = data26[i6];
                 if (data27 && typeof data27 == "object" && !Array.isArray(data27)) {
                     if (data27.field_id === undefined) {
-                        const err31 = { instancePath: instancePath + "/custom_fields/" + i6, schemaPath: "#/properties/custom_fields/items/required", keyword: "required", params: { missingProperty: "field_id" }, message: "must have required property '" + "field_id" + "'" };
+                        const err31 = {
+                            instancePath: instancePath + "/custom_fields/" + i6,
+                            schemaPath: "#/properties/custom_fields/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "field_id" },
+                            message: "must have required property '" + "field_id" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err31];
                         }
@@ -989,7 +1521,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data27.operator === undefined) {
-                        const err32 = { instancePath: instancePath + "/custom_fields/" + i6, schemaPath: "#/properties/custom_fields/items/required", keyword: "required", params: { missingProperty: "operator" }, message: "must have required property '" + "operator" + "'" };
+                        const err32 = {
+                            instancePath: instancePath + "/custom_fields/" + i6,
+                            schemaPath: "#/properties/custom_fields/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "operator" },
+                            message: "must have required property '" + "operator" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err32];
                         }
@@ -1000,7 +1538,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data27.field_id !== undefined) {
                         if (typeof data27.field_id !== "string") {
-                            const err33 = { instancePath: instancePath + "/custom_fields/" + i6 + "/field_id", schemaPath: "#/properties/custom_fields/items/properties/field_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err33 = {
+                                instancePath: instancePath + "/custom_fields/" + i6 + "/field_id",
+                                schemaPath: "#/properties/custom_fields/items/properties/field_id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err33];
                             }
@@ -1012,7 +1556,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data27.operator !== undefined) {
                         if (typeof data27.operator !== "string") {
-                            const err34 = { instancePath: instancePath + "/custom_fields/" + i6 + "/operator", schemaPath: "#/properties/custom_fields/items/properties/operator/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err34 = {
+                                instancePath: instancePath + "/custom_fields/" + i6 + "/operator",
+                                schemaPath: "#/properties/custom_fields/items/properties/operator/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err34];
                             }
@@ -1024,7 +1574,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err35 = { instancePath: instancePath + "/custom_fields/" + i6, schemaPath: "#/properties/custom_fields/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err35 = {
+                        instancePath: instancePath + "/custom_fields/" + i6,
+                        schemaPath: "#/properties/custom_fields/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err35];
                     }
@@ -1036,7 +1592,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err36 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err36 = {
+                instancePath: instancePath + "/custom_fields",
+                schemaPath: "#/properties/custom_fields/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err36];
             }
@@ -1048,7 +1610,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.parent !== undefined) {
         if (typeof data.parent !== "string") {
-            const err37 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err37 = {
+                instancePath: instancePath + "/parent",
+                schemaPath: "#/properties/parent/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err37];
             }
@@ -1060,7 +1628,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.include_markdown_description !== undefined) {
         if (typeof data.include_markdown_description !== "boolean") {
-            const err38 = { instancePath: instancePath + "/include_markdown_description", schemaPath: "#/properties/include_markdown_description/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err38 = {
+                instancePath: instancePath + "/include_markdown_description",
+                schemaPath: "#/properties/include_markdown_description/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err38];
             }
@@ -1077,7 +1651,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i7 = 0; i7 < len7; i7++) {
                 let data33 = data32[i7];
                 if (!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))) {
-                    const err39 = { instancePath: instancePath + "/custom_items/" + i7, schemaPath: "#/properties/custom_items/items/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                    const err39 = {
+                        instancePath: instancePath + "/custom_items/" + i7,
+                        schemaPath: "#/properties/custom_items/items/type",
+                        keyword: "type",
+                        params: { type: "integer" },
+                        message: "must be integer"
+                    };
                     if (vErrors === null) {
                         vErrors = [err39];
                     }
@@ -1089,7 +1669,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err40 = { instancePath: instancePath + "/custom_items", schemaPath: "#/properties/custom_items/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err40 = {
+                instancePath: instancePath + "/custom_items",
+                schemaPath: "#/properties/custom_items/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err40];
             }
@@ -1111,10 +1697,32 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const comments__list = validate21;
-const schema22 = { "$id": "comments__list", "type": "object", "properties": { "task_id": { "type": "string", "minLength": 1, "description": "Task ID." }, "start": { "type": "integer", "description": "Unix ms date of the last (oldest) comment of the previous response; use with start_id." }, "start_id": { "type": "string", "description": "ID of the last (oldest) comment of the previous response; use with start." } }, "required": ["task_id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "comments__list",
+    "type": "object",
+    "properties": {
+        "task_id": { "type": "string", "minLength": 1, "description": "Task ID." },
+        "start": {
+            "type": "integer",
+            "description": "Unix ms date of the last (oldest) comment of the previous response; use with start_id."
+        },
+        "start_id": {
+            "type": "string",
+            "description": "ID of the last (oldest) comment of the previous response; use with start."
+        }
+    },
+    "required": ["task_id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.task_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "task_id" }, message: "must have required property '" + "task_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "task_id" },
+            message: "must have required property '" + "task_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1125,7 +1733,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "task_id") || (key0 === "start")) || (key0 === "start_id"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1139,7 +1753,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.task_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/task_id",
+                    schemaPath: "#/properties/task_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1150,7 +1770,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/task_id",
+                schemaPath: "#/properties/task_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1163,7 +1789,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.start !== undefined) {
         let data1 = data.start;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/start", schemaPath: "#/properties/start/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1175,7 +1807,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_id !== undefined) {
         if (typeof data.start_id !== "string") {
-            const err5 = { instancePath: instancePath + "/start_id", schemaPath: "#/properties/start_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/start_id",
+                schemaPath: "#/properties/start_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1197,10 +1835,22 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const comments__get = validate22;
-const schema23 = { "$id": "comments__get", "type": "object", "properties": { "comment_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Comment ID." } }, "required": ["comment_id"], "additionalProperties": false };
+const schema23 = {
+    "$id": "comments__get",
+    "type": "object",
+    "properties": { "comment_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Comment ID." } },
+    "required": ["comment_id"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.comment_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "comment_id" }, message: "must have required property '" + "comment_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "comment_id" },
+            message: "must have required property '" + "comment_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1211,7 +1861,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "comment_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1225,7 +1881,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.comment_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/comment_id",
+                    schemaPath: "#/properties/comment_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1236,7 +1898,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/comment_id",
+                schemaPath: "#/properties/comment_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1258,10 +1926,32 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const comments__create = validate23;
-const schema24 = { "$id": "comments__create", "type": "object", "properties": { "task_id": { "type": "string", "minLength": 1, "description": "Task ID." }, "comment_text": { "type": "string", "minLength": 1, "description": "Text of the comment." }, "assignee": { "type": "integer", "description": "User ID to assign the comment to." }, "group_assignee": { "type": "string", "description": "User group ID to assign the comment to." }, "notify_all": { "type": "boolean", "default": false, "description": "Also notify the comment's creator (assignees and watchers are always notified). ClickUp requires the field; false is sent when omitted." } }, "required": ["task_id", "comment_text"], "additionalProperties": false };
+const schema24 = {
+    "$id": "comments__create",
+    "type": "object",
+    "properties": {
+        "task_id": { "type": "string", "minLength": 1, "description": "Task ID." },
+        "comment_text": { "type": "string", "minLength": 1, "description": "Text of the comment." },
+        "assignee": { "type": "integer", "description": "User ID to assign the comment to." },
+        "group_assignee": { "type": "string", "description": "User group ID to assign the comment to." },
+        "notify_all": {
+            "type": "boolean",
+            "default": false,
+            "description": "Also notify the comment's creator (assignees and watchers are always notified). ClickUp requires the field; false is sent when omitted."
+        }
+    },
+    "required": ["task_id", "comment_text"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.task_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "task_id" }, message: "must have required property '" + "task_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "task_id" },
+            message: "must have required property '" + "task_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1271,7 +1961,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.comment_text === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "comment_text" }, message: "must have required property '" + "comment_text" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "comment_text" },
+            message: "must have required property '" + "comment_text" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1282,7 +1978,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "task_id") || (key0 === "comment_text")) || (key0 === "assignee")) || (key0 === "group_assignee")) || (key0 === "notify_all"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1296,7 +1998,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.task_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/task_id",
+                    schemaPath: "#/properties/task_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1307,7 +2015,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/task_id",
+                schemaPath: "#/properties/task_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1321,7 +2035,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.comment_text;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/comment_text",
+                    schemaPath: "#/properties/comment_text/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1332,7 +2052,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/comment_text",
+                schemaPath: "#/properties/comment_text/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1345,7 +2071,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.assignee !== undefined) {
         let data2 = data.assignee;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err7 = { instancePath: instancePath + "/assignee", schemaPath: "#/properties/assignee/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err7 = {
+                instancePath: instancePath + "/assignee",
+                schemaPath: "#/properties/assignee/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1357,7 +2089,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.group_assignee !== undefined) {
         if (typeof data.group_assignee !== "string") {
-            const err8 = { instancePath: instancePath + "/group_assignee", schemaPath: "#/properties/group_assignee/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/group_assignee",
+                schemaPath: "#/properties/group_assignee/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1369,7 +2107,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.notify_all !== undefined) {
         if (typeof data.notify_all !== "boolean") {
-            const err9 = { instancePath: instancePath + "/notify_all", schemaPath: "#/properties/notify_all/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err9 = {
+                instancePath: instancePath + "/notify_all",
+                schemaPath: "#/properties/notify_all/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1391,10 +2135,28 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const comments__update = validate24;
-const schema25 = { "$id": "comments__update", "type": "object", "properties": { "comment_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Comment ID." }, "comment_text": { "type": "string", "minLength": 1, "description": "New text of the comment." }, "assignee": { "type": "integer", "description": "User ID to assign the comment to." }, "group_assignee": { "type": "integer", "description": "User group ID to assign the comment to." }, "resolved": { "type": "boolean", "description": "Mark the comment resolved (true) or open (false)." } }, "required": ["comment_id", "comment_text", "assignee", "resolved"], "additionalProperties": false };
+const schema25 = {
+    "$id": "comments__update",
+    "type": "object",
+    "properties": {
+        "comment_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Comment ID." },
+        "comment_text": { "type": "string", "minLength": 1, "description": "New text of the comment." },
+        "assignee": { "type": "integer", "description": "User ID to assign the comment to." },
+        "group_assignee": { "type": "integer", "description": "User group ID to assign the comment to." },
+        "resolved": { "type": "boolean", "description": "Mark the comment resolved (true) or open (false)." }
+    },
+    "required": ["comment_id", "comment_text", "assignee", "resolved"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.comment_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "comment_id" }, message: "must have required property '" + "comment_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "comment_id" },
+            message: "must have required property '" + "comment_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1404,7 +2166,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.comment_text === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "comment_text" }, message: "must have required property '" + "comment_text" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "comment_text" },
+            message: "must have required property '" + "comment_text" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1414,7 +2182,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.assignee === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "assignee" }, message: "must have required property '" + "assignee" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "assignee" },
+            message: "must have required property '" + "assignee" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1424,7 +2198,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.resolved === undefined) {
-        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "resolved" }, message: "must have required property '" + "resolved" + "'" };
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "resolved" },
+            message: "must have required property '" + "resolved" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -1435,7 +2215,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "comment_id") || (key0 === "comment_text")) || (key0 === "assignee")) || (key0 === "group_assignee")) || (key0 === "resolved"))) {
-            const err4 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err4 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1449,7 +2235,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.comment_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err5 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/comment_id",
+                    schemaPath: "#/properties/comment_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1460,7 +2252,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/comment_id", schemaPath: "#/properties/comment_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/comment_id",
+                schemaPath: "#/properties/comment_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1474,7 +2272,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.comment_text;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err7 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/comment_text",
+                    schemaPath: "#/properties/comment_text/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1485,7 +2289,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/comment_text", schemaPath: "#/properties/comment_text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/comment_text",
+                schemaPath: "#/properties/comment_text/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1498,7 +2308,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.assignee !== undefined) {
         let data2 = data.assignee;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err9 = { instancePath: instancePath + "/assignee", schemaPath: "#/properties/assignee/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err9 = {
+                instancePath: instancePath + "/assignee",
+                schemaPath: "#/properties/assignee/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1511,7 +2327,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.group_assignee !== undefined) {
         let data3 = data.group_assignee;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/group_assignee", schemaPath: "#/properties/group_assignee/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/group_assignee",
+                schemaPath: "#/properties/group_assignee/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1523,7 +2345,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.resolved !== undefined) {
         if (typeof data.resolved !== "boolean") {
-            const err11 = { instancePath: instancePath + "/resolved", schemaPath: "#/properties/resolved/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err11 = {
+                instancePath: instancePath + "/resolved",
+                schemaPath: "#/properties/resolved/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1545,10 +2373,28 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const goals__list = validate25;
-const schema26 = { "$id": "goals__list", "type": "object", "properties": { "team_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list." } }, "required": ["team_id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "goals__list",
+    "type": "object",
+    "properties": {
+        "team_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+        }
+    },
+    "required": ["team_id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.team_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "team_id" }, message: "must have required property '" + "team_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "team_id" },
+            message: "must have required property '" + "team_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1559,7 +2405,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "team_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1573,7 +2425,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.team_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/team_id",
+                    schemaPath: "#/properties/team_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1584,7 +2442,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1606,10 +2470,22 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const goals__get = validate26;
-const schema27 = { "$id": "goals__get", "type": "object", "properties": { "goal_id": { "type": "string", "minLength": 1, "description": "Goal ID (a UUID)." } }, "required": ["goal_id"], "additionalProperties": false };
+const schema27 = {
+    "$id": "goals__get",
+    "type": "object",
+    "properties": { "goal_id": { "type": "string", "minLength": 1, "description": "Goal ID (a UUID)." } },
+    "required": ["goal_id"],
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.goal_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "goal_id" }, message: "must have required property '" + "goal_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "goal_id" },
+            message: "must have required property '" + "goal_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1620,7 +2496,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "goal_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1634,7 +2516,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.goal_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/goal_id", schemaPath: "#/properties/goal_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/goal_id",
+                    schemaPath: "#/properties/goal_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1645,7 +2533,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/goal_id", schemaPath: "#/properties/goal_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/goal_id",
+                schemaPath: "#/properties/goal_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1667,10 +2561,28 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const views__list = validate27;
-const schema28 = { "$id": "views__list", "type": "object", "properties": { "team_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list." } }, "required": ["team_id"], "additionalProperties": false };
+const schema28 = {
+    "$id": "views__list",
+    "type": "object",
+    "properties": {
+        "team_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+        }
+    },
+    "required": ["team_id"],
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="views__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.team_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "team_id" }, message: "must have required property '" + "team_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "team_id" },
+            message: "must have required property '" + "team_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1681,7 +2593,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "team_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1695,7 +2613,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.team_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/team_id",
+                    schemaPath: "#/properties/team_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1706,7 +2630,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1728,10 +2658,22 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 export const views__get = validate28;
-const schema29 = { "$id": "views__get", "type": "object", "properties": { "view_id": { "type": "string", "minLength": 1, "description": "View ID (e.g. 3c-105)." } }, "required": ["view_id"], "additionalProperties": false };
+const schema29 = {
+    "$id": "views__get",
+    "type": "object",
+    "properties": { "view_id": { "type": "string", "minLength": 1, "description": "View ID (e.g. 3c-105)." } },
+    "required": ["view_id"],
+    "additionalProperties": false
+};
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="views__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.view_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "view_id" }, message: "must have required property '" + "view_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "view_id" },
+            message: "must have required property '" + "view_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1742,7 +2684,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "view_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1756,7 +2704,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.view_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/view_id", schemaPath: "#/properties/view_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/view_id",
+                    schemaPath: "#/properties/view_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1767,7 +2721,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/view_id", schemaPath: "#/properties/view_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/view_id",
+                schemaPath: "#/properties/view_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1789,10 +2749,30 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const view_tasks__list = validate29;
-const schema30 = { "$id": "view_tasks__list", "type": "object", "properties": { "view_id": { "type": "string", "minLength": 1, "description": "View ID." }, "page": { "type": "integer", "minimum": 0, "default": 0, "description": "0-based page number (100 tasks per page). Normally taken from next_params." } }, "required": ["view_id"], "additionalProperties": false };
+const schema30 = {
+    "$id": "view_tasks__list",
+    "type": "object",
+    "properties": {
+        "view_id": { "type": "string", "minLength": 1, "description": "View ID." },
+        "page": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "0-based page number (100 tasks per page). Normally taken from next_params."
+        }
+    },
+    "required": ["view_id"],
+    "additionalProperties": false
+};
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="view_tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.view_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "view_id" }, message: "must have required property '" + "view_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "view_id" },
+            message: "must have required property '" + "view_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1803,7 +2783,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "view_id") || (key0 === "page"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1817,7 +2803,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.view_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/view_id", schemaPath: "#/properties/view_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/view_id",
+                    schemaPath: "#/properties/view_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1828,7 +2820,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/view_id", schemaPath: "#/properties/view_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/view_id",
+                schemaPath: "#/properties/view_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1841,7 +2839,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1852,7 +2856,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 0 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1875,10 +2885,30 @@ else {
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
 export const view_tasks__get = validate30;
-const schema31 = { "$id": "view_tasks__get", "type": "object", "properties": { "view_id": { "type": "string", "minLength": 1, "description": "View ID." }, "page": { "type": "integer", "minimum": 0, "default": 0, "description": "0-based page number (100 tasks per page). Normally taken from next_params." } }, "required": ["view_id"], "additionalProperties": false };
+const schema31 = {
+    "$id": "view_tasks__get",
+    "type": "object",
+    "properties": {
+        "view_id": { "type": "string", "minLength": 1, "description": "View ID." },
+        "page": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "0-based page number (100 tasks per page). Normally taken from next_params."
+        }
+    },
+    "required": ["view_id"],
+    "additionalProperties": false
+};
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="view_tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.view_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "view_id" }, message: "must have required property '" + "view_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "view_id" },
+            message: "must have required property '" + "view_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1889,7 +2919,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "view_id") || (key0 === "page"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1903,7 +2939,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.view_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/view_id", schemaPath: "#/properties/view_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/view_id",
+                    schemaPath: "#/properties/view_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1914,7 +2956,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/view_id", schemaPath: "#/properties/view_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/view_id",
+                schemaPath: "#/properties/view_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1927,7 +2975,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1938,7 +2992,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 0 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1961,11 +3021,36 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const time_tracking__list = validate31;
-const schema32 = { "$id": "time_tracking__list", "type": "object", "properties": { "team_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list." }, "start_date": { "type": "integer", "description": "Range start (Unix ms)." }, "end_date": { "type": "integer", "description": "Range end (Unix ms)." }, "assignee": { "type": "string", "pattern": "^[0-9]+(,[0-9]+)*$", "description": "User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876." } }, "required": ["team_id"], "additionalProperties": false };
+const schema32 = {
+    "$id": "time_tracking__list",
+    "type": "object",
+    "properties": {
+        "team_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+        },
+        "start_date": { "type": "integer", "description": "Range start (Unix ms)." },
+        "end_date": { "type": "integer", "description": "Range end (Unix ms)." },
+        "assignee": {
+            "type": "string",
+            "pattern": "^[0-9]+(,[0-9]+)*$",
+            "description": "User IDs, comma-separated (Workspace owners and admins only), e.g. 1234,9876."
+        }
+    },
+    "required": ["team_id"],
+    "additionalProperties": false
+};
 const pattern13 = new RegExp("^[0-9]+(,[0-9]+)*$", "u");
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_tracking__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.team_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "team_id" }, message: "must have required property '" + "team_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "team_id" },
+            message: "must have required property '" + "team_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1976,7 +3061,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "team_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "assignee"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1990,7 +3081,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.team_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/team_id",
+                    schemaPath: "#/properties/team_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2001,7 +3098,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2014,7 +3117,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.start_date !== undefined) {
         let data1 = data.start_date;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2027,7 +3136,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.end_date !== undefined) {
         let data2 = data.end_date;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2041,7 +3156,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.assignee;
         if (typeof data3 === "string") {
             if (!pattern13.test(data3)) {
-                const err6 = { instancePath: instancePath + "/assignee", schemaPath: "#/properties/assignee/pattern", keyword: "pattern", params: { pattern: "^[0-9]+(,[0-9]+)*$" }, message: "must match pattern \"" + "^[0-9]+(,[0-9]+)*$" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/assignee",
+                    schemaPath: "#/properties/assignee/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+(,[0-9]+)*$" },
+                    message: "must match pattern \"" + "^[0-9]+(,[0-9]+)*$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2052,7 +3173,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/assignee", schemaPath: "#/properties/assignee/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/assignee",
+                schemaPath: "#/properties/assignee/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2074,10 +3201,29 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const time_tracking__get = validate32;
-const schema33 = { "$id": "time_tracking__get", "type": "object", "properties": { "team_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list." }, "time_entry_id": { "type": "string", "minLength": 1, "description": "Time entry ID." } }, "required": ["team_id", "time_entry_id"], "additionalProperties": false };
+const schema33 = {
+    "$id": "time_tracking__get",
+    "type": "object",
+    "properties": {
+        "team_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Workspace ID (called team_id in ClickUp API v2), e.g. from teams.list."
+        },
+        "time_entry_id": { "type": "string", "minLength": 1, "description": "Time entry ID." }
+    },
+    "required": ["team_id", "time_entry_id"],
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_tracking__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.team_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "team_id" }, message: "must have required property '" + "team_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "team_id" },
+            message: "must have required property '" + "team_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2087,7 +3233,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.time_entry_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "time_entry_id" }, message: "must have required property '" + "time_entry_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "time_entry_id" },
+            message: "must have required property '" + "time_entry_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2098,7 +3250,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "team_id") || (key0 === "time_entry_id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2112,7 +3270,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.team_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/team_id",
+                    schemaPath: "#/properties/team_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2123,7 +3287,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2137,7 +3307,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.time_entry_id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/time_entry_id", schemaPath: "#/properties/time_entry_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/time_entry_id",
+                    schemaPath: "#/properties/time_entry_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2148,7 +3324,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/time_entry_id", schemaPath: "#/properties/time_entry_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/time_entry_id",
+                schemaPath: "#/properties/time_entry_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2170,10 +3352,22 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const members__list = validate33;
-const schema34 = { "$id": "members__list", "type": "object", "properties": { "task_id": { "type": "string", "minLength": 1, "description": "Task ID." } }, "required": ["task_id"], "additionalProperties": false };
+const schema34 = {
+    "$id": "members__list",
+    "type": "object",
+    "properties": { "task_id": { "type": "string", "minLength": 1, "description": "Task ID." } },
+    "required": ["task_id"],
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="members__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.task_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "task_id" }, message: "must have required property '" + "task_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "task_id" },
+            message: "must have required property '" + "task_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2184,7 +3378,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "task_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2198,7 +3398,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.task_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/task_id",
+                    schemaPath: "#/properties/task_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2209,7 +3415,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/task_id", schemaPath: "#/properties/task_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/task_id",
+                schemaPath: "#/properties/task_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2231,10 +3443,31 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const docs__list = validate34;
-const schema35 = { "$id": "docs__list", "type": "object", "properties": { "workspace_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID." }, "limit": { "type": "integer", "minimum": 10, "maximum": 100, "description": "Docs per page, 10 to 100 (ClickUp's default is 50)." }, "cursor": { "type": "string", "description": "Cursor of the next page (from next_params)." } }, "required": ["workspace_id"], "additionalProperties": false };
+const schema35 = {
+    "$id": "docs__list",
+    "type": "object",
+    "properties": {
+        "workspace_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID." },
+        "limit": {
+            "type": "integer",
+            "minimum": 10,
+            "maximum": 100,
+            "description": "Docs per page, 10 to 100 (ClickUp's default is 50)."
+        },
+        "cursor": { "type": "string", "description": "Cursor of the next page (from next_params)." }
+    },
+    "required": ["workspace_id"],
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="docs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.workspace_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "workspace_id" }, message: "must have required property '" + "workspace_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "workspace_id" },
+            message: "must have required property '" + "workspace_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2245,7 +3478,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "workspace_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2259,7 +3498,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.workspace_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/workspace_id",
+                    schemaPath: "#/properties/workspace_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2270,7 +3515,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/workspace_id",
+                schemaPath: "#/properties/workspace_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2283,7 +3534,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2294,7 +3551,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2304,7 +3567,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 10 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 10 }, message: "must be >= 10" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 10 },
+                    message: "must be >= 10"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2317,7 +3586,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2339,10 +3614,25 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const docs__get = validate35;
-const schema36 = { "$id": "docs__get", "type": "object", "properties": { "workspace_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID." }, "doc_id": { "type": "string", "minLength": 1, "description": "Doc ID." } }, "required": ["workspace_id", "doc_id"], "additionalProperties": false };
+const schema36 = {
+    "$id": "docs__get",
+    "type": "object",
+    "properties": {
+        "workspace_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Workspace ID." },
+        "doc_id": { "type": "string", "minLength": 1, "description": "Doc ID." }
+    },
+    "required": ["workspace_id", "doc_id"],
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="docs__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.workspace_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "workspace_id" }, message: "must have required property '" + "workspace_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "workspace_id" },
+            message: "must have required property '" + "workspace_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2352,7 +3642,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.doc_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "doc_id" }, message: "must have required property '" + "doc_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "doc_id" },
+            message: "must have required property '" + "doc_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2363,7 +3659,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "workspace_id") || (key0 === "doc_id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2377,7 +3679,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.workspace_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/workspace_id",
+                    schemaPath: "#/properties/workspace_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2388,7 +3696,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/workspace_id", schemaPath: "#/properties/workspace_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/workspace_id",
+                schemaPath: "#/properties/workspace_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2402,7 +3716,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.doc_id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/doc_id", schemaPath: "#/properties/doc_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/doc_id",
+                    schemaPath: "#/properties/doc_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2413,7 +3733,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/doc_id", schemaPath: "#/properties/doc_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/doc_id",
+                schemaPath: "#/properties/doc_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }

@@ -5,7 +5,13 @@ export const campaigns__list = validate10;
 const schema11 = { "$id": "campaigns__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -26,10 +32,22 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const campaigns__get = validate11;
-const schema12 = { "$id": "campaigns__get", "type": "object", "properties": { "campaign_id": { "type": "integer", "minimum": 1, "description": "The campaign ID." } }, "required": ["campaign_id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "campaigns__get",
+    "type": "object",
+    "properties": { "campaign_id": { "type": "integer", "minimum": 1, "description": "The campaign ID." } },
+    "required": ["campaign_id"],
+    "additionalProperties": false
+};
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.campaign_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "campaign_id" }, message: "must have required property '" + "campaign_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "campaign_id" },
+            message: "must have required property '" + "campaign_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -40,7 +58,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "campaign_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -53,7 +77,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.campaign_id !== undefined) {
         let data0 = data.campaign_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -64,7 +94,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -87,10 +123,28 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const campaign_actions__list = validate12;
-const schema13 = { "$id": "campaign_actions__list", "type": "object", "properties": { "campaign_id": { "type": "integer", "minimum": 1, "description": "The campaign ID." }, "start": { "type": "string", "description": "Page token: the next value of the previous page; omit for the first page." } }, "required": ["campaign_id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "campaign_actions__list",
+    "type": "object",
+    "properties": {
+        "campaign_id": { "type": "integer", "minimum": 1, "description": "The campaign ID." },
+        "start": {
+            "type": "string",
+            "description": "Page token: the next value of the previous page; omit for the first page."
+        }
+    },
+    "required": ["campaign_id"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaign_actions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.campaign_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "campaign_id" }, message: "must have required property '" + "campaign_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "campaign_id" },
+            message: "must have required property '" + "campaign_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -101,7 +155,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "campaign_id") || (key0 === "start"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -114,7 +174,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.campaign_id !== undefined) {
         let data0 = data.campaign_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -125,7 +191,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -138,7 +210,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start !== undefined) {
         if (typeof data.start !== "string") {
-            const err4 = { instancePath: instancePath + "/start", schemaPath: "#/properties/start/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -160,10 +238,25 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const campaign_actions__get = validate13;
-const schema14 = { "$id": "campaign_actions__get", "type": "object", "properties": { "campaign_id": { "type": "integer", "minimum": 1, "description": "The campaign ID." }, "action_id": { "type": "integer", "minimum": 1, "description": "The action ID." } }, "required": ["campaign_id", "action_id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "campaign_actions__get",
+    "type": "object",
+    "properties": {
+        "campaign_id": { "type": "integer", "minimum": 1, "description": "The campaign ID." },
+        "action_id": { "type": "integer", "minimum": 1, "description": "The action ID." }
+    },
+    "required": ["campaign_id", "action_id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaign_actions__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.campaign_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "campaign_id" }, message: "must have required property '" + "campaign_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "campaign_id" },
+            message: "must have required property '" + "campaign_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -173,7 +266,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.action_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "action_id" }, message: "must have required property '" + "action_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "action_id" },
+            message: "must have required property '" + "action_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -184,7 +283,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "campaign_id") || (key0 === "action_id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -197,7 +302,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.campaign_id !== undefined) {
         let data0 = data.campaign_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err3 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -208,7 +319,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err4 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -222,7 +339,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.action_id !== undefined) {
         let data1 = data.action_id;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/action_id", schemaPath: "#/properties/action_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/action_id",
+                schemaPath: "#/properties/action_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -233,7 +356,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/action_id", schemaPath: "#/properties/action_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/action_id",
+                    schemaPath: "#/properties/action_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -256,11 +385,29 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const newsletters__list = validate14;
-const schema15 = { "$id": "newsletters__list", "type": "object", "properties": { "limit": { "type": "integer", "minimum": 1, "description": "Newsletters per page." }, "sort": { "type": "string", "enum": ["asc", "desc"], "description": "asc: oldest first; desc: newest first." }, "start": { "type": "string", "description": "Page token: the next value of the previous page; omit for the first page." } }, "additionalProperties": false };
+const schema15 = {
+    "$id": "newsletters__list",
+    "type": "object",
+    "properties": {
+        "limit": { "type": "integer", "minimum": 1, "description": "Newsletters per page." },
+        "sort": { "type": "string", "enum": ["asc", "desc"], "description": "asc: oldest first; desc: newest first." },
+        "start": {
+            "type": "string",
+            "description": "Page token: the next value of the previous page; omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="newsletters__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "limit") || (key0 === "sort")) || (key0 === "start"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -273,7 +420,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data0 = data.limit;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -284,7 +437,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -298,7 +457,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.sort !== undefined) {
         let data1 = data.sort;
         if (typeof data1 !== "string") {
-            const err3 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -308,7 +473,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data1 === "asc") || (data1 === "desc"))) {
-            const err4 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/enum", keyword: "enum", params: { allowedValues: schema15.properties.sort.enum }, message: "must be equal to one of the allowed values" };
+            const err4 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.sort.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -320,7 +491,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start !== undefined) {
         if (typeof data.start !== "string") {
-            const err5 = { instancePath: instancePath + "/start", schemaPath: "#/properties/start/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -342,10 +519,22 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const newsletters__get = validate15;
-const schema16 = { "$id": "newsletters__get", "type": "object", "properties": { "newsletter_id": { "type": "integer", "minimum": 1, "description": "The newsletter ID." } }, "required": ["newsletter_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "newsletters__get",
+    "type": "object",
+    "properties": { "newsletter_id": { "type": "integer", "minimum": 1, "description": "The newsletter ID." } },
+    "required": ["newsletter_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="newsletters__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.newsletter_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "newsletter_id" }, message: "must have required property '" + "newsletter_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "newsletter_id" },
+            message: "must have required property '" + "newsletter_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -356,7 +545,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "newsletter_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -369,7 +564,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.newsletter_id !== undefined) {
         let data0 = data.newsletter_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/newsletter_id", schemaPath: "#/properties/newsletter_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/newsletter_id",
+                schemaPath: "#/properties/newsletter_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -380,7 +581,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/newsletter_id", schemaPath: "#/properties/newsletter_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/newsletter_id",
+                    schemaPath: "#/properties/newsletter_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -406,7 +613,13 @@ export const segments__list = validate16;
 const schema17 = { "$id": "segments__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -427,10 +640,22 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const segments__get = validate17;
-const schema18 = { "$id": "segments__get", "type": "object", "properties": { "segment_id": { "type": "integer", "minimum": 1, "description": "The segment ID." } }, "required": ["segment_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "segments__get",
+    "type": "object",
+    "properties": { "segment_id": { "type": "integer", "minimum": 1, "description": "The segment ID." } },
+    "required": ["segment_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.segment_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "segment_id" }, message: "must have required property '" + "segment_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "segment_id" },
+            message: "must have required property '" + "segment_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -441,7 +666,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "segment_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -454,7 +685,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.segment_id !== undefined) {
         let data0 = data.segment_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/segment_id", schemaPath: "#/properties/segment_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/segment_id",
+                schemaPath: "#/properties/segment_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -465,7 +702,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/segment_id", schemaPath: "#/properties/segment_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/segment_id",
+                    schemaPath: "#/properties/segment_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -488,12 +731,68 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const messages__list = validate18;
-const schema19 = { "$id": "messages__list", "type": "object", "properties": { "start": { "type": "string", "description": "Page token: the next value of the previous page; omit for the first page." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Deliveries per page, 1 to 1000 (Customer.io default 50)." }, "type": { "type": "string", "enum": ["email", "webhook", "twilio", "whatsapp", "slack", "push", "in_app", "live_notification"], "description": "Only deliveries of this channel." }, "metric": { "type": "string", "enum": ["attempted", "sent", "delivered", "opened", "clicked", "converted", "bounced", "spammed", "unsubscribed", "dropped", "failed", "undeliverable"], "description": "Only deliveries that reached this metric." }, "drafts": { "type": "boolean", "description": "true: drafts instead of sent messages." }, "campaign_id": { "type": "integer", "minimum": 1, "description": "Only deliveries of this campaign." }, "newsletter_id": { "type": "integer", "minimum": 1, "description": "Only deliveries of this newsletter." }, "action_id": { "type": "integer", "minimum": 1, "description": "Only deliveries of this action." }, "start_ts": { "type": "integer", "minimum": 0, "description": "Unix timestamp: deliveries created at or after (6 months at most)." }, "end_ts": { "type": "integer", "minimum": 0, "description": "Unix timestamp: deliveries created before." }, "get_tracked_responses": { "type": "boolean", "description": "true: include tracked_responses (in-app survey answers)." } }, "additionalProperties": false };
+const schema19 = {
+    "$id": "messages__list",
+    "type": "object",
+    "properties": {
+        "start": {
+            "type": "string",
+            "description": "Page token: the next value of the previous page; omit for the first page."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Deliveries per page, 1 to 1000 (Customer.io default 50)."
+        },
+        "type": {
+            "type": "string",
+            "enum": ["email", "webhook", "twilio", "whatsapp", "slack", "push", "in_app", "live_notification"],
+            "description": "Only deliveries of this channel."
+        },
+        "metric": {
+            "type": "string",
+            "enum": [
+                "attempted",
+                "sent",
+                "delivered",
+                "opened",
+                "clicked",
+                "converted",
+                "bounced",
+                "spammed",
+                "unsubscribed",
+                "dropped",
+                "failed",
+                "undeliverable"
+            ],
+            "description": "Only deliveries that reached this metric."
+        },
+        "drafts": { "type": "boolean", "description": "true: drafts instead of sent messages." },
+        "campaign_id": { "type": "integer", "minimum": 1, "description": "Only deliveries of this campaign." },
+        "newsletter_id": { "type": "integer", "minimum": 1, "description": "Only deliveries of this newsletter." },
+        "action_id": { "type": "integer", "minimum": 1, "description": "Only deliveries of this action." },
+        "start_ts": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix timestamp: deliveries created at or after (6 months at most)."
+        },
+        "end_ts": { "type": "integer", "minimum": 0, "description": "Unix timestamp: deliveries created before." },
+        "get_tracked_responses": { "type": "boolean", "description": "true: include tracked_responses (in-app survey answers)." }
+    },
+    "additionalProperties": false
+};
 const func2 = Object.prototype.hasOwnProperty;
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(func2.call(schema19.properties, key0))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -505,7 +804,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start !== undefined) {
         if (typeof data.start !== "string") {
-            const err1 = { instancePath: instancePath + "/start", schemaPath: "#/properties/start/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -518,7 +823,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -529,7 +840,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -539,7 +856,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -553,7 +876,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== undefined) {
         let data2 = data.type;
         if (typeof data2 !== "string") {
-            const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/type",
+                schemaPath: "#/properties/type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -563,7 +892,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((((((data2 === "email") || (data2 === "webhook")) || (data2 === "twilio")) || (data2 === "whatsapp")) || (data2 === "slack")) || (data2 === "push")) || (data2 === "in_app")) || (data2 === "live_notification"))) {
-            const err6 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema19.properties.type.enum }, message: "must be equal to one of the allowed values" };
+            const err6 = {
+                instancePath: instancePath + "/type",
+                schemaPath: "#/properties/type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema19.properties.type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -576,7 +911,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.metric !== undefined) {
         let data3 = data.metric;
         if (typeof data3 !== "string") {
-            const err7 = { instancePath: instancePath + "/metric", schemaPath: "#/properties/metric/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/metric",
+                schemaPath: "#/properties/metric/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -586,7 +927,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((((((((((data3 === "attempted") || (data3 === "sent")) || (data3 === "delivered")) || (data3 === "opened")) || (data3 === "clicked")) || (data3 === "converted")) || (data3 === "bounced")) || (data3 === "spammed")) || (data3 === "unsubscribed")) || (data3 === "dropped")) || (data3 === "failed")) || (data3 === "undeliverable"))) {
-            const err8 = { instancePath: instancePath + "/metric", schemaPath: "#/properties/metric/enum", keyword: "enum", params: { allowedValues: schema19.properties.metric.enum }, message: "must be equal to one of the allowed values" };
+            const err8 = {
+                instancePath: instancePath + "/metric",
+                schemaPath: "#/properties/metric/enum",
+                keyword: "enum",
+                params: { allowedValues: schema19.properties.metric.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -598,7 +945,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.drafts !== undefined) {
         if (typeof data.drafts !== "boolean") {
-            const err9 = { instancePath: instancePath + "/drafts", schemaPath: "#/properties/drafts/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err9 = {
+                instancePath: instancePath + "/drafts",
+                schemaPath: "#/properties/drafts/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -611,7 +964,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.campaign_id !== undefined) {
         let data5 = data.campaign_id;
         if (!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))) {
-            const err10 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -622,7 +981,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data5 == "number") {
             if (data5 < 1 || isNaN(data5)) {
-                const err11 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -636,7 +1001,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.newsletter_id !== undefined) {
         let data6 = data.newsletter_id;
         if (!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) {
-            const err12 = { instancePath: instancePath + "/newsletter_id", schemaPath: "#/properties/newsletter_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/newsletter_id",
+                schemaPath: "#/properties/newsletter_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -647,7 +1018,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data6 == "number") {
             if (data6 < 1 || isNaN(data6)) {
-                const err13 = { instancePath: instancePath + "/newsletter_id", schemaPath: "#/properties/newsletter_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err13 = {
+                    instancePath: instancePath + "/newsletter_id",
+                    schemaPath: "#/properties/newsletter_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -661,7 +1038,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.action_id !== undefined) {
         let data7 = data.action_id;
         if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
-            const err14 = { instancePath: instancePath + "/action_id", schemaPath: "#/properties/action_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err14 = {
+                instancePath: instancePath + "/action_id",
+                schemaPath: "#/properties/action_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -672,7 +1055,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data7 == "number") {
             if (data7 < 1 || isNaN(data7)) {
-                const err15 = { instancePath: instancePath + "/action_id", schemaPath: "#/properties/action_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err15 = {
+                    instancePath: instancePath + "/action_id",
+                    schemaPath: "#/properties/action_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -686,7 +1075,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.start_ts !== undefined) {
         let data8 = data.start_ts;
         if (!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) {
-            const err16 = { instancePath: instancePath + "/start_ts", schemaPath: "#/properties/start_ts/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err16 = {
+                instancePath: instancePath + "/start_ts",
+                schemaPath: "#/properties/start_ts/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -697,7 +1092,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data8 == "number") {
             if (data8 < 0 || isNaN(data8)) {
-                const err17 = { instancePath: instancePath + "/start_ts", schemaPath: "#/properties/start_ts/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err17 = {
+                    instancePath: instancePath + "/start_ts",
+                    schemaPath: "#/properties/start_ts/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err17];
                 }
@@ -711,7 +1112,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.end_ts !== undefined) {
         let data9 = data.end_ts;
         if (!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) {
-            const err18 = { instancePath: instancePath + "/end_ts", schemaPath: "#/properties/end_ts/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err18 = {
+                instancePath: instancePath + "/end_ts",
+                schemaPath: "#/properties/end_ts/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -722,7 +1129,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data9 == "number") {
             if (data9 < 0 || isNaN(data9)) {
-                const err19 = { instancePath: instancePath + "/end_ts", schemaPath: "#/properties/end_ts/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err19 = {
+                    instancePath: instancePath + "/end_ts",
+                    schemaPath: "#/properties/end_ts/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -735,7 +1148,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.get_tracked_responses !== undefined) {
         if (typeof data.get_tracked_responses !== "boolean") {
-            const err20 = { instancePath: instancePath + "/get_tracked_responses", schemaPath: "#/properties/get_tracked_responses/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err20 = {
+                instancePath: instancePath + "/get_tracked_responses",
+                schemaPath: "#/properties/get_tracked_responses/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -757,11 +1176,26 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const messages__get = validate19;
-const schema20 = { "$id": "messages__get", "type": "object", "properties": { "message_id": { "type": "string", "minLength": 1, "description": "The delivery ID." }, "get_tracked_responses": { "type": "boolean", "description": "true: include tracked_responses (in-app survey answers)." } }, "required": ["message_id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "messages__get",
+    "type": "object",
+    "properties": {
+        "message_id": { "type": "string", "minLength": 1, "description": "The delivery ID." },
+        "get_tracked_responses": { "type": "boolean", "description": "true: include tracked_responses (in-app survey answers)." }
+    },
+    "required": ["message_id"],
+    "additionalProperties": false
+};
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.message_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message_id" }, message: "must have required property '" + "message_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "message_id" },
+            message: "must have required property '" + "message_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -772,7 +1206,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "message_id") || (key0 === "get_tracked_responses"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -786,7 +1226,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.message_id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/message_id", schemaPath: "#/properties/message_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/message_id",
+                    schemaPath: "#/properties/message_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -797,7 +1243,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/message_id", schemaPath: "#/properties/message_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/message_id",
+                schemaPath: "#/properties/message_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -809,7 +1261,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.get_tracked_responses !== undefined) {
         if (typeof data.get_tracked_responses !== "boolean") {
-            const err4 = { instancePath: instancePath + "/get_tracked_responses", schemaPath: "#/properties/get_tracked_responses/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err4 = {
+                instancePath: instancePath + "/get_tracked_responses",
+                schemaPath: "#/properties/get_tracked_responses/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -831,11 +1289,50 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const activities__list = validate20;
-const schema21 = { "$id": "activities__list", "type": "object", "properties": { "start": { "type": "string", "description": "Page token: the next value of the previous page; omit for the first page." }, "limit": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Activities per page, 1 to 100 (Customer.io default 10)." }, "type": { "type": "string", "minLength": 1, "description": "Activity type, e.g. sent_email, opened_email, attribute_change, event, page, _o:1:create." }, "name": { "type": "string", "minLength": 1, "description": "The event or attribute name." }, "deleted": { "type": "boolean", "description": "true: activities of deleted people." }, "customer_id": { "type": "string", "minLength": 1, "description": "The person: their id, or email/phone/cio_id as id_type says (cio_ids are prefixed cio_)." }, "id_type": { "type": "string", "enum": ["id", "email", "phone", "cio_id"], "description": "What customer_id is (default id)." } }, "additionalProperties": false };
+const schema21 = {
+    "$id": "activities__list",
+    "type": "object",
+    "properties": {
+        "start": {
+            "type": "string",
+            "description": "Page token: the next value of the previous page; omit for the first page."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Activities per page, 1 to 100 (Customer.io default 10)."
+        },
+        "type": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Activity type, e.g. sent_email, opened_email, attribute_change, event, page, _o:1:create."
+        },
+        "name": { "type": "string", "minLength": 1, "description": "The event or attribute name." },
+        "deleted": { "type": "boolean", "description": "true: activities of deleted people." },
+        "customer_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The person: their id, or email/phone/cio_id as id_type says (cio_ids are prefixed cio_)."
+        },
+        "id_type": {
+            "type": "string",
+            "enum": ["id", "email", "phone", "cio_id"],
+            "description": "What customer_id is (default id)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="activities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((((((key0 === "start") || (key0 === "limit")) || (key0 === "type")) || (key0 === "name")) || (key0 === "deleted")) || (key0 === "customer_id")) || (key0 === "id_type"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -847,7 +1344,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start !== undefined) {
         if (typeof data.start !== "string") {
-            const err1 = { instancePath: instancePath + "/start", schemaPath: "#/properties/start/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -860,7 +1363,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -871,7 +1380,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -881,7 +1396,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -896,7 +1417,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.type;
         if (typeof data2 === "string") {
             if (func3(data2) < 1) {
-                const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/type",
+                    schemaPath: "#/properties/type/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -907,7 +1434,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/type",
+                schemaPath: "#/properties/type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -921,7 +1454,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.name;
         if (typeof data3 === "string") {
             if (func3(data3) < 1) {
-                const err7 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -932,7 +1471,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -944,7 +1489,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.deleted !== undefined) {
         if (typeof data.deleted !== "boolean") {
-            const err9 = { instancePath: instancePath + "/deleted", schemaPath: "#/properties/deleted/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err9 = {
+                instancePath: instancePath + "/deleted",
+                schemaPath: "#/properties/deleted/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -958,7 +1509,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.customer_id;
         if (typeof data5 === "string") {
             if (func3(data5) < 1) {
-                const err10 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err10 = {
+                    instancePath: instancePath + "/customer_id",
+                    schemaPath: "#/properties/customer_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -969,7 +1526,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/customer_id",
+                schemaPath: "#/properties/customer_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -982,7 +1545,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id_type !== undefined) {
         let data6 = data.id_type;
         if (typeof data6 !== "string") {
-            const err12 = { instancePath: instancePath + "/id_type", schemaPath: "#/properties/id_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/id_type",
+                schemaPath: "#/properties/id_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -992,7 +1561,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data6 === "id") || (data6 === "email")) || (data6 === "phone")) || (data6 === "cio_id"))) {
-            const err13 = { instancePath: instancePath + "/id_type", schemaPath: "#/properties/id_type/enum", keyword: "enum", params: { allowedValues: schema21.properties.id_type.enum }, message: "must be equal to one of the allowed values" };
+            const err13 = {
+                instancePath: instancePath + "/id_type",
+                schemaPath: "#/properties/id_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema21.properties.id_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -1014,11 +1589,30 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const sender_identities__list = validate21;
-const schema22 = { "$id": "sender_identities__list", "type": "object", "properties": { "start": { "type": "string", "description": "Page token: the next value of the previous page; omit for the first page." }, "limit": { "type": "integer", "minimum": 1, "description": "Senders per page." }, "sort": { "type": "string", "enum": ["asc", "desc"], "description": "asc: oldest first; desc: newest first." }, "hidden": { "type": "boolean", "description": "true: include hidden senders." } }, "additionalProperties": false };
+const schema22 = {
+    "$id": "sender_identities__list",
+    "type": "object",
+    "properties": {
+        "start": {
+            "type": "string",
+            "description": "Page token: the next value of the previous page; omit for the first page."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Senders per page." },
+        "sort": { "type": "string", "enum": ["asc", "desc"], "description": "asc: oldest first; desc: newest first." },
+        "hidden": { "type": "boolean", "description": "true: include hidden senders." }
+    },
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sender_identities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((key0 === "start") || (key0 === "limit")) || (key0 === "sort")) || (key0 === "hidden"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1030,7 +1624,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start !== undefined) {
         if (typeof data.start !== "string") {
-            const err1 = { instancePath: instancePath + "/start", schemaPath: "#/properties/start/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1043,7 +1643,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1054,7 +1660,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1068,7 +1680,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.sort !== undefined) {
         let data2 = data.sort;
         if (typeof data2 !== "string") {
-            const err4 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1078,7 +1696,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data2 === "asc") || (data2 === "desc"))) {
-            const err5 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/enum", keyword: "enum", params: { allowedValues: schema22.properties.sort.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/enum",
+                keyword: "enum",
+                params: { allowedValues: schema22.properties.sort.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1090,7 +1714,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.hidden !== undefined) {
         if (typeof data.hidden !== "boolean") {
-            const err6 = { instancePath: instancePath + "/hidden", schemaPath: "#/properties/hidden/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err6 = {
+                instancePath: instancePath + "/hidden",
+                schemaPath: "#/properties/hidden/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1112,10 +1742,22 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const sender_identities__get = validate22;
-const schema23 = { "$id": "sender_identities__get", "type": "object", "properties": { "sender_id": { "type": "integer", "minimum": 1, "description": "The sender ID." } }, "required": ["sender_id"], "additionalProperties": false };
+const schema23 = {
+    "$id": "sender_identities__get",
+    "type": "object",
+    "properties": { "sender_id": { "type": "integer", "minimum": 1, "description": "The sender ID." } },
+    "required": ["sender_id"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sender_identities__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.sender_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "sender_id" }, message: "must have required property '" + "sender_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "sender_id" },
+            message: "must have required property '" + "sender_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1126,7 +1768,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "sender_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1139,7 +1787,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.sender_id !== undefined) {
         let data0 = data.sender_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/sender_id", schemaPath: "#/properties/sender_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/sender_id",
+                schemaPath: "#/properties/sender_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1150,7 +1804,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/sender_id", schemaPath: "#/properties/sender_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/sender_id",
+                    schemaPath: "#/properties/sender_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1176,7 +1836,13 @@ export const snippets__list = validate23;
 const schema24 = { "$id": "snippets__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="snippets__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1200,7 +1866,13 @@ export const collections__list = validate24;
 const schema25 = { "$id": "collections__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1221,10 +1893,22 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const collections__get = validate25;
-const schema26 = { "$id": "collections__get", "type": "object", "properties": { "collection_id": { "type": "integer", "minimum": 1, "description": "The collection ID." } }, "required": ["collection_id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "collections__get",
+    "type": "object",
+    "properties": { "collection_id": { "type": "integer", "minimum": 1, "description": "The collection ID." } },
+    "required": ["collection_id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.collection_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "collection_id" }, message: "must have required property '" + "collection_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "collection_id" },
+            message: "must have required property '" + "collection_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1235,7 +1919,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "collection_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1248,7 +1938,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.collection_id !== undefined) {
         let data0 = data.collection_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/collection_id", schemaPath: "#/properties/collection_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/collection_id",
+                schemaPath: "#/properties/collection_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1259,7 +1955,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/collection_id", schemaPath: "#/properties/collection_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/collection_id",
+                    schemaPath: "#/properties/collection_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1285,7 +1987,13 @@ export const reporting_webhooks__list = validate26;
 const schema27 = { "$id": "reporting_webhooks__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1306,10 +2014,22 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const reporting_webhooks__get = validate27;
-const schema28 = { "$id": "reporting_webhooks__get", "type": "object", "properties": { "webhook_id": { "type": "integer", "minimum": 1, "description": "The reporting webhook ID." } }, "required": ["webhook_id"], "additionalProperties": false };
+const schema28 = {
+    "$id": "reporting_webhooks__get",
+    "type": "object",
+    "properties": { "webhook_id": { "type": "integer", "minimum": 1, "description": "The reporting webhook ID." } },
+    "required": ["webhook_id"],
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reporting_webhooks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.webhook_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "webhook_id" }, message: "must have required property '" + "webhook_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "webhook_id" },
+            message: "must have required property '" + "webhook_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1320,7 +2040,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "webhook_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1333,7 +2059,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.webhook_id !== undefined) {
         let data0 = data.webhook_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/webhook_id", schemaPath: "#/properties/webhook_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/webhook_id",
+                schemaPath: "#/properties/webhook_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1344,7 +2076,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/webhook_id", schemaPath: "#/properties/webhook_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/webhook_id",
+                    schemaPath: "#/properties/webhook_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1370,7 +2108,13 @@ export const exports__list = validate28;
 const schema29 = { "$id": "exports__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="exports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1391,10 +2135,22 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const exports__get = validate29;
-const schema30 = { "$id": "exports__get", "type": "object", "properties": { "export_id": { "type": "integer", "minimum": 1, "description": "The export ID." } }, "required": ["export_id"], "additionalProperties": false };
+const schema30 = {
+    "$id": "exports__get",
+    "type": "object",
+    "properties": { "export_id": { "type": "integer", "minimum": 1, "description": "The export ID." } },
+    "required": ["export_id"],
+    "additionalProperties": false
+};
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="exports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.export_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "export_id" }, message: "must have required property '" + "export_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "export_id" },
+            message: "must have required property '" + "export_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1405,7 +2161,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "export_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1418,7 +2180,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.export_id !== undefined) {
         let data0 = data.export_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/export_id", schemaPath: "#/properties/export_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/export_id",
+                schemaPath: "#/properties/export_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1429,7 +2197,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/export_id", schemaPath: "#/properties/export_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/export_id",
+                    schemaPath: "#/properties/export_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1455,7 +2229,13 @@ export const transactional_messages__list = validate30;
 const schema31 = { "$id": "transactional_messages__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1476,10 +2256,28 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const transactional_messages__get = validate31;
-const schema32 = { "$id": "transactional_messages__get", "type": "object", "properties": { "transactional_id": { "type": "integer", "minimum": 1, "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)." } }, "required": ["transactional_id"], "additionalProperties": false };
+const schema32 = {
+    "$id": "transactional_messages__get",
+    "type": "object",
+    "properties": {
+        "transactional_id": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)."
+        }
+    },
+    "required": ["transactional_id"],
+    "additionalProperties": false
+};
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_messages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "transactional_id" }, message: "must have required property '" + "transactional_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "transactional_id" },
+            message: "must have required property '" + "transactional_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1490,7 +2288,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "transactional_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1503,7 +2307,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.transactional_id !== undefined) {
         let data0 = data.transactional_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/transactional_id", schemaPath: "#/properties/transactional_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/transactional_id",
+                schemaPath: "#/properties/transactional_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1514,7 +2324,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/transactional_id", schemaPath: "#/properties/transactional_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/transactional_id",
+                    schemaPath: "#/properties/transactional_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1537,10 +2353,28 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const transactional_message_contents__list = validate32;
-const schema33 = { "$id": "transactional_message_contents__list", "type": "object", "properties": { "transactional_id": { "type": "integer", "minimum": 1, "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)." } }, "required": ["transactional_id"], "additionalProperties": false };
+const schema33 = {
+    "$id": "transactional_message_contents__list",
+    "type": "object",
+    "properties": {
+        "transactional_id": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The transactional message ID (3 in the UI path /transactional/3/templates/139)."
+        }
+    },
+    "required": ["transactional_id"],
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_message_contents__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "transactional_id" }, message: "must have required property '" + "transactional_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "transactional_id" },
+            message: "must have required property '" + "transactional_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1551,7 +2385,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "transactional_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1564,7 +2404,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.transactional_id !== undefined) {
         let data0 = data.transactional_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/transactional_id", schemaPath: "#/properties/transactional_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/transactional_id",
+                schemaPath: "#/properties/transactional_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1575,7 +2421,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/transactional_id", schemaPath: "#/properties/transactional_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/transactional_id",
+                    schemaPath: "#/properties/transactional_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1598,10 +2450,102 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const transactional_email__create = validate33;
-const schema34 = { "$id": "transactional_email__create", "type": "object", "properties": { "transactional_message_id": { "type": ["integer", "string"], "minLength": 1, "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)." }, "to": { "type": "string", "minLength": 1, "description": "Recipient address(es), comma separated, with optional quoted display names; at most 15 across to, cc and bcc." }, "identifiers": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "properties": { "id": { "type": "string", "minLength": 1 }, "email": { "type": "string", "minLength": 1 }, "cio_id": { "type": "string", "minLength": 1 } }, "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}." }, "message_data": { "type": "object", "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})." }, "from": { "type": "string", "minLength": 1, "description": "A verified sender, e.g. \"Support\" <support@example.com>; overrides the template." }, "subject": { "type": "string", "description": "Subject line; overrides the template." }, "body": { "type": "string", "description": "HTML body; overrides the template." }, "body_amp": { "type": "string", "description": "AMP body (clients without AMP get body)." }, "body_plain": { "type": "string", "description": "Plain-text body; overrides the template." }, "cc": { "type": "string", "description": "CC address(es), comma separated." }, "bcc": { "type": "string", "description": "BCC address(es), comma separated." }, "fake_bcc": { "type": "boolean", "description": "true: send BCC addresses a copy whose subject names the recipients instead of true copies." }, "reply_to": { "type": "string", "description": "Reply-to address." }, "preheader": { "type": "string", "description": "Preview text shown next to the subject." }, "attachments": { "type": "object", "description": "Attachments as {\"file.pdf\": \"<base64 content>\"}; 2 MB in total at most." }, "headers": { "type": "object", "description": "Custom email headers, e.g. {\"X-Mailgun-Tag\": \"my-cool-tag\"} (ASCII only)." }, "disable_css_preprocessing": { "type": "boolean", "description": "true: skip CSS preprocessing (overrides the template)." }, "tracked": { "type": "boolean", "description": "true: track opens and clicks (Customer.io default true)." }, "send_at": { "type": "integer", "minimum": 0, "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now." }, "disable_message_retention": { "type": "boolean", "description": "true: the message body is not kept in delivery history (overrides the template setting)." }, "send_to_unsubscribed": { "type": "boolean", "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)." }, "queue_draft": { "type": "boolean", "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it." }, "language": { "type": "string", "minLength": 2, "description": "Language code overriding the person's language preference (fr, pt-BR...)." }, "auto_create": { "type": "boolean", "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches." } }, "required": ["to"], "additionalProperties": false };
+const schema34 = {
+    "$id": "transactional_email__create",
+    "type": "object",
+    "properties": {
+        "transactional_message_id": {
+            "type": ["integer", "string"],
+            "minLength": 1,
+            "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)."
+        },
+        "to": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Recipient address(es), comma separated, with optional quoted display names; at most 15 across to, cc and bcc."
+        },
+        "identifiers": {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "additionalProperties": false,
+            "properties": {
+                "id": { "type": "string", "minLength": 1 },
+                "email": { "type": "string", "minLength": 1 },
+                "cio_id": { "type": "string", "minLength": 1 }
+            },
+            "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}."
+        },
+        "message_data": {
+            "type": "object",
+            "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
+        },
+        "from": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A verified sender, e.g. \"Support\" <support@example.com>; overrides the template."
+        },
+        "subject": { "type": "string", "description": "Subject line; overrides the template." },
+        "body": { "type": "string", "description": "HTML body; overrides the template." },
+        "body_amp": { "type": "string", "description": "AMP body (clients without AMP get body)." },
+        "body_plain": { "type": "string", "description": "Plain-text body; overrides the template." },
+        "cc": { "type": "string", "description": "CC address(es), comma separated." },
+        "bcc": { "type": "string", "description": "BCC address(es), comma separated." },
+        "fake_bcc": {
+            "type": "boolean",
+            "description": "true: send BCC addresses a copy whose subject names the recipients instead of true copies."
+        },
+        "reply_to": { "type": "string", "description": "Reply-to address." },
+        "preheader": { "type": "string", "description": "Preview text shown next to the subject." },
+        "attachments": {
+            "type": "object",
+            "description": "Attachments as {\"file.pdf\": \"<base64 content>\"}; 2 MB in total at most."
+        },
+        "headers": {
+            "type": "object",
+            "description": "Custom email headers, e.g. {\"X-Mailgun-Tag\": \"my-cool-tag\"} (ASCII only)."
+        },
+        "disable_css_preprocessing": { "type": "boolean", "description": "true: skip CSS preprocessing (overrides the template)." },
+        "tracked": { "type": "boolean", "description": "true: track opens and clicks (Customer.io default true)." },
+        "send_at": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
+        },
+        "disable_message_retention": {
+            "type": "boolean",
+            "description": "true: the message body is not kept in delivery history (overrides the template setting)."
+        },
+        "send_to_unsubscribed": {
+            "type": "boolean",
+            "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)."
+        },
+        "queue_draft": {
+            "type": "boolean",
+            "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
+        },
+        "language": {
+            "type": "string",
+            "minLength": 2,
+            "description": "Language code overriding the person's language preference (fr, pt-BR...)."
+        },
+        "auto_create": {
+            "type": "boolean",
+            "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
+        }
+    },
+    "required": ["to"],
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_email__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.to === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "to" }, message: "must have required property '" + "to" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "to" },
+            message: "must have required property '" + "to" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1612,7 +2556,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema34.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1625,7 +2575,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.transactional_message_id !== undefined) {
         let data0 = data.transactional_message_id;
         if ((!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) && (typeof data0 !== "string")) {
-            const err2 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/type", keyword: "type", params: { type: schema34.properties.transactional_message_id.type }, message: "must be integer,string" };
+            const err2 = {
+                instancePath: instancePath + "/transactional_message_id",
+                schemaPath: "#/properties/transactional_message_id/type",
+                keyword: "type",
+                params: { type: schema34.properties.transactional_message_id.type },
+                message: "must be integer,string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1636,7 +2592,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/transactional_message_id",
+                    schemaPath: "#/properties/transactional_message_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1651,7 +2613,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.to;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/to",
+                    schemaPath: "#/properties/to/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1662,7 +2630,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/to",
+                schemaPath: "#/properties/to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1676,7 +2650,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.identifiers;
         if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
             if (Object.keys(data2).length > 1) {
-                const err6 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
+                const err6 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/maxProperties",
+                    keyword: "maxProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have more than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1686,7 +2666,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (Object.keys(data2).length < 1) {
-                const err7 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties" };
+                const err7 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/minProperties",
+                    keyword: "minProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1697,7 +2683,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data2) {
                 if (!(((key1 === "id") || (key1 === "email")) || (key1 === "cio_id"))) {
-                    const err8 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err8 = {
+                        instancePath: instancePath + "/identifiers",
+                        schemaPath: "#/properties/identifiers/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -1711,7 +2703,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data2.id;
                 if (typeof data3 === "string") {
                     if (func3(data3) < 1) {
-                        const err9 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err9 = {
+                            instancePath: instancePath + "/identifiers/id",
+                            schemaPath: "#/properties/identifiers/properties/id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err9];
                         }
@@ -1722,7 +2720,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err10 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/identifiers/id",
+                        schemaPath: "#/properties/identifiers/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -1736,7 +2740,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data2.email;
                 if (typeof data4 === "string") {
                     if (func3(data4) < 1) {
-                        const err11 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err11 = {
+                            instancePath: instancePath + "/identifiers/email",
+                            schemaPath: "#/properties/identifiers/properties/email/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err11];
                         }
@@ -1747,7 +2757,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err12 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/identifiers/email",
+                        schemaPath: "#/properties/identifiers/properties/email/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -1761,7 +2777,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 let data5 = data2.cio_id;
                 if (typeof data5 === "string") {
                     if (func3(data5) < 1) {
-                        const err13 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err13 = {
+                            instancePath: instancePath + "/identifiers/cio_id",
+                            schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err13];
                         }
@@ -1772,7 +2794,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err14 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/identifiers/cio_id",
+                        schemaPath: "#/properties/identifiers/properties/cio_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -1784,7 +2812,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err15 = {
+                instancePath: instancePath + "/identifiers",
+                schemaPath: "#/properties/identifiers/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -1797,7 +2831,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.message_data !== undefined) {
         let data6 = data.message_data;
         if (!(data6 && typeof data6 == "object" && !Array.isArray(data6))) {
-            const err16 = { instancePath: instancePath + "/message_data", schemaPath: "#/properties/message_data/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err16 = {
+                instancePath: instancePath + "/message_data",
+                schemaPath: "#/properties/message_data/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1811,7 +2851,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data7 = data.from;
         if (typeof data7 === "string") {
             if (func3(data7) < 1) {
-                const err17 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err17 = {
+                    instancePath: instancePath + "/from",
+                    schemaPath: "#/properties/from/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err17];
                 }
@@ -1822,7 +2868,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err18 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err18 = {
+                instancePath: instancePath + "/from",
+                schemaPath: "#/properties/from/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -1834,7 +2886,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.subject !== undefined) {
         if (typeof data.subject !== "string") {
-            const err19 = { instancePath: instancePath + "/subject", schemaPath: "#/properties/subject/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/subject",
+                schemaPath: "#/properties/subject/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -1846,7 +2904,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.body !== undefined) {
         if (typeof data.body !== "string") {
-            const err20 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err20 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -1858,7 +2922,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.body_amp !== undefined) {
         if (typeof data.body_amp !== "string") {
-            const err21 = { instancePath: instancePath + "/body_amp", schemaPath: "#/properties/body_amp/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err21 = {
+                instancePath: instancePath + "/body_amp",
+                schemaPath: "#/properties/body_amp/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -1870,7 +2940,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.body_plain !== undefined) {
         if (typeof data.body_plain !== "string") {
-            const err22 = { instancePath: instancePath + "/body_plain", schemaPath: "#/properties/body_plain/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err22 = {
+                instancePath: instancePath + "/body_plain",
+                schemaPath: "#/properties/body_plain/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -1882,7 +2958,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cc !== undefined) {
         if (typeof data.cc !== "string") {
-            const err23 = { instancePath: instancePath + "/cc", schemaPath: "#/properties/cc/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err23 = {
+                instancePath: instancePath + "/cc",
+                schemaPath: "#/properties/cc/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -1894,7 +2976,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bcc !== undefined) {
         if (typeof data.bcc !== "string") {
-            const err24 = { instancePath: instancePath + "/bcc", schemaPath: "#/properties/bcc/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err24 = {
+                instancePath: instancePath + "/bcc",
+                schemaPath: "#/properties/bcc/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -1906,7 +2994,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fake_bcc !== undefined) {
         if (typeof data.fake_bcc !== "boolean") {
-            const err25 = { instancePath: instancePath + "/fake_bcc", schemaPath: "#/properties/fake_bcc/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err25 = {
+                instancePath: instancePath + "/fake_bcc",
+                schemaPath: "#/properties/fake_bcc/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -1918,7 +3012,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.reply_to !== undefined) {
         if (typeof data.reply_to !== "string") {
-            const err26 = { instancePath: instancePath + "/reply_to", schemaPath: "#/properties/reply_to/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err26 = {
+                instancePath: instancePath + "/reply_to",
+                schemaPath: "#/properties/reply_to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -1930,7 +3030,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.preheader !== undefined) {
         if (typeof data.preheader !== "string") {
-            const err27 = { instancePath: instancePath + "/preheader", schemaPath: "#/properties/preheader/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err27 = {
+                instancePath: instancePath + "/preheader",
+                schemaPath: "#/properties/preheader/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -1943,7 +3049,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.attachments !== undefined) {
         let data17 = data.attachments;
         if (!(data17 && typeof data17 == "object" && !Array.isArray(data17))) {
-            const err28 = { instancePath: instancePath + "/attachments", schemaPath: "#/properties/attachments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err28 = {
+                instancePath: instancePath + "/attachments",
+                schemaPath: "#/properties/attachments/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -1956,7 +3068,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.headers !== undefined) {
         let data18 = data.headers;
         if (!(data18 && typeof data18 == "object" && !Array.isArray(data18))) {
-            const err29 = { instancePath: instancePath + "/headers", schemaPath: "#/properties/headers/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err29 = {
+                instancePath: instancePath + "/headers",
+                schemaPath: "#/properties/headers/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -1968,7 +3086,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.disable_css_preprocessing !== undefined) {
         if (typeof data.disable_css_preprocessing !== "boolean") {
-            const err30 = { instancePath: instancePath + "/disable_css_preprocessing", schemaPath: "#/properties/disable_css_preprocessing/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err30 = {
+                instancePath: instancePath + "/disable_css_preprocessing",
+                schemaPath: "#/properties/disable_css_preprocessing/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -1980,7 +3104,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.tracked !== undefined) {
         if (typeof data.tracked !== "boolean") {
-            const err31 = { instancePath: instancePath + "/tracked", schemaPath: "#/properties/tracked/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err31 = {
+                instancePath: instancePath + "/tracked",
+                schemaPath: "#/properties/tracked/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -1993,7 +3123,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.send_at !== undefined) {
         let data21 = data.send_at;
         if (!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))) {
-            const err32 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err32 = {
+                instancePath: instancePath + "/send_at",
+                schemaPath: "#/properties/send_at/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -2004,7 +3140,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data21 == "number") {
             if (data21 < 0 || isNaN(data21)) {
-                const err33 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err33 = {
+                    instancePath: instancePath + "/send_at",
+                    schemaPath: "#/properties/send_at/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err33];
                 }
@@ -2017,7 +3159,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.disable_message_retention !== undefined) {
         if (typeof data.disable_message_retention !== "boolean") {
-            const err34 = { instancePath: instancePath + "/disable_message_retention", schemaPath: "#/properties/disable_message_retention/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err34 = {
+                instancePath: instancePath + "/disable_message_retention",
+                schemaPath: "#/properties/disable_message_retention/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err34];
             }
@@ -2029,7 +3177,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.send_to_unsubscribed !== undefined) {
         if (typeof data.send_to_unsubscribed !== "boolean") {
-            const err35 = { instancePath: instancePath + "/send_to_unsubscribed", schemaPath: "#/properties/send_to_unsubscribed/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err35 = {
+                instancePath: instancePath + "/send_to_unsubscribed",
+                schemaPath: "#/properties/send_to_unsubscribed/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err35];
             }
@@ -2041,7 +3195,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.queue_draft !== undefined) {
         if (typeof data.queue_draft !== "boolean") {
-            const err36 = { instancePath: instancePath + "/queue_draft", schemaPath: "#/properties/queue_draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err36 = {
+                instancePath: instancePath + "/queue_draft",
+                schemaPath: "#/properties/queue_draft/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err36];
             }
@@ -2055,7 +3215,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data25 = data.language;
         if (typeof data25 === "string") {
             if (func3(data25) < 2) {
-                const err37 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/minLength", keyword: "minLength", params: { limit: 2 }, message: "must NOT have fewer than 2 characters" };
+                const err37 = {
+                    instancePath: instancePath + "/language",
+                    schemaPath: "#/properties/language/minLength",
+                    keyword: "minLength",
+                    params: { limit: 2 },
+                    message: "must NOT have fewer than 2 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err37];
                 }
@@ -2066,7 +3232,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err38 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err38 = {
+                instancePath: instancePath + "/language",
+                schemaPath: "#/properties/language/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err38];
             }
@@ -2078,7 +3250,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.auto_create !== undefined) {
         if (typeof data.auto_create !== "boolean") {
-            const err39 = { instancePath: instancePath + "/auto_create", schemaPath: "#/properties/auto_create/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err39 = {
+                instancePath: instancePath + "/auto_create",
+                schemaPath: "#/properties/auto_create/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err39];
             }
@@ -2100,10 +3278,81 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const transactional_sms__create = validate34;
-const schema35 = { "$id": "transactional_sms__create", "type": "object", "properties": { "transactional_message_id": { "type": ["integer", "string"], "minLength": 1, "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)." }, "identifiers": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "properties": { "id": { "type": "string", "minLength": 1 }, "email": { "type": "string", "minLength": 1 }, "cio_id": { "type": "string", "minLength": 1 } }, "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}." }, "to": { "type": "string", "minLength": 1, "description": "Phone number in E.164 format (+15551234567) or Liquid such as {{customer.phone}}." }, "from": { "type": "string", "minLength": 1, "description": "Sender phone number or ID verified in Twilio; overrides the template." }, "tracked": { "type": "boolean", "description": "true: track link clicks." }, "message_data": { "type": "object", "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})." }, "send_at": { "type": "integer", "minimum": 0, "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now." }, "disable_message_retention": { "type": "boolean", "description": "true: the message body is not kept in delivery history (overrides the template setting)." }, "send_to_unsubscribed": { "type": "boolean", "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)." }, "queue_draft": { "type": "boolean", "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it." }, "language": { "type": "string", "minLength": 2, "description": "Language code overriding the person's language preference (fr, pt-BR...)." }, "auto_create": { "type": "boolean", "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches." } }, "required": ["transactional_message_id", "identifiers", "to"], "additionalProperties": false };
+const schema35 = {
+    "$id": "transactional_sms__create",
+    "type": "object",
+    "properties": {
+        "transactional_message_id": {
+            "type": ["integer", "string"],
+            "minLength": 1,
+            "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)."
+        },
+        "identifiers": {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "additionalProperties": false,
+            "properties": {
+                "id": { "type": "string", "minLength": 1 },
+                "email": { "type": "string", "minLength": 1 },
+                "cio_id": { "type": "string", "minLength": 1 }
+            },
+            "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}."
+        },
+        "to": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Phone number in E.164 format (+15551234567) or Liquid such as {{customer.phone}}."
+        },
+        "from": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Sender phone number or ID verified in Twilio; overrides the template."
+        },
+        "tracked": { "type": "boolean", "description": "true: track link clicks." },
+        "message_data": {
+            "type": "object",
+            "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
+        },
+        "send_at": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
+        },
+        "disable_message_retention": {
+            "type": "boolean",
+            "description": "true: the message body is not kept in delivery history (overrides the template setting)."
+        },
+        "send_to_unsubscribed": {
+            "type": "boolean",
+            "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)."
+        },
+        "queue_draft": {
+            "type": "boolean",
+            "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
+        },
+        "language": {
+            "type": "string",
+            "minLength": 2,
+            "description": "Language code overriding the person's language preference (fr, pt-BR...)."
+        },
+        "auto_create": {
+            "type": "boolean",
+            "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
+        }
+    },
+    "required": ["transactional_message_id", "identifiers", "to"],
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_sms__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_message_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "transactional_message_id" }, message: "must have required property '" + "transactional_message_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "transactional_message_id" },
+            message: "must have required property '" + "transactional_message_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2113,7 +3362,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.identifiers === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "identifiers" }, message: "must have required property '" + "identifiers" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "identifiers" },
+            message: "must have required property '" + "identifiers" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2123,7 +3378,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.to === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "to" }, message: "must have required property '" + "to" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "to" },
+            message: "must have required property '" + "to" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -2134,7 +3395,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema35.properties, key0))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2147,7 +3414,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.transactional_message_id !== undefined) {
         let data0 = data.transactional_message_id;
         if ((!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) && (typeof data0 !== "string")) {
-            const err4 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/type", keyword: "type", params: { type: schema35.properties.transactional_message_id.type }, message: "must be integer,string" };
+            const err4 = {
+                instancePath: instancePath + "/transactional_message_id",
+                schemaPath: "#/properties/transactional_message_id/type",
+                keyword: "type",
+                params: { type: schema35.properties.transactional_message_id.type },
+                message: "must be integer,string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2158,7 +3431,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err5 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/transactional_message_id",
+                    schemaPath: "#/properties/transactional_message_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2173,7 +3452,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.identifiers;
         if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
             if (Object.keys(data1).length > 1) {
-                const err6 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
+                const err6 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/maxProperties",
+                    keyword: "maxProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have more than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2183,7 +3468,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (Object.keys(data1).length < 1) {
-                const err7 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties" };
+                const err7 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/minProperties",
+                    keyword: "minProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -2194,7 +3485,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data1) {
                 if (!(((key1 === "id") || (key1 === "email")) || (key1 === "cio_id"))) {
-                    const err8 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err8 = {
+                        instancePath: instancePath + "/identifiers",
+                        schemaPath: "#/properties/identifiers/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -2208,7 +3505,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data1.id;
                 if (typeof data2 === "string") {
                     if (func3(data2) < 1) {
-                        const err9 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err9 = {
+                            instancePath: instancePath + "/identifiers/id",
+                            schemaPath: "#/properties/identifiers/properties/id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err9];
                         }
@@ -2219,7 +3522,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err10 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/identifiers/id",
+                        schemaPath: "#/properties/identifiers/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -2233,7 +3542,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data1.email;
                 if (typeof data3 === "string") {
                     if (func3(data3) < 1) {
-                        const err11 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err11 = {
+                            instancePath: instancePath + "/identifiers/email",
+                            schemaPath: "#/properties/identifiers/properties/email/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err11];
                         }
@@ -2244,7 +3559,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err12 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/identifiers/email",
+                        schemaPath: "#/properties/identifiers/properties/email/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -2258,7 +3579,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data1.cio_id;
                 if (typeof data4 === "string") {
                     if (func3(data4) < 1) {
-                        const err13 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err13 = {
+                            instancePath: instancePath + "/identifiers/cio_id",
+                            schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err13];
                         }
@@ -2269,7 +3596,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err14 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/identifiers/cio_id",
+                        schemaPath: "#/properties/identifiers/properties/cio_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -2281,7 +3614,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err15 = {
+                instancePath: instancePath + "/identifiers",
+                schemaPath: "#/properties/identifiers/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -2295,7 +3634,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.to;
         if (typeof data5 === "string") {
             if (func3(data5) < 1) {
-                const err16 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err16 = {
+                    instancePath: instancePath + "/to",
+                    schemaPath: "#/properties/to/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -2306,7 +3651,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/to",
+                schemaPath: "#/properties/to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -2320,7 +3671,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data6 = data.from;
         if (typeof data6 === "string") {
             if (func3(data6) < 1) {
-                const err18 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err18 = {
+                    instancePath: instancePath + "/from",
+                    schemaPath: "#/properties/from/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err18];
                 }
@@ -2331,7 +3688,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/from",
+                schemaPath: "#/properties/from/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -2343,7 +3706,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.tracked !== undefined) {
         if (typeof data.tracked !== "boolean") {
-            const err20 = { instancePath: instancePath + "/tracked", schemaPath: "#/properties/tracked/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err20 = {
+                instancePath: instancePath + "/tracked",
+                schemaPath: "#/properties/tracked/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -2356,7 +3725,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.message_data !== undefined) {
         let data8 = data.message_data;
         if (!(data8 && typeof data8 == "object" && !Array.isArray(data8))) {
-            const err21 = { instancePath: instancePath + "/message_data", schemaPath: "#/properties/message_data/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err21 = {
+                instancePath: instancePath + "/message_data",
+                schemaPath: "#/properties/message_data/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -2369,7 +3744,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.send_at !== undefined) {
         let data9 = data.send_at;
         if (!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) {
-            const err22 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err22 = {
+                instancePath: instancePath + "/send_at",
+                schemaPath: "#/properties/send_at/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -2380,7 +3761,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data9 == "number") {
             if (data9 < 0 || isNaN(data9)) {
-                const err23 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err23 = {
+                    instancePath: instancePath + "/send_at",
+                    schemaPath: "#/properties/send_at/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err23];
                 }
@@ -2393,7 +3780,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.disable_message_retention !== undefined) {
         if (typeof data.disable_message_retention !== "boolean") {
-            const err24 = { instancePath: instancePath + "/disable_message_retention", schemaPath: "#/properties/disable_message_retention/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err24 = {
+                instancePath: instancePath + "/disable_message_retention",
+                schemaPath: "#/properties/disable_message_retention/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -2405,7 +3798,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.send_to_unsubscribed !== undefined) {
         if (typeof data.send_to_unsubscribed !== "boolean") {
-            const err25 = { instancePath: instancePath + "/send_to_unsubscribed", schemaPath: "#/properties/send_to_unsubscribed/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err25 = {
+                instancePath: instancePath + "/send_to_unsubscribed",
+                schemaPath: "#/properties/send_to_unsubscribed/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -2417,7 +3816,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.queue_draft !== undefined) {
         if (typeof data.queue_draft !== "boolean") {
-            const err26 = { instancePath: instancePath + "/queue_draft", schemaPath: "#/properties/queue_draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err26 = {
+                instancePath: instancePath + "/queue_draft",
+                schemaPath: "#/properties/queue_draft/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -2431,7 +3836,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data13 = data.language;
         if (typeof data13 === "string") {
             if (func3(data13) < 2) {
-                const err27 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/minLength", keyword: "minLength", params: { limit: 2 }, message: "must NOT have fewer than 2 characters" };
+                const err27 = {
+                    instancePath: instancePath + "/language",
+                    schemaPath: "#/properties/language/minLength",
+                    keyword: "minLength",
+                    params: { limit: 2 },
+                    message: "must NOT have fewer than 2 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err27];
                 }
@@ -2442,7 +3853,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err28 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err28 = {
+                instancePath: instancePath + "/language",
+                schemaPath: "#/properties/language/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -2454,7 +3871,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.auto_create !== undefined) {
         if (typeof data.auto_create !== "boolean") {
-            const err29 = { instancePath: instancePath + "/auto_create", schemaPath: "#/properties/auto_create/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err29 = {
+                instancePath: instancePath + "/auto_create",
+                schemaPath: "#/properties/auto_create/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -2476,10 +3899,89 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const transactional_push__create = validate35;
-const schema36 = { "$id": "transactional_push__create", "type": "object", "properties": { "transactional_message_id": { "type": ["integer", "string"], "minLength": 1, "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)." }, "identifiers": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "properties": { "id": { "type": "string", "minLength": 1 }, "email": { "type": "string", "minLength": 1 }, "cio_id": { "type": "string", "minLength": 1 } }, "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}." }, "to": { "type": "string", "minLength": 1, "description": "Devices: all (default), last_used, or one device token of the person." }, "title": { "type": "string", "description": "Notification title; overrides the template." }, "message": { "type": "string", "description": "Notification body; overrides the template." }, "image_url": { "type": "string", "description": "Image URL; overrides the template." }, "link": { "type": "string", "description": "Deep link opened on tap; overrides the template." }, "sound": { "type": "string", "enum": ["default", "none"], "description": "iOS only: default sound or none." }, "custom_data": { "type": "object", "description": "Key-values added to the push payload (strings for Firebase)." }, "custom_device": { "type": "object", "description": "A device to add or update on the person at send time: {token, platform (ios|android), last_used, attributes}." }, "custom_payload": { "type": "object", "description": "Full platform payloads {ios: {...}, android: {...}}; overrides every other payload value." }, "message_data": { "type": "object", "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})." }, "send_at": { "type": "integer", "minimum": 0, "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now." }, "disable_message_retention": { "type": "boolean", "description": "true: the message body is not kept in delivery history (overrides the template setting)." }, "send_to_unsubscribed": { "type": "boolean", "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)." }, "queue_draft": { "type": "boolean", "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it." }, "language": { "type": "string", "minLength": 2, "description": "Language code overriding the person's language preference (fr, pt-BR...)." }, "auto_create": { "type": "boolean", "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches." } }, "required": ["transactional_message_id", "identifiers"], "additionalProperties": false };
+const schema36 = {
+    "$id": "transactional_push__create",
+    "type": "object",
+    "properties": {
+        "transactional_message_id": {
+            "type": ["integer", "string"],
+            "minLength": 1,
+            "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)."
+        },
+        "identifiers": {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "additionalProperties": false,
+            "properties": {
+                "id": { "type": "string", "minLength": 1 },
+                "email": { "type": "string", "minLength": 1 },
+                "cio_id": { "type": "string", "minLength": 1 }
+            },
+            "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}."
+        },
+        "to": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Devices: all (default), last_used, or one device token of the person."
+        },
+        "title": { "type": "string", "description": "Notification title; overrides the template." },
+        "message": { "type": "string", "description": "Notification body; overrides the template." },
+        "image_url": { "type": "string", "description": "Image URL; overrides the template." },
+        "link": { "type": "string", "description": "Deep link opened on tap; overrides the template." },
+        "sound": { "type": "string", "enum": ["default", "none"], "description": "iOS only: default sound or none." },
+        "custom_data": { "type": "object", "description": "Key-values added to the push payload (strings for Firebase)." },
+        "custom_device": {
+            "type": "object",
+            "description": "A device to add or update on the person at send time: {token, platform (ios|android), last_used, attributes}."
+        },
+        "custom_payload": {
+            "type": "object",
+            "description": "Full platform payloads {ios: {...}, android: {...}}; overrides every other payload value."
+        },
+        "message_data": {
+            "type": "object",
+            "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
+        },
+        "send_at": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
+        },
+        "disable_message_retention": {
+            "type": "boolean",
+            "description": "true: the message body is not kept in delivery history (overrides the template setting)."
+        },
+        "send_to_unsubscribed": {
+            "type": "boolean",
+            "description": "false: do not send to unsubscribed people (Customer.io default true; overrides the template setting)."
+        },
+        "queue_draft": {
+            "type": "boolean",
+            "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
+        },
+        "language": {
+            "type": "string",
+            "minLength": 2,
+            "description": "Language code overriding the person's language preference (fr, pt-BR...)."
+        },
+        "auto_create": {
+            "type": "boolean",
+            "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
+        }
+    },
+    "required": ["transactional_message_id", "identifiers"],
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_push__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_message_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "transactional_message_id" }, message: "must have required property '" + "transactional_message_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "transactional_message_id" },
+            message: "must have required property '" + "transactional_message_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2489,7 +3991,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.identifiers === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "identifiers" }, message: "must have required property '" + "identifiers" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "identifiers" },
+            message: "must have required property '" + "identifiers" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2500,7 +4008,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema36.properties, key0))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2513,7 +4027,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.transactional_message_id !== undefined) {
         let data0 = data.transactional_message_id;
         if ((!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) && (typeof data0 !== "string")) {
-            const err3 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/type", keyword: "type", params: { type: schema36.properties.transactional_message_id.type }, message: "must be integer,string" };
+            const err3 = {
+                instancePath: instancePath + "/transactional_message_id",
+                schemaPath: "#/properties/transactional_message_id/type",
+                keyword: "type",
+                params: { type: schema36.properties.transactional_message_id.type },
+                message: "must be integer,string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2524,7 +4044,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err4 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/transactional_message_id",
+                    schemaPath: "#/properties/transactional_message_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2539,7 +4065,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.identifiers;
         if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
             if (Object.keys(data1).length > 1) {
-                const err5 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
+                const err5 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/maxProperties",
+                    keyword: "maxProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have more than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2549,7 +4081,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (Object.keys(data1).length < 1) {
-                const err6 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties" };
+                const err6 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/minProperties",
+                    keyword: "minProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2560,7 +4098,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data1) {
                 if (!(((key1 === "id") || (key1 === "email")) || (key1 === "cio_id"))) {
-                    const err7 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err7 = {
+                        instancePath: instancePath + "/identifiers",
+                        schemaPath: "#/properties/identifiers/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -2574,7 +4118,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data1.id;
                 if (typeof data2 === "string") {
                     if (func3(data2) < 1) {
-                        const err8 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err8 = {
+                            instancePath: instancePath + "/identifiers/id",
+                            schemaPath: "#/properties/identifiers/properties/id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err8];
                         }
@@ -2585,7 +4135,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err9 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err9 = {
+                        instancePath: instancePath + "/identifiers/id",
+                        schemaPath: "#/properties/identifiers/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -2599,7 +4155,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data1.email;
                 if (typeof data3 === "string") {
                     if (func3(data3) < 1) {
-                        const err10 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err10 = {
+                            instancePath: instancePath + "/identifiers/email",
+                            schemaPath: "#/properties/identifiers/properties/email/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err10];
                         }
@@ -2610,7 +4172,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err11 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/identifiers/email",
+                        schemaPath: "#/properties/identifiers/properties/email/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -2624,7 +4192,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data1.cio_id;
                 if (typeof data4 === "string") {
                     if (func3(data4) < 1) {
-                        const err12 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err12 = {
+                            instancePath: instancePath + "/identifiers/cio_id",
+                            schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err12];
                         }
@@ -2635,7 +4209,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err13 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err13 = {
+                        instancePath: instancePath + "/identifiers/cio_id",
+                        schemaPath: "#/properties/identifiers/properties/cio_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -2647,7 +4227,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err14 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err14 = {
+                instancePath: instancePath + "/identifiers",
+                schemaPath: "#/properties/identifiers/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -2661,7 +4247,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.to;
         if (typeof data5 === "string") {
             if (func3(data5) < 1) {
-                const err15 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err15 = {
+                    instancePath: instancePath + "/to",
+                    schemaPath: "#/properties/to/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -2672,7 +4264,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/to",
+                schemaPath: "#/properties/to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -2684,7 +4282,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.title !== undefined) {
         if (typeof data.title !== "string") {
-            const err17 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -2696,7 +4300,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.message !== undefined) {
         if (typeof data.message !== "string") {
-            const err18 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err18 = {
+                instancePath: instancePath + "/message",
+                schemaPath: "#/properties/message/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -2708,7 +4318,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.image_url !== undefined) {
         if (typeof data.image_url !== "string") {
-            const err19 = { instancePath: instancePath + "/image_url", schemaPath: "#/properties/image_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/image_url",
+                schemaPath: "#/properties/image_url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -2720,7 +4336,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.link !== undefined) {
         if (typeof data.link !== "string") {
-            const err20 = { instancePath: instancePath + "/link", schemaPath: "#/properties/link/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err20 = {
+                instancePath: instancePath + "/link",
+                schemaPath: "#/properties/link/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -2733,7 +4355,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.sound !== undefined) {
         let data10 = data.sound;
         if (typeof data10 !== "string") {
-            const err21 = { instancePath: instancePath + "/sound", schemaPath: "#/properties/sound/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err21 = {
+                instancePath: instancePath + "/sound",
+                schemaPath: "#/properties/sound/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -2743,7 +4371,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data10 === "default") || (data10 === "none"))) {
-            const err22 = { instancePath: instancePath + "/sound", schemaPath: "#/properties/sound/enum", keyword: "enum", params: { allowedValues: schema36.properties.sound.enum }, message: "must be equal to one of the allowed values" };
+            const err22 = {
+                instancePath: instancePath + "/sound",
+                schemaPath: "#/properties/sound/enum",
+                keyword: "enum",
+                params: { allowedValues: schema36.properties.sound.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -2756,7 +4390,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_data !== undefined) {
         let data11 = data.custom_data;
         if (!(data11 && typeof data11 == "object" && !Array.isArray(data11))) {
-            const err23 = { instancePath: instancePath + "/custom_data", schemaPath: "#/properties/custom_data/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err23 = {
+                instancePath: instancePath + "/custom_data",
+                schemaPath: "#/properties/custom_data/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -2769,7 +4409,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_device !== undefined) {
         let data12 = data.custom_device;
         if (!(data12 && typeof data12 == "object" && !Array.isArray(data12))) {
-            const err24 = { instancePath: instancePath + "/custom_device", schemaPath: "#/properties/custom_device/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err24 = {
+                instancePath: instancePath + "/custom_device",
+                schemaPath: "#/properties/custom_device/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -2782,7 +4428,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_payload !== undefined) {
         let data13 = data.custom_payload;
         if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-            const err25 = { instancePath: instancePath + "/custom_payload", schemaPath: "#/properties/custom_payload/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err25 = {
+                instancePath: instancePath + "/custom_payload",
+                schemaPath: "#/properties/custom_payload/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -2795,7 +4447,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.message_data !== undefined) {
         let data14 = data.message_data;
         if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-            const err26 = { instancePath: instancePath + "/message_data", schemaPath: "#/properties/message_data/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err26 = {
+                instancePath: instancePath + "/message_data",
+                schemaPath: "#/properties/message_data/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -2808,7 +4466,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.send_at !== undefined) {
         let data15 = data.send_at;
         if (!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))) {
-            const err27 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err27 = {
+                instancePath: instancePath + "/send_at",
+                schemaPath: "#/properties/send_at/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -2819,7 +4483,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data15 == "number") {
             if (data15 < 0 || isNaN(data15)) {
-                const err28 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err28 = {
+                    instancePath: instancePath + "/send_at",
+                    schemaPath: "#/properties/send_at/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err28];
                 }
@@ -2832,7 +4502,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.disable_message_retention !== undefined) {
         if (typeof data.disable_message_retention !== "boolean") {
-            const err29 = { instancePath: instancePath + "/disable_message_retention", schemaPath: "#/properties/disable_message_retention/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err29 = {
+                instancePath: instancePath + "/disable_message_retention",
+                schemaPath: "#/properties/disable_message_retention/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -2844,7 +4520,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.send_to_unsubscribed !== undefined) {
         if (typeof data.send_to_unsubscribed !== "boolean") {
-            const err30 = { instancePath: instancePath + "/send_to_unsubscribed", schemaPath: "#/properties/send_to_unsubscribed/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err30 = {
+                instancePath: instancePath + "/send_to_unsubscribed",
+                schemaPath: "#/properties/send_to_unsubscribed/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -2856,7 +4538,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.queue_draft !== undefined) {
         if (typeof data.queue_draft !== "boolean") {
-            const err31 = { instancePath: instancePath + "/queue_draft", schemaPath: "#/properties/queue_draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err31 = {
+                instancePath: instancePath + "/queue_draft",
+                schemaPath: "#/properties/queue_draft/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -2870,7 +4558,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data19 = data.language;
         if (typeof data19 === "string") {
             if (func3(data19) < 2) {
-                const err32 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/minLength", keyword: "minLength", params: { limit: 2 }, message: "must NOT have fewer than 2 characters" };
+                const err32 = {
+                    instancePath: instancePath + "/language",
+                    schemaPath: "#/properties/language/minLength",
+                    keyword: "minLength",
+                    params: { limit: 2 },
+                    message: "must NOT have fewer than 2 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err32];
                 }
@@ -2881,7 +4575,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err33 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err33 = {
+                instancePath: instancePath + "/language",
+                schemaPath: "#/properties/language/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err33];
             }
@@ -2893,7 +4593,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.auto_create !== undefined) {
         if (typeof data.auto_create !== "boolean") {
-            const err34 = { instancePath: instancePath + "/auto_create", schemaPath: "#/properties/auto_create/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err34 = {
+                instancePath: instancePath + "/auto_create",
+                schemaPath: "#/properties/auto_create/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err34];
             }
@@ -2915,10 +4621,67 @@ else {
     errors++;
 } validate35.errors = vErrors; return errors === 0; }
 export const transactional_inbox_message__create = validate36;
-const schema37 = { "$id": "transactional_inbox_message__create", "type": "object", "properties": { "transactional_message_id": { "type": ["integer", "string"], "minLength": 1, "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)." }, "identifiers": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "properties": { "id": { "type": "string", "minLength": 1 }, "email": { "type": "string", "minLength": 1 }, "cio_id": { "type": "string", "minLength": 1 } }, "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}." }, "message_data": { "type": "object", "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})." }, "to": { "type": "string", "minLength": 1, "description": "Optional recipient override (normally the person in identifiers)." }, "send_at": { "type": "integer", "minimum": 0, "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now." }, "queue_draft": { "type": "boolean", "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it." }, "language": { "type": "string", "minLength": 2, "description": "Language code overriding the person's language preference (fr, pt-BR...)." }, "auto_create": { "type": "boolean", "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches." } }, "required": ["transactional_message_id", "identifiers"], "additionalProperties": false };
+const schema37 = {
+    "$id": "transactional_inbox_message__create",
+    "type": "object",
+    "properties": {
+        "transactional_message_id": {
+            "type": ["integer", "string"],
+            "minLength": 1,
+            "description": "The transactional message template: its numeric ID (44) or its Trigger Name (pwdreset, case insensitive)."
+        },
+        "identifiers": {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "additionalProperties": false,
+            "properties": {
+                "id": { "type": "string", "minLength": 1 },
+                "email": { "type": "string", "minLength": 1 },
+                "cio_id": { "type": "string", "minLength": 1 }
+            },
+            "description": "The person the message is for, by exactly one identifier: {\"id\": \"12345\"}, {\"email\": \"cool.person@example.com\"} or {\"cio_id\": \"3000001\"}."
+        },
+        "message_data": {
+            "type": "object",
+            "description": "Key-values the template references with Liquid ({{trigger.<key>}} / {{message_data.<key>}})."
+        },
+        "to": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Optional recipient override (normally the person in identifiers)."
+        },
+        "send_at": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix timestamp to send at, up to 90 days ahead; a past value sends now."
+        },
+        "queue_draft": {
+            "type": "boolean",
+            "description": "true: hold the message as a draft (sent from Deliveries & Drafts in the UI) instead of sending it."
+        },
+        "language": {
+            "type": "string",
+            "minLength": 2,
+            "description": "Language code overriding the person's language preference (fr, pt-BR...)."
+        },
+        "auto_create": {
+            "type": "boolean",
+            "description": "true: create an empty transactional message record named by a string transactional_message_id when none matches."
+        }
+    },
+    "required": ["transactional_message_id", "identifiers"],
+    "additionalProperties": false
+};
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="transactional_inbox_message__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.transactional_message_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "transactional_message_id" }, message: "must have required property '" + "transactional_message_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "transactional_message_id" },
+            message: "must have required property '" + "transactional_message_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2928,7 +4691,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.identifiers === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "identifiers" }, message: "must have required property '" + "identifiers" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "identifiers" },
+            message: "must have required property '" + "identifiers" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2939,7 +4708,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((((key0 === "transactional_message_id") || (key0 === "identifiers")) || (key0 === "message_data")) || (key0 === "to")) || (key0 === "send_at")) || (key0 === "queue_draft")) || (key0 === "language")) || (key0 === "auto_create"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2952,7 +4727,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.transactional_message_id !== undefined) {
         let data0 = data.transactional_message_id;
         if ((!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) && (typeof data0 !== "string")) {
-            const err3 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/type", keyword: "type", params: { type: schema37.properties.transactional_message_id.type }, message: "must be integer,string" };
+            const err3 = {
+                instancePath: instancePath + "/transactional_message_id",
+                schemaPath: "#/properties/transactional_message_id/type",
+                keyword: "type",
+                params: { type: schema37.properties.transactional_message_id.type },
+                message: "must be integer,string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2963,7 +4744,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err4 = { instancePath: instancePath + "/transactional_message_id", schemaPath: "#/properties/transactional_message_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/transactional_message_id",
+                    schemaPath: "#/properties/transactional_message_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2978,7 +4765,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.identifiers;
         if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
             if (Object.keys(data1).length > 1) {
-                const err5 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
+                const err5 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/maxProperties",
+                    keyword: "maxProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have more than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2988,7 +4781,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (Object.keys(data1).length < 1) {
-                const err6 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties" };
+                const err6 = {
+                    instancePath: instancePath + "/identifiers",
+                    schemaPath: "#/properties/identifiers/minProperties",
+                    keyword: "minProperties",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 properties"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2999,7 +4798,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data1) {
                 if (!(((key1 === "id") || (key1 === "email")) || (key1 === "cio_id"))) {
-                    const err7 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err7 = {
+                        instancePath: instancePath + "/identifiers",
+                        schemaPath: "#/properties/identifiers/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -3013,7 +4818,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data1.id;
                 if (typeof data2 === "string") {
                     if (func3(data2) < 1) {
-                        const err8 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err8 = {
+                            instancePath: instancePath + "/identifiers/id",
+                            schemaPath: "#/properties/identifiers/properties/id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err8];
                         }
@@ -3024,7 +4835,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err9 = { instancePath: instancePath + "/identifiers/id", schemaPath: "#/properties/identifiers/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err9 = {
+                        instancePath: instancePath + "/identifiers/id",
+                        schemaPath: "#/properties/identifiers/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -3038,7 +4855,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                 let data3 = data1.email;
                 if (typeof data3 === "string") {
                     if (func3(data3) < 1) {
-                        const err10 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err10 = {
+                            instancePath: instancePath + "/identifiers/email",
+                            schemaPath: "#/properties/identifiers/properties/email/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err10];
                         }
@@ -3049,7 +4872,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err11 = { instancePath: instancePath + "/identifiers/email", schemaPath: "#/properties/identifiers/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/identifiers/email",
+                        schemaPath: "#/properties/identifiers/properties/email/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -3063,7 +4892,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data1.cio_id;
                 if (typeof data4 === "string") {
                     if (func3(data4) < 1) {
-                        const err12 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err12 = {
+                            instancePath: instancePath + "/identifiers/cio_id",
+                            schemaPath: "#/properties/identifiers/properties/cio_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err12];
                         }
@@ -3074,7 +4909,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err13 = { instancePath: instancePath + "/identifiers/cio_id", schemaPath: "#/properties/identifiers/properties/cio_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err13 = {
+                        instancePath: instancePath + "/identifiers/cio_id",
+                        schemaPath: "#/properties/identifiers/properties/cio_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -3086,7 +4927,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err14 = { instancePath: instancePath + "/identifiers", schemaPath: "#/properties/identifiers/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err14 = {
+                instancePath: instancePath + "/identifiers",
+                schemaPath: "#/properties/identifiers/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -3099,7 +4946,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.message_data !== undefined) {
         let data5 = data.message_data;
         if (!(data5 && typeof data5 == "object" && !Array.isArray(data5))) {
-            const err15 = { instancePath: instancePath + "/message_data", schemaPath: "#/properties/message_data/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err15 = {
+                instancePath: instancePath + "/message_data",
+                schemaPath: "#/properties/message_data/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -3113,7 +4966,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         let data6 = data.to;
         if (typeof data6 === "string") {
             if (func3(data6) < 1) {
-                const err16 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err16 = {
+                    instancePath: instancePath + "/to",
+                    schemaPath: "#/properties/to/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -3124,7 +4983,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/to",
+                schemaPath: "#/properties/to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -3137,7 +5002,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.send_at !== undefined) {
         let data7 = data.send_at;
         if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
-            const err18 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err18 = {
+                instancePath: instancePath + "/send_at",
+                schemaPath: "#/properties/send_at/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -3148,7 +5019,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data7 == "number") {
             if (data7 < 0 || isNaN(data7)) {
-                const err19 = { instancePath: instancePath + "/send_at", schemaPath: "#/properties/send_at/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err19 = {
+                    instancePath: instancePath + "/send_at",
+                    schemaPath: "#/properties/send_at/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -3161,7 +5038,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.queue_draft !== undefined) {
         if (typeof data.queue_draft !== "boolean") {
-            const err20 = { instancePath: instancePath + "/queue_draft", schemaPath: "#/properties/queue_draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err20 = {
+                instancePath: instancePath + "/queue_draft",
+                schemaPath: "#/properties/queue_draft/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -3175,7 +5058,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         let data9 = data.language;
         if (typeof data9 === "string") {
             if (func3(data9) < 2) {
-                const err21 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/minLength", keyword: "minLength", params: { limit: 2 }, message: "must NOT have fewer than 2 characters" };
+                const err21 = {
+                    instancePath: instancePath + "/language",
+                    schemaPath: "#/properties/language/minLength",
+                    keyword: "minLength",
+                    params: { limit: 2 },
+                    message: "must NOT have fewer than 2 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err21];
                 }
@@ -3186,7 +5075,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err22 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err22 = {
+                instancePath: instancePath + "/language",
+                schemaPath: "#/properties/language/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -3198,7 +5093,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.auto_create !== undefined) {
         if (typeof data.auto_create !== "boolean") {
-            const err23 = { instancePath: instancePath + "/auto_create", schemaPath: "#/properties/auto_create/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err23 = {
+                instancePath: instancePath + "/auto_create",
+                schemaPath: "#/properties/auto_create/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -3220,10 +5121,57 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 export const broadcast_trigger__create = validate37;
-const schema38 = { "$id": "broadcast_trigger__create", "type": "object", "properties": { "broadcast_id": { "type": "integer", "minimum": 1, "description": "The broadcast's ID (shown in its Triggering Details)." }, "data": { "type": "object", "description": "Data for the messages, referenced as {{trigger.<key>}}." }, "recipients": { "type": "object", "description": "Audience filter: one of and/or/not combining {\"segment\": {\"id\": 4}} and {\"attribute\": {\"field\", \"operator\": eq|exists, \"value\"}}." }, "ids": { "type": "array", "maxItems": 10000, "description": "People IDs to send to (existing people only).", "items": { "type": "string" } }, "emails": { "type": "array", "maxItems": 10000, "description": "Email addresses of existing people to send to.", "items": { "type": "string" } }, "per_user_data": { "type": "array", "description": "Per-person data: [{\"id\": \"wiley_coyote\", \"data\": {...}}, {\"email\": \"road@runner.net\", \"data\": {...}}].", "items": { "type": "object" } }, "data_file_url": { "type": "string", "minLength": 1, "description": "URL of a JSON Lines file, one {\"id\" or \"email\", \"data\"} per line (may be gzip-compressed)." }, "email_add_duplicates": { "type": "boolean", "description": "true: send to every person sharing an email address (otherwise an error)." }, "email_ignore_missing": { "type": "boolean", "description": "true: skip emails that match no person instead of failing." }, "id_ignore_missing": { "type": "boolean", "description": "true: skip IDs that match no person instead of failing." } }, "required": ["broadcast_id"], "additionalProperties": false };
+const schema38 = {
+    "$id": "broadcast_trigger__create",
+    "type": "object",
+    "properties": {
+        "broadcast_id": { "type": "integer", "minimum": 1, "description": "The broadcast's ID (shown in its Triggering Details)." },
+        "data": { "type": "object", "description": "Data for the messages, referenced as {{trigger.<key>}}." },
+        "recipients": {
+            "type": "object",
+            "description": "Audience filter: one of and/or/not combining {\"segment\": {\"id\": 4}} and {\"attribute\": {\"field\", \"operator\": eq|exists, \"value\"}}."
+        },
+        "ids": {
+            "type": "array",
+            "maxItems": 10000,
+            "description": "People IDs to send to (existing people only).",
+            "items": { "type": "string" }
+        },
+        "emails": {
+            "type": "array",
+            "maxItems": 10000,
+            "description": "Email addresses of existing people to send to.",
+            "items": { "type": "string" }
+        },
+        "per_user_data": {
+            "type": "array",
+            "description": "Per-person data: [{\"id\": \"wiley_coyote\", \"data\": {...}}, {\"email\": \"road@runner.net\", \"data\": {...}}].",
+            "items": { "type": "object" }
+        },
+        "data_file_url": {
+            "type": "string",
+            "minLength": 1,
+            "description": "URL of a JSON Lines file, one {\"id\" or \"email\", \"data\"} per line (may be gzip-compressed)."
+        },
+        "email_add_duplicates": {
+            "type": "boolean",
+            "description": "true: send to every person sharing an email address (otherwise an error)."
+        },
+        "email_ignore_missing": { "type": "boolean", "description": "true: skip emails that match no person instead of failing." },
+        "id_ignore_missing": { "type": "boolean", "description": "true: skip IDs that match no person instead of failing." }
+    },
+    "required": ["broadcast_id"],
+    "additionalProperties": false
+};
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="broadcast_trigger__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.broadcast_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "broadcast_id" }, message: "must have required property '" + "broadcast_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "broadcast_id" },
+            message: "must have required property '" + "broadcast_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3234,7 +5182,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema38.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3247,7 +5201,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.broadcast_id !== undefined) {
         let data0 = data.broadcast_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/broadcast_id", schemaPath: "#/properties/broadcast_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/broadcast_id",
+                schemaPath: "#/properties/broadcast_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3258,7 +5218,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/broadcast_id", schemaPath: "#/properties/broadcast_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/broadcast_id",
+                    schemaPath: "#/properties/broadcast_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -3272,7 +5238,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.data !== undefined) {
         let data1 = data.data;
         if (!(data1 && typeof data1 == "object" && !Array.isArray(data1))) {
-            const err4 = { instancePath: instancePath + "/data", schemaPath: "#/properties/data/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err4 = {
+                instancePath: instancePath + "/data",
+                schemaPath: "#/properties/data/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3285,7 +5257,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.recipients !== undefined) {
         let data2 = data.recipients;
         if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
-            const err5 = { instancePath: instancePath + "/recipients", schemaPath: "#/properties/recipients/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err5 = {
+                instancePath: instancePath + "/recipients",
+                schemaPath: "#/properties/recipients/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3299,7 +5277,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.ids;
         if (Array.isArray(data3)) {
             if (data3.length > 10000) {
-                const err6 = { instancePath: instancePath + "/ids", schemaPath: "#/properties/ids/maxItems", keyword: "maxItems", params: { limit: 10000 }, message: "must NOT have more than 10000 items" };
+                const err6 = {
+                    instancePath: instancePath + "/ids",
+                    schemaPath: "#/properties/ids/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 10000 },
+                    message: "must NOT have more than 10000 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3311,7 +5295,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data3.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data3[i0] !== "string") {
-                    const err7 = { instancePath: instancePath + "/ids/" + i0, schemaPath: "#/properties/ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err7 = {
+                        instancePath: instancePath + "/ids/" + i0,
+                        schemaPath: "#/properties/ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -3323,7 +5313,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/ids", schemaPath: "#/properties/ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err8 = {
+                instancePath: instancePath + "/ids",
+                schemaPath: "#/properties/ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -3337,7 +5333,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.emails;
         if (Array.isArray(data5)) {
             if (data5.length > 10000) {
-                const err9 = { instancePath: instancePath + "/emails", schemaPath: "#/properties/emails/maxItems", keyword: "maxItems", params: { limit: 10000 }, message: "must NOT have more than 10000 items" };
+                const err9 = {
+                    instancePath: instancePath + "/emails",
+                    schemaPath: "#/properties/emails/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 10000 },
+                    message: "must NOT have more than 10000 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -3349,7 +5351,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data5.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data5[i1] !== "string") {
-                    const err10 = { instancePath: instancePath + "/emails/" + i1, schemaPath: "#/properties/emails/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/emails/" + i1,
+                        schemaPath: "#/properties/emails/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -3361,7 +5369,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/emails", schemaPath: "#/properties/emails/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err11 = {
+                instancePath: instancePath + "/emails",
+                schemaPath: "#/properties/emails/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -3378,7 +5392,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i2 = 0; i2 < len2; i2++) {
                 let data8 = data7[i2];
                 if (!(data8 && typeof data8 == "object" && !Array.isArray(data8))) {
-                    const err12 = { instancePath: instancePath + "/per_user_data/" + i2, schemaPath: "#/properties/per_user_data/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err12 = {
+                        instancePath: instancePath + "/per_user_data/" + i2,
+                        schemaPath: "#/properties/per_user_data/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -3390,7 +5410,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/per_user_data", schemaPath: "#/properties/per_user_data/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err13 = {
+                instancePath: instancePath + "/per_user_data",
+                schemaPath: "#/properties/per_user_data/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -3404,7 +5430,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data9 = data.data_file_url;
         if (typeof data9 === "string") {
             if (func3(data9) < 1) {
-                const err14 = { instancePath: instancePath + "/data_file_url", schemaPath: "#/properties/data_file_url/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err14 = {
+                    instancePath: instancePath + "/data_file_url",
+                    schemaPath: "#/properties/data_file_url/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -3415,7 +5447,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/data_file_url", schemaPath: "#/properties/data_file_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = {
+                instancePath: instancePath + "/data_file_url",
+                schemaPath: "#/properties/data_file_url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -3427,7 +5465,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.email_add_duplicates !== undefined) {
         if (typeof data.email_add_duplicates !== "boolean") {
-            const err16 = { instancePath: instancePath + "/email_add_duplicates", schemaPath: "#/properties/email_add_duplicates/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err16 = {
+                instancePath: instancePath + "/email_add_duplicates",
+                schemaPath: "#/properties/email_add_duplicates/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -3439,7 +5483,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.email_ignore_missing !== undefined) {
         if (typeof data.email_ignore_missing !== "boolean") {
-            const err17 = { instancePath: instancePath + "/email_ignore_missing", schemaPath: "#/properties/email_ignore_missing/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err17 = {
+                instancePath: instancePath + "/email_ignore_missing",
+                schemaPath: "#/properties/email_ignore_missing/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -3451,7 +5501,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id_ignore_missing !== undefined) {
         if (typeof data.id_ignore_missing !== "boolean") {
-            const err18 = { instancePath: instancePath + "/id_ignore_missing", schemaPath: "#/properties/id_ignore_missing/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err18 = {
+                instancePath: instancePath + "/id_ignore_missing",
+                schemaPath: "#/properties/id_ignore_missing/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -3473,10 +5529,25 @@ else {
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
 export const broadcast_trigger__get = validate38;
-const schema39 = { "$id": "broadcast_trigger__get", "type": "object", "properties": { "broadcast_id": { "type": "integer", "minimum": 1, "description": "The broadcast ID." }, "trigger_id": { "type": "integer", "minimum": 1, "description": "The trigger ID returned by create." } }, "required": ["broadcast_id", "trigger_id"], "additionalProperties": false };
+const schema39 = {
+    "$id": "broadcast_trigger__get",
+    "type": "object",
+    "properties": {
+        "broadcast_id": { "type": "integer", "minimum": 1, "description": "The broadcast ID." },
+        "trigger_id": { "type": "integer", "minimum": 1, "description": "The trigger ID returned by create." }
+    },
+    "required": ["broadcast_id", "trigger_id"],
+    "additionalProperties": false
+};
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="broadcast_trigger__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.broadcast_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "broadcast_id" }, message: "must have required property '" + "broadcast_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "broadcast_id" },
+            message: "must have required property '" + "broadcast_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3486,7 +5557,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.trigger_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "trigger_id" }, message: "must have required property '" + "trigger_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "trigger_id" },
+            message: "must have required property '" + "trigger_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3497,7 +5574,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "broadcast_id") || (key0 === "trigger_id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3510,7 +5593,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.broadcast_id !== undefined) {
         let data0 = data.broadcast_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err3 = { instancePath: instancePath + "/broadcast_id", schemaPath: "#/properties/broadcast_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/broadcast_id",
+                schemaPath: "#/properties/broadcast_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3521,7 +5610,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err4 = { instancePath: instancePath + "/broadcast_id", schemaPath: "#/properties/broadcast_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err4 = {
+                    instancePath: instancePath + "/broadcast_id",
+                    schemaPath: "#/properties/broadcast_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3535,7 +5630,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.trigger_id !== undefined) {
         let data1 = data.trigger_id;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/trigger_id", schemaPath: "#/properties/trigger_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/trigger_id",
+                schemaPath: "#/properties/trigger_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3546,7 +5647,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/trigger_id", schemaPath: "#/properties/trigger_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/trigger_id",
+                    schemaPath: "#/properties/trigger_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }

@@ -2,11 +2,28 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const current_user__get = validate10;
-const schema11 = { "$id": "current_user__get", "type": "object", "properties": { "fields": { "type": "string", "default": "id,name", "description": "Comma-separated user fields to return (e.g. id,name,email)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "current_user__get",
+    "type": "object",
+    "properties": {
+        "fields": {
+            "type": "string",
+            "default": "id,name",
+            "description": "Comma-separated user fields to return (e.g. id,name,email)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="current_user__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "fields")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -18,7 +35,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err1 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -40,11 +63,33 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const ad_accounts__list = validate11;
-const schema12 = { "$id": "ad_accounts__list", "type": "object", "properties": { "fields": { "type": "string", "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time", "description": "Comma-separated ad account fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "additionalProperties": false };
+const schema12 = {
+    "$id": "ad_accounts__list",
+    "type": "object",
+    "properties": {
+        "fields": {
+            "type": "string",
+            "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time",
+            "description": "Comma-separated ad account fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "fields") || (key0 === "limit")) || (key0 === "after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -56,7 +101,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err1 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -69,7 +120,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -80,7 +137,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -93,7 +156,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err4 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -115,11 +184,34 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const ad_accounts__get = validate12;
-const schema13 = { "$id": "ad_accounts__get", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time", "description": "Comma-separated ad account fields to return." } }, "required": ["account_id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "ad_accounts__get",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,account_id,name,account_status,currency,timezone_name,timezone_offset_hours_utc,amount_spent,balance,spend_cap,business_name,business_country_code,disable_reason,created_time",
+            "description": "Comma-separated ad account fields to return."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[0-9]+$", "u");
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -130,7 +222,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "account_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -144,7 +242,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -155,7 +259,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -167,7 +277,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -189,10 +305,38 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const campaigns__list = validate13;
-const schema14 = { "$id": "campaigns__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time", "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for)." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "campaigns__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time",
+            "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for)."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -203,7 +347,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -217,7 +367,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -228,7 +384,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -240,7 +402,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -253,7 +421,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -264,7 +438,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -277,7 +457,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -299,12 +485,101 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const campaigns__create = validate14;
-const schema15 = { "$id": "campaigns__create", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "name": { "type": "string", "minLength": 1, "description": "Campaign name." }, "objective": { "type": "string", "enum": ["OUTCOME_APP_PROMOTION", "OUTCOME_AWARENESS", "OUTCOME_ENGAGEMENT", "OUTCOME_LEADS", "OUTCOME_SALES", "OUTCOME_TRAFFIC", "APP_INSTALLS", "BRAND_AWARENESS", "CONVERSIONS", "EVENT_RESPONSES", "LEAD_GENERATION", "LINK_CLICKS", "LOCAL_AWARENESS", "MESSAGES", "OFFER_CLAIMS", "PAGE_LIKES", "POST_ENGAGEMENT", "PRODUCT_CATALOG_SALES", "REACH", "STORE_VISITS", "VIDEO_VIEWS"], "description": "Campaign objective (the OUTCOME_* objectives for new campaigns)." }, "special_ad_categories": { "type": "array", "items": { "type": "string", "enum": ["NONE", "CREDIT", "EMPLOYMENT", "FINANCIAL_PRODUCTS_SERVICES", "HOUSING", "ISSUES_ELECTIONS_POLITICS", "ONLINE_GAMBLING_AND_GAMING"] }, "description": "Special ad categories; [] (or [\"NONE\"]) when none applies." }, "special_ad_category_country": { "type": "array", "items": { "type": "string" }, "description": "Countries (ISO codes) of the special ad categories." }, "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "Initial status (PAUSED recommended)." }, "buying_type": { "type": "string", "enum": ["AUCTION", "RESERVED"], "description": "Buying type (default AUCTION)." }, "bid_strategy": { "type": "string", "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"], "description": "Bid strategy when the campaign holds the budget." }, "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily campaign budget in the currency's minor unit." }, "lifetime_budget": { "type": "integer", "minimum": 0, "description": "Lifetime campaign budget in the currency's minor unit." }, "spend_cap": { "type": "integer", "minimum": 0, "description": "Spend cap in the currency's minor unit." }, "start_time": { "type": "string", "description": "Start time (ISO 8601 or Unix seconds)." }, "stop_time": { "type": "string", "description": "Stop time (ISO 8601 or Unix seconds)." }, "promoted_object": { "type": "object", "description": "The object the campaign promotes (e.g. {\"page_id\": \"...\"})." }, "is_adset_budget_sharing_enabled": { "type": "boolean", "description": "Let ad sets share up to 20% of their budget." } }, "required": ["account_id", "name", "objective", "special_ad_categories"], "additionalProperties": false };
+const schema15 = {
+    "$id": "campaigns__create",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "name": { "type": "string", "minLength": 1, "description": "Campaign name." },
+        "objective": {
+            "type": "string",
+            "enum": [
+                "OUTCOME_APP_PROMOTION",
+                "OUTCOME_AWARENESS",
+                "OUTCOME_ENGAGEMENT",
+                "OUTCOME_LEADS",
+                "OUTCOME_SALES",
+                "OUTCOME_TRAFFIC",
+                "APP_INSTALLS",
+                "BRAND_AWARENESS",
+                "CONVERSIONS",
+                "EVENT_RESPONSES",
+                "LEAD_GENERATION",
+                "LINK_CLICKS",
+                "LOCAL_AWARENESS",
+                "MESSAGES",
+                "OFFER_CLAIMS",
+                "PAGE_LIKES",
+                "POST_ENGAGEMENT",
+                "PRODUCT_CATALOG_SALES",
+                "REACH",
+                "STORE_VISITS",
+                "VIDEO_VIEWS"
+            ],
+            "description": "Campaign objective (the OUTCOME_* objectives for new campaigns)."
+        },
+        "special_ad_categories": {
+            "type": "array",
+            "items": {
+                "type": "string",
+                "enum": [
+                    "NONE",
+                    "CREDIT",
+                    "EMPLOYMENT",
+                    "FINANCIAL_PRODUCTS_SERVICES",
+                    "HOUSING",
+                    "ISSUES_ELECTIONS_POLITICS",
+                    "ONLINE_GAMBLING_AND_GAMING"
+                ]
+            },
+            "description": "Special ad categories; [] (or [\"NONE\"]) when none applies."
+        },
+        "special_ad_category_country": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Countries (ISO codes) of the special ad categories."
+        },
+        "status": {
+            "type": "string",
+            "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"],
+            "description": "Initial status (PAUSED recommended)."
+        },
+        "buying_type": { "type": "string", "enum": ["AUCTION", "RESERVED"], "description": "Buying type (default AUCTION)." },
+        "bid_strategy": {
+            "type": "string",
+            "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"],
+            "description": "Bid strategy when the campaign holds the budget."
+        },
+        "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily campaign budget in the currency's minor unit." },
+        "lifetime_budget": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Lifetime campaign budget in the currency's minor unit."
+        },
+        "spend_cap": { "type": "integer", "minimum": 0, "description": "Spend cap in the currency's minor unit." },
+        "start_time": { "type": "string", "description": "Start time (ISO 8601 or Unix seconds)." },
+        "stop_time": { "type": "string", "description": "Stop time (ISO 8601 or Unix seconds)." },
+        "promoted_object": { "type": "object", "description": "The object the campaign promotes (e.g. {\"page_id\": \"...\"})." },
+        "is_adset_budget_sharing_enabled": { "type": "boolean", "description": "Let ad sets share up to 20% of their budget." }
+    },
+    "required": ["account_id", "name", "objective", "special_ad_categories"],
+    "additionalProperties": false
+};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -314,7 +589,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.name === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -324,7 +605,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.objective === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "objective" }, message: "must have required property '" + "objective" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "objective" },
+            message: "must have required property '" + "objective" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -334,7 +621,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.special_ad_categories === undefined) {
-        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "special_ad_categories" }, message: "must have required property '" + "special_ad_categories" + "'" };
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "special_ad_categories" },
+            message: "must have required property '" + "special_ad_categories" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -345,7 +638,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema15.properties, key0))) {
-            const err4 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err4 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -359,7 +658,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err5 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -370,7 +675,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -384,7 +695,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err7 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -395,7 +712,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -408,7 +731,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.objective !== undefined) {
         let data2 = data.objective;
         if (typeof data2 !== "string") {
-            const err9 = { instancePath: instancePath + "/objective", schemaPath: "#/properties/objective/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/objective",
+                schemaPath: "#/properties/objective/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -418,7 +747,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((((((((((((((((((((data2 === "OUTCOME_APP_PROMOTION") || (data2 === "OUTCOME_AWARENESS")) || (data2 === "OUTCOME_ENGAGEMENT")) || (data2 === "OUTCOME_LEADS")) || (data2 === "OUTCOME_SALES")) || (data2 === "OUTCOME_TRAFFIC")) || (data2 === "APP_INSTALLS")) || (data2 === "BRAND_AWARENESS")) || (data2 === "CONVERSIONS")) || (data2 === "EVENT_RESPONSES")) || (data2 === "LEAD_GENERATION")) || (data2 === "LINK_CLICKS")) || (data2 === "LOCAL_AWARENESS")) || (data2 === "MESSAGES")) || (data2 === "OFFER_CLAIMS")) || (data2 === "PAGE_LIKES")) || (data2 === "POST_ENGAGEMENT")) || (data2 === "PRODUCT_CATALOG_SALES")) || (data2 === "REACH")) || (data2 === "STORE_VISITS")) || (data2 === "VIDEO_VIEWS"))) {
-            const err10 = { instancePath: instancePath + "/objective", schemaPath: "#/properties/objective/enum", keyword: "enum", params: { allowedValues: schema15.properties.objective.enum }, message: "must be equal to one of the allowed values" };
+            const err10 = {
+                instancePath: instancePath + "/objective",
+                schemaPath: "#/properties/objective/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.objective.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -435,7 +770,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data4 = data3[i0];
                 if (typeof data4 !== "string") {
-                    const err11 = { instancePath: instancePath + "/special_ad_categories/" + i0, schemaPath: "#/properties/special_ad_categories/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/special_ad_categories/" + i0,
+                        schemaPath: "#/properties/special_ad_categories/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -445,7 +786,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(((((((data4 === "NONE") || (data4 === "CREDIT")) || (data4 === "EMPLOYMENT")) || (data4 === "FINANCIAL_PRODUCTS_SERVICES")) || (data4 === "HOUSING")) || (data4 === "ISSUES_ELECTIONS_POLITICS")) || (data4 === "ONLINE_GAMBLING_AND_GAMING"))) {
-                    const err12 = { instancePath: instancePath + "/special_ad_categories/" + i0, schemaPath: "#/properties/special_ad_categories/items/enum", keyword: "enum", params: { allowedValues: schema15.properties.special_ad_categories.items.enum }, message: "must be equal to one of the allowed values" };
+                    const err12 = {
+                        instancePath: instancePath + "/special_ad_categories/" + i0,
+                        schemaPath: "#/properties/special_ad_categories/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema15.properties.special_ad_categories.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -457,7 +804,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/special_ad_categories", schemaPath: "#/properties/special_ad_categories/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err13 = {
+                instancePath: instancePath + "/special_ad_categories",
+                schemaPath: "#/properties/special_ad_categories/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -473,7 +826,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data5.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data5[i1] !== "string") {
-                    const err14 = { instancePath: instancePath + "/special_ad_category_country/" + i1, schemaPath: "#/properties/special_ad_category_country/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/special_ad_category_country/" + i1,
+                        schemaPath: "#/properties/special_ad_category_country/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -485,7 +844,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/special_ad_category_country", schemaPath: "#/properties/special_ad_category_country/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err15 = {
+                instancePath: instancePath + "/special_ad_category_country",
+                schemaPath: "#/properties/special_ad_category_country/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -498,7 +863,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data7 = data.status;
         if (typeof data7 !== "string") {
-            const err16 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -508,7 +879,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data7 === "ACTIVE") || (data7 === "PAUSED")) || (data7 === "ARCHIVED")) || (data7 === "DELETED"))) {
-            const err17 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema15.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err17 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -521,7 +898,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.buying_type !== undefined) {
         let data8 = data.buying_type;
         if (typeof data8 !== "string") {
-            const err18 = { instancePath: instancePath + "/buying_type", schemaPath: "#/properties/buying_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err18 = {
+                instancePath: instancePath + "/buying_type",
+                schemaPath: "#/properties/buying_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -531,7 +914,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data8 === "AUCTION") || (data8 === "RESERVED"))) {
-            const err19 = { instancePath: instancePath + "/buying_type", schemaPath: "#/properties/buying_type/enum", keyword: "enum", params: { allowedValues: schema15.properties.buying_type.enum }, message: "must be equal to one of the allowed values" };
+            const err19 = {
+                instancePath: instancePath + "/buying_type",
+                schemaPath: "#/properties/buying_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.buying_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -544,7 +933,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.bid_strategy !== undefined) {
         let data9 = data.bid_strategy;
         if (typeof data9 !== "string") {
-            const err20 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err20 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -554,7 +949,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data9 === "LOWEST_COST_WITHOUT_CAP") || (data9 === "LOWEST_COST_WITH_BID_CAP")) || (data9 === "COST_CAP")) || (data9 === "LOWEST_COST_WITH_MIN_ROAS"))) {
-            const err21 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/enum", keyword: "enum", params: { allowedValues: schema15.properties.bid_strategy.enum }, message: "must be equal to one of the allowed values" };
+            const err21 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.bid_strategy.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -567,7 +968,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.daily_budget !== undefined) {
         let data10 = data.daily_budget;
         if (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))) {
-            const err22 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err22 = {
+                instancePath: instancePath + "/daily_budget",
+                schemaPath: "#/properties/daily_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -578,7 +985,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data10 == "number") {
             if (data10 < 0 || isNaN(data10)) {
-                const err23 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err23 = {
+                    instancePath: instancePath + "/daily_budget",
+                    schemaPath: "#/properties/daily_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err23];
                 }
@@ -592,7 +1005,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.lifetime_budget !== undefined) {
         let data11 = data.lifetime_budget;
         if (!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))) {
-            const err24 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err24 = {
+                instancePath: instancePath + "/lifetime_budget",
+                schemaPath: "#/properties/lifetime_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -603,7 +1022,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data11 == "number") {
             if (data11 < 0 || isNaN(data11)) {
-                const err25 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err25 = {
+                    instancePath: instancePath + "/lifetime_budget",
+                    schemaPath: "#/properties/lifetime_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err25];
                 }
@@ -617,7 +1042,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.spend_cap !== undefined) {
         let data12 = data.spend_cap;
         if (!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))) {
-            const err26 = { instancePath: instancePath + "/spend_cap", schemaPath: "#/properties/spend_cap/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err26 = {
+                instancePath: instancePath + "/spend_cap",
+                schemaPath: "#/properties/spend_cap/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -628,7 +1059,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data12 == "number") {
             if (data12 < 0 || isNaN(data12)) {
-                const err27 = { instancePath: instancePath + "/spend_cap", schemaPath: "#/properties/spend_cap/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err27 = {
+                    instancePath: instancePath + "/spend_cap",
+                    schemaPath: "#/properties/spend_cap/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err27];
                 }
@@ -641,7 +1078,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_time !== undefined) {
         if (typeof data.start_time !== "string") {
-            const err28 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err28 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -653,7 +1096,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.stop_time !== undefined) {
         if (typeof data.stop_time !== "string") {
-            const err29 = { instancePath: instancePath + "/stop_time", schemaPath: "#/properties/stop_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err29 = {
+                instancePath: instancePath + "/stop_time",
+                schemaPath: "#/properties/stop_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -666,7 +1115,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.promoted_object !== undefined) {
         let data15 = data.promoted_object;
         if (!(data15 && typeof data15 == "object" && !Array.isArray(data15))) {
-            const err30 = { instancePath: instancePath + "/promoted_object", schemaPath: "#/properties/promoted_object/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err30 = {
+                instancePath: instancePath + "/promoted_object",
+                schemaPath: "#/properties/promoted_object/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -678,7 +1133,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.is_adset_budget_sharing_enabled !== undefined) {
         if (typeof data.is_adset_budget_sharing_enabled !== "boolean") {
-            const err31 = { instancePath: instancePath + "/is_adset_budget_sharing_enabled", schemaPath: "#/properties/is_adset_budget_sharing_enabled/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err31 = {
+                instancePath: instancePath + "/is_adset_budget_sharing_enabled",
+                schemaPath: "#/properties/is_adset_budget_sharing_enabled/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -700,10 +1161,29 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const campaigns__get = validate15;
-const schema16 = { "$id": "campaigns__get", "type": "object", "properties": { "campaign_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Campaign ID." }, "fields": { "type": "string", "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time", "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for)." } }, "required": ["campaign_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "campaigns__get",
+    "type": "object",
+    "properties": {
+        "campaign_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Campaign ID." },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time",
+            "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for)."
+        }
+    },
+    "required": ["campaign_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.campaign_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "campaign_id" }, message: "must have required property '" + "campaign_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "campaign_id" },
+            message: "must have required property '" + "campaign_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -714,7 +1194,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "campaign_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -728,7 +1214,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.campaign_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -739,7 +1231,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -751,7 +1249,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -773,10 +1277,37 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const campaigns__update = validate16;
-const schema17 = { "$id": "campaigns__update", "type": "object", "properties": { "campaign_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Campaign ID." }, "name": { "type": "string", "minLength": 1, "description": "New name." }, "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "New status." }, "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily budget in the currency's minor unit." }, "lifetime_budget": { "type": "integer", "minimum": 0, "description": "Lifetime budget in the currency's minor unit." }, "bid_strategy": { "type": "string", "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"], "description": "Bid strategy." }, "spend_cap": { "type": "integer", "minimum": 0, "description": "Spend cap in the currency's minor unit." }, "start_time": { "type": "string", "description": "Start time (ISO 8601 or Unix seconds)." }, "stop_time": { "type": "string", "description": "Stop time (ISO 8601 or Unix seconds)." }, "special_ad_categories": { "type": "array", "items": { "type": "string" }, "description": "Special ad categories." } }, "required": ["campaign_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "campaigns__update",
+    "type": "object",
+    "properties": {
+        "campaign_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Campaign ID." },
+        "name": { "type": "string", "minLength": 1, "description": "New name." },
+        "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "New status." },
+        "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily budget in the currency's minor unit." },
+        "lifetime_budget": { "type": "integer", "minimum": 0, "description": "Lifetime budget in the currency's minor unit." },
+        "bid_strategy": {
+            "type": "string",
+            "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"],
+            "description": "Bid strategy."
+        },
+        "spend_cap": { "type": "integer", "minimum": 0, "description": "Spend cap in the currency's minor unit." },
+        "start_time": { "type": "string", "description": "Start time (ISO 8601 or Unix seconds)." },
+        "stop_time": { "type": "string", "description": "Stop time (ISO 8601 or Unix seconds)." },
+        "special_ad_categories": { "type": "array", "items": { "type": "string" }, "description": "Special ad categories." }
+    },
+    "required": ["campaign_id"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.campaign_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "campaign_id" }, message: "must have required property '" + "campaign_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "campaign_id" },
+            message: "must have required property '" + "campaign_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -787,7 +1318,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema17.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -801,7 +1338,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.campaign_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -812,7 +1355,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -826,7 +1375,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -837,7 +1392,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -850,7 +1411,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data2 = data.status;
         if (typeof data2 !== "string") {
-            const err6 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -860,7 +1427,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data2 === "ACTIVE") || (data2 === "PAUSED")) || (data2 === "ARCHIVED")) || (data2 === "DELETED"))) {
-            const err7 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema17.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err7 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema17.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -873,7 +1446,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.daily_budget !== undefined) {
         let data3 = data.daily_budget;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err8 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err8 = {
+                instancePath: instancePath + "/daily_budget",
+                schemaPath: "#/properties/daily_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -884,7 +1463,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 0 || isNaN(data3)) {
-                const err9 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err9 = {
+                    instancePath: instancePath + "/daily_budget",
+                    schemaPath: "#/properties/daily_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -898,7 +1483,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.lifetime_budget !== undefined) {
         let data4 = data.lifetime_budget;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err10 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/lifetime_budget",
+                schemaPath: "#/properties/lifetime_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -909,7 +1500,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 < 0 || isNaN(data4)) {
-                const err11 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err11 = {
+                    instancePath: instancePath + "/lifetime_budget",
+                    schemaPath: "#/properties/lifetime_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -923,7 +1520,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.bid_strategy !== undefined) {
         let data5 = data.bid_strategy;
         if (typeof data5 !== "string") {
-            const err12 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -933,7 +1536,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data5 === "LOWEST_COST_WITHOUT_CAP") || (data5 === "LOWEST_COST_WITH_BID_CAP")) || (data5 === "COST_CAP")) || (data5 === "LOWEST_COST_WITH_MIN_ROAS"))) {
-            const err13 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/enum", keyword: "enum", params: { allowedValues: schema17.properties.bid_strategy.enum }, message: "must be equal to one of the allowed values" };
+            const err13 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema17.properties.bid_strategy.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -946,7 +1555,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.spend_cap !== undefined) {
         let data6 = data.spend_cap;
         if (!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) {
-            const err14 = { instancePath: instancePath + "/spend_cap", schemaPath: "#/properties/spend_cap/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err14 = {
+                instancePath: instancePath + "/spend_cap",
+                schemaPath: "#/properties/spend_cap/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -957,7 +1572,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data6 == "number") {
             if (data6 < 0 || isNaN(data6)) {
-                const err15 = { instancePath: instancePath + "/spend_cap", schemaPath: "#/properties/spend_cap/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err15 = {
+                    instancePath: instancePath + "/spend_cap",
+                    schemaPath: "#/properties/spend_cap/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -970,7 +1591,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_time !== undefined) {
         if (typeof data.start_time !== "string") {
-            const err16 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -982,7 +1609,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.stop_time !== undefined) {
         if (typeof data.stop_time !== "string") {
-            const err17 = { instancePath: instancePath + "/stop_time", schemaPath: "#/properties/stop_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/stop_time",
+                schemaPath: "#/properties/stop_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -998,7 +1631,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data9.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data9[i0] !== "string") {
-                    const err18 = { instancePath: instancePath + "/special_ad_categories/" + i0, schemaPath: "#/properties/special_ad_categories/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err18 = {
+                        instancePath: instancePath + "/special_ad_categories/" + i0,
+                        schemaPath: "#/properties/special_ad_categories/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err18];
                     }
@@ -1010,7 +1649,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/special_ad_categories", schemaPath: "#/properties/special_ad_categories/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err19 = {
+                instancePath: instancePath + "/special_ad_categories",
+                schemaPath: "#/properties/special_ad_categories/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -1032,10 +1677,38 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const ad_sets__list = validate17;
-const schema18 = { "$id": "ad_sets__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time", "description": "Comma-separated ad set fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "ad_sets__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time",
+            "description": "Comma-separated ad set fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_sets__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1046,7 +1719,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1060,7 +1739,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1071,7 +1756,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1083,7 +1774,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1096,7 +1793,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1107,7 +1810,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1120,7 +1829,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1142,10 +1857,79 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const ad_sets__create = validate18;
-const schema19 = { "$id": "ad_sets__create", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "name": { "type": "string", "minLength": 1, "description": "Ad set name." }, "campaign_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Campaign the ad set belongs to." }, "billing_event": { "type": "string", "enum": ["APP_INSTALLS", "CLICKS", "IMPRESSIONS", "LINK_CLICKS", "LISTING_INTERACTION", "NONE", "OFFER_CLAIMS", "PAGE_LIKES", "POST_ENGAGEMENT", "PURCHASE", "THRUPLAY"], "description": "What the ad set is billed on." }, "targeting": { "type": "object", "description": "Targeting spec, e.g. {\"geo_locations\": {\"countries\": [\"US\"]}}." }, "optimization_goal": { "type": "string", "description": "What delivery optimizes for, e.g. LINK_CLICKS, REACH, OFFSITE_CONVERSIONS." }, "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "Initial status (PAUSED recommended)." }, "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily budget in the currency's minor unit." }, "lifetime_budget": { "type": "integer", "minimum": 0, "description": "Lifetime budget in the currency's minor unit (needs end_time)." }, "bid_amount": { "type": "integer", "minimum": 0, "description": "Bid cap or target cost in the currency's minor unit." }, "bid_strategy": { "type": "string", "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"], "description": "Bid strategy." }, "start_time": { "type": "string", "description": "Start time (ISO 8601 or Unix seconds)." }, "end_time": { "type": "string", "description": "End time (ISO 8601 or Unix seconds)." }, "promoted_object": { "type": "object", "description": "The object promoted, e.g. {\"pixel_id\": \"...\", \"custom_event_type\": \"PURCHASE\"}." }, "destination_type": { "type": "string", "description": "Where people go, e.g. WEBSITE, MESSENGER, APP." } }, "required": ["account_id", "name", "campaign_id", "billing_event", "targeting"], "additionalProperties": false };
+const schema19 = {
+    "$id": "ad_sets__create",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "name": { "type": "string", "minLength": 1, "description": "Ad set name." },
+        "campaign_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Campaign the ad set belongs to." },
+        "billing_event": {
+            "type": "string",
+            "enum": [
+                "APP_INSTALLS",
+                "CLICKS",
+                "IMPRESSIONS",
+                "LINK_CLICKS",
+                "LISTING_INTERACTION",
+                "NONE",
+                "OFFER_CLAIMS",
+                "PAGE_LIKES",
+                "POST_ENGAGEMENT",
+                "PURCHASE",
+                "THRUPLAY"
+            ],
+            "description": "What the ad set is billed on."
+        },
+        "targeting": {
+            "type": "object",
+            "description": "Targeting spec, e.g. {\"geo_locations\": {\"countries\": [\"US\"]}}."
+        },
+        "optimization_goal": {
+            "type": "string",
+            "description": "What delivery optimizes for, e.g. LINK_CLICKS, REACH, OFFSITE_CONVERSIONS."
+        },
+        "status": {
+            "type": "string",
+            "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"],
+            "description": "Initial status (PAUSED recommended)."
+        },
+        "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily budget in the currency's minor unit." },
+        "lifetime_budget": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Lifetime budget in the currency's minor unit (needs end_time)."
+        },
+        "bid_amount": { "type": "integer", "minimum": 0, "description": "Bid cap or target cost in the currency's minor unit." },
+        "bid_strategy": {
+            "type": "string",
+            "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"],
+            "description": "Bid strategy."
+        },
+        "start_time": { "type": "string", "description": "Start time (ISO 8601 or Unix seconds)." },
+        "end_time": { "type": "string", "description": "End time (ISO 8601 or Unix seconds)." },
+        "promoted_object": {
+            "type": "object",
+            "description": "The object promoted, e.g. {\"pixel_id\": \"...\", \"custom_event_type\": \"PURCHASE\"}."
+        },
+        "destination_type": { "type": "string", "description": "Where people go, e.g. WEBSITE, MESSENGER, APP." }
+    },
+    "required": ["account_id", "name", "campaign_id", "billing_event", "targeting"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_sets__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1155,7 +1939,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.name === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1165,7 +1955,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.campaign_id === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "campaign_id" }, message: "must have required property '" + "campaign_id" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "campaign_id" },
+            message: "must have required property '" + "campaign_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1175,7 +1971,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.billing_event === undefined) {
-        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "billing_event" }, message: "must have required property '" + "billing_event" + "'" };
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "billing_event" },
+            message: "must have required property '" + "billing_event" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -1185,7 +1987,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.targeting === undefined) {
-        const err4 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "targeting" }, message: "must have required property '" + "targeting" + "'" };
+        const err4 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "targeting" },
+            message: "must have required property '" + "targeting" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err4];
         }
@@ -1196,7 +2004,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema19.properties, key0))) {
-            const err5 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err5 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1210,7 +2024,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err6 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1221,7 +2041,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1235,7 +2061,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err8 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err8 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1246,7 +2078,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1260,7 +2098,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.campaign_id;
         if (typeof data2 === "string") {
             if (!pattern0.test(data2)) {
-                const err10 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err10 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -1271,7 +2115,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1284,7 +2134,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.billing_event !== undefined) {
         let data3 = data.billing_event;
         if (typeof data3 !== "string") {
-            const err12 = { instancePath: instancePath + "/billing_event", schemaPath: "#/properties/billing_event/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/billing_event",
+                schemaPath: "#/properties/billing_event/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1294,7 +2150,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((((((((((data3 === "APP_INSTALLS") || (data3 === "CLICKS")) || (data3 === "IMPRESSIONS")) || (data3 === "LINK_CLICKS")) || (data3 === "LISTING_INTERACTION")) || (data3 === "NONE")) || (data3 === "OFFER_CLAIMS")) || (data3 === "PAGE_LIKES")) || (data3 === "POST_ENGAGEMENT")) || (data3 === "PURCHASE")) || (data3 === "THRUPLAY"))) {
-            const err13 = { instancePath: instancePath + "/billing_event", schemaPath: "#/properties/billing_event/enum", keyword: "enum", params: { allowedValues: schema19.properties.billing_event.enum }, message: "must be equal to one of the allowed values" };
+            const err13 = {
+                instancePath: instancePath + "/billing_event",
+                schemaPath: "#/properties/billing_event/enum",
+                keyword: "enum",
+                params: { allowedValues: schema19.properties.billing_event.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -1307,7 +2169,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.targeting !== undefined) {
         let data4 = data.targeting;
         if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-            const err14 = { instancePath: instancePath + "/targeting", schemaPath: "#/properties/targeting/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err14 = {
+                instancePath: instancePath + "/targeting",
+                schemaPath: "#/properties/targeting/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -1319,7 +2187,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.optimization_goal !== undefined) {
         if (typeof data.optimization_goal !== "string") {
-            const err15 = { instancePath: instancePath + "/optimization_goal", schemaPath: "#/properties/optimization_goal/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = {
+                instancePath: instancePath + "/optimization_goal",
+                schemaPath: "#/properties/optimization_goal/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -1332,7 +2206,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data6 = data.status;
         if (typeof data6 !== "string") {
-            const err16 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1342,7 +2222,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data6 === "ACTIVE") || (data6 === "PAUSED")) || (data6 === "ARCHIVED")) || (data6 === "DELETED"))) {
-            const err17 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema19.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err17 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema19.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -1355,7 +2241,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.daily_budget !== undefined) {
         let data7 = data.daily_budget;
         if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
-            const err18 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err18 = {
+                instancePath: instancePath + "/daily_budget",
+                schemaPath: "#/properties/daily_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -1366,7 +2258,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data7 == "number") {
             if (data7 < 0 || isNaN(data7)) {
-                const err19 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err19 = {
+                    instancePath: instancePath + "/daily_budget",
+                    schemaPath: "#/properties/daily_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -1380,7 +2278,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.lifetime_budget !== undefined) {
         let data8 = data.lifetime_budget;
         if (!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) {
-            const err20 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err20 = {
+                instancePath: instancePath + "/lifetime_budget",
+                schemaPath: "#/properties/lifetime_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -1391,7 +2295,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data8 == "number") {
             if (data8 < 0 || isNaN(data8)) {
-                const err21 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err21 = {
+                    instancePath: instancePath + "/lifetime_budget",
+                    schemaPath: "#/properties/lifetime_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err21];
                 }
@@ -1405,7 +2315,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.bid_amount !== undefined) {
         let data9 = data.bid_amount;
         if (!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) {
-            const err22 = { instancePath: instancePath + "/bid_amount", schemaPath: "#/properties/bid_amount/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err22 = {
+                instancePath: instancePath + "/bid_amount",
+                schemaPath: "#/properties/bid_amount/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -1416,7 +2332,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data9 == "number") {
             if (data9 < 0 || isNaN(data9)) {
-                const err23 = { instancePath: instancePath + "/bid_amount", schemaPath: "#/properties/bid_amount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err23 = {
+                    instancePath: instancePath + "/bid_amount",
+                    schemaPath: "#/properties/bid_amount/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err23];
                 }
@@ -1430,7 +2352,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.bid_strategy !== undefined) {
         let data10 = data.bid_strategy;
         if (typeof data10 !== "string") {
-            const err24 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err24 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -1440,7 +2368,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data10 === "LOWEST_COST_WITHOUT_CAP") || (data10 === "LOWEST_COST_WITH_BID_CAP")) || (data10 === "COST_CAP")) || (data10 === "LOWEST_COST_WITH_MIN_ROAS"))) {
-            const err25 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/enum", keyword: "enum", params: { allowedValues: schema19.properties.bid_strategy.enum }, message: "must be equal to one of the allowed values" };
+            const err25 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema19.properties.bid_strategy.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -1452,7 +2386,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_time !== undefined) {
         if (typeof data.start_time !== "string") {
-            const err26 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err26 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -1464,7 +2404,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.end_time !== undefined) {
         if (typeof data.end_time !== "string") {
-            const err27 = { instancePath: instancePath + "/end_time", schemaPath: "#/properties/end_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err27 = {
+                instancePath: instancePath + "/end_time",
+                schemaPath: "#/properties/end_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -1477,7 +2423,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.promoted_object !== undefined) {
         let data13 = data.promoted_object;
         if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-            const err28 = { instancePath: instancePath + "/promoted_object", schemaPath: "#/properties/promoted_object/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err28 = {
+                instancePath: instancePath + "/promoted_object",
+                schemaPath: "#/properties/promoted_object/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -1489,7 +2441,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.destination_type !== undefined) {
         if (typeof data.destination_type !== "string") {
-            const err29 = { instancePath: instancePath + "/destination_type", schemaPath: "#/properties/destination_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err29 = {
+                instancePath: instancePath + "/destination_type",
+                schemaPath: "#/properties/destination_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -1511,10 +2469,29 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const ad_sets__get = validate19;
-const schema20 = { "$id": "ad_sets__get", "type": "object", "properties": { "adset_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad set ID." }, "fields": { "type": "string", "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time", "description": "Comma-separated ad set fields to return." } }, "required": ["adset_id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "ad_sets__get",
+    "type": "object",
+    "properties": {
+        "adset_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad set ID." },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time",
+            "description": "Comma-separated ad set fields to return."
+        }
+    },
+    "required": ["adset_id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_sets__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.adset_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "adset_id" }, message: "must have required property '" + "adset_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "adset_id" },
+            message: "must have required property '" + "adset_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1525,7 +2502,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "adset_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1539,7 +2522,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.adset_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/adset_id", schemaPath: "#/properties/adset_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/adset_id",
+                    schemaPath: "#/properties/adset_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1550,7 +2539,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/adset_id", schemaPath: "#/properties/adset_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/adset_id",
+                schemaPath: "#/properties/adset_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1562,7 +2557,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1584,10 +2585,38 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const ad_sets__update = validate20;
-const schema21 = { "$id": "ad_sets__update", "type": "object", "properties": { "adset_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad set ID." }, "name": { "type": "string", "minLength": 1, "description": "New name." }, "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "New status." }, "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily budget in the currency's minor unit." }, "lifetime_budget": { "type": "integer", "minimum": 0, "description": "Lifetime budget in the currency's minor unit." }, "bid_amount": { "type": "integer", "minimum": 0, "description": "Bid amount in the currency's minor unit." }, "bid_strategy": { "type": "string", "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"], "description": "Bid strategy." }, "targeting": { "type": "object", "description": "New targeting spec (replaces the old one)." }, "optimization_goal": { "type": "string", "description": "Optimization goal." }, "start_time": { "type": "string", "description": "Start time." }, "end_time": { "type": "string", "description": "End time." } }, "required": ["adset_id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "ad_sets__update",
+    "type": "object",
+    "properties": {
+        "adset_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad set ID." },
+        "name": { "type": "string", "minLength": 1, "description": "New name." },
+        "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "New status." },
+        "daily_budget": { "type": "integer", "minimum": 0, "description": "Daily budget in the currency's minor unit." },
+        "lifetime_budget": { "type": "integer", "minimum": 0, "description": "Lifetime budget in the currency's minor unit." },
+        "bid_amount": { "type": "integer", "minimum": 0, "description": "Bid amount in the currency's minor unit." },
+        "bid_strategy": {
+            "type": "string",
+            "enum": ["LOWEST_COST_WITHOUT_CAP", "LOWEST_COST_WITH_BID_CAP", "COST_CAP", "LOWEST_COST_WITH_MIN_ROAS"],
+            "description": "Bid strategy."
+        },
+        "targeting": { "type": "object", "description": "New targeting spec (replaces the old one)." },
+        "optimization_goal": { "type": "string", "description": "Optimization goal." },
+        "start_time": { "type": "string", "description": "Start time." },
+        "end_time": { "type": "string", "description": "End time." }
+    },
+    "required": ["adset_id"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_sets__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.adset_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "adset_id" }, message: "must have required property '" + "adset_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "adset_id" },
+            message: "must have required property '" + "adset_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1598,7 +2627,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema21.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1612,7 +2647,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.adset_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/adset_id", schemaPath: "#/properties/adset_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/adset_id",
+                    schemaPath: "#/properties/adset_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1623,7 +2664,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/adset_id", schemaPath: "#/properties/adset_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/adset_id",
+                schemaPath: "#/properties/adset_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1637,7 +2684,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1648,7 +2701,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1661,7 +2720,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data2 = data.status;
         if (typeof data2 !== "string") {
-            const err6 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1671,7 +2736,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data2 === "ACTIVE") || (data2 === "PAUSED")) || (data2 === "ARCHIVED")) || (data2 === "DELETED"))) {
-            const err7 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema21.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err7 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema21.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1684,7 +2755,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.daily_budget !== undefined) {
         let data3 = data.daily_budget;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err8 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err8 = {
+                instancePath: instancePath + "/daily_budget",
+                schemaPath: "#/properties/daily_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1695,7 +2772,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 0 || isNaN(data3)) {
-                const err9 = { instancePath: instancePath + "/daily_budget", schemaPath: "#/properties/daily_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err9 = {
+                    instancePath: instancePath + "/daily_budget",
+                    schemaPath: "#/properties/daily_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -1709,7 +2792,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.lifetime_budget !== undefined) {
         let data4 = data.lifetime_budget;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err10 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/lifetime_budget",
+                schemaPath: "#/properties/lifetime_budget/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1720,7 +2809,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 < 0 || isNaN(data4)) {
-                const err11 = { instancePath: instancePath + "/lifetime_budget", schemaPath: "#/properties/lifetime_budget/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err11 = {
+                    instancePath: instancePath + "/lifetime_budget",
+                    schemaPath: "#/properties/lifetime_budget/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -1734,7 +2829,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.bid_amount !== undefined) {
         let data5 = data.bid_amount;
         if (!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))) {
-            const err12 = { instancePath: instancePath + "/bid_amount", schemaPath: "#/properties/bid_amount/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/bid_amount",
+                schemaPath: "#/properties/bid_amount/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1745,7 +2846,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data5 == "number") {
             if (data5 < 0 || isNaN(data5)) {
-                const err13 = { instancePath: instancePath + "/bid_amount", schemaPath: "#/properties/bid_amount/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err13 = {
+                    instancePath: instancePath + "/bid_amount",
+                    schemaPath: "#/properties/bid_amount/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -1759,7 +2866,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.bid_strategy !== undefined) {
         let data6 = data.bid_strategy;
         if (typeof data6 !== "string") {
-            const err14 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err14 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -1769,7 +2882,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data6 === "LOWEST_COST_WITHOUT_CAP") || (data6 === "LOWEST_COST_WITH_BID_CAP")) || (data6 === "COST_CAP")) || (data6 === "LOWEST_COST_WITH_MIN_ROAS"))) {
-            const err15 = { instancePath: instancePath + "/bid_strategy", schemaPath: "#/properties/bid_strategy/enum", keyword: "enum", params: { allowedValues: schema21.properties.bid_strategy.enum }, message: "must be equal to one of the allowed values" };
+            const err15 = {
+                instancePath: instancePath + "/bid_strategy",
+                schemaPath: "#/properties/bid_strategy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema21.properties.bid_strategy.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -1782,7 +2901,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.targeting !== undefined) {
         let data7 = data.targeting;
         if (!(data7 && typeof data7 == "object" && !Array.isArray(data7))) {
-            const err16 = { instancePath: instancePath + "/targeting", schemaPath: "#/properties/targeting/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err16 = {
+                instancePath: instancePath + "/targeting",
+                schemaPath: "#/properties/targeting/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1794,7 +2919,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.optimization_goal !== undefined) {
         if (typeof data.optimization_goal !== "string") {
-            const err17 = { instancePath: instancePath + "/optimization_goal", schemaPath: "#/properties/optimization_goal/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/optimization_goal",
+                schemaPath: "#/properties/optimization_goal/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -1806,7 +2937,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_time !== undefined) {
         if (typeof data.start_time !== "string") {
-            const err18 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err18 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -1818,7 +2955,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.end_time !== undefined) {
         if (typeof data.end_time !== "string") {
-            const err19 = { instancePath: instancePath + "/end_time", schemaPath: "#/properties/end_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/end_time",
+                schemaPath: "#/properties/end_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -1840,10 +2983,38 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const ads__list = validate21;
-const schema22 = { "$id": "ads__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time", "description": "Comma-separated ad fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "ads__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time",
+            "description": "Comma-separated ad fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1854,7 +3025,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1868,7 +3045,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1879,7 +3062,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1891,7 +3080,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1904,7 +3099,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1915,7 +3116,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1928,7 +3135,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1950,10 +3163,42 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const ads__create = validate22;
-const schema23 = { "$id": "ads__create", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "name": { "type": "string", "minLength": 1, "description": "Ad name." }, "adset_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad set the ad belongs to." }, "creative": { "type": "object", "description": "The creative, usually {\"creative_id\": \"<ad creative id>\"}." }, "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "Initial status (PAUSED recommended)." }, "tracking_specs": { "type": "array", "items": { "type": "object" }, "description": "Tracking specs (actions tracked for the ad)." }, "conversion_domain": { "type": "string", "description": "Domain where conversions happen (e.g. example.com)." } }, "required": ["account_id", "name", "adset_id", "creative"], "additionalProperties": false };
+const schema23 = {
+    "$id": "ads__create",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "name": { "type": "string", "minLength": 1, "description": "Ad name." },
+        "adset_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad set the ad belongs to." },
+        "creative": { "type": "object", "description": "The creative, usually {\"creative_id\": \"<ad creative id>\"}." },
+        "status": {
+            "type": "string",
+            "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"],
+            "description": "Initial status (PAUSED recommended)."
+        },
+        "tracking_specs": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Tracking specs (actions tracked for the ad)."
+        },
+        "conversion_domain": { "type": "string", "description": "Domain where conversions happen (e.g. example.com)." }
+    },
+    "required": ["account_id", "name", "adset_id", "creative"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1963,7 +3208,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.name === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1973,7 +3224,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.adset_id === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "adset_id" }, message: "must have required property '" + "adset_id" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "adset_id" },
+            message: "must have required property '" + "adset_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1983,7 +3240,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.creative === undefined) {
-        const err3 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "creative" }, message: "must have required property '" + "creative" + "'" };
+        const err3 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "creative" },
+            message: "must have required property '" + "creative" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err3];
         }
@@ -1994,7 +3257,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((((key0 === "account_id") || (key0 === "name")) || (key0 === "adset_id")) || (key0 === "creative")) || (key0 === "status")) || (key0 === "tracking_specs")) || (key0 === "conversion_domain"))) {
-            const err4 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err4 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2008,7 +3277,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err5 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2019,7 +3294,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2033,7 +3314,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err7 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -2044,7 +3331,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -2058,7 +3351,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.adset_id;
         if (typeof data2 === "string") {
             if (!pattern0.test(data2)) {
-                const err9 = { instancePath: instancePath + "/adset_id", schemaPath: "#/properties/adset_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err9 = {
+                    instancePath: instancePath + "/adset_id",
+                    schemaPath: "#/properties/adset_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -2069,7 +3368,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/adset_id", schemaPath: "#/properties/adset_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/adset_id",
+                schemaPath: "#/properties/adset_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -2082,7 +3387,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.creative !== undefined) {
         let data3 = data.creative;
         if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
-            const err11 = { instancePath: instancePath + "/creative", schemaPath: "#/properties/creative/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err11 = {
+                instancePath: instancePath + "/creative",
+                schemaPath: "#/properties/creative/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -2095,7 +3406,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data4 = data.status;
         if (typeof data4 !== "string") {
-            const err12 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -2105,7 +3422,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data4 === "ACTIVE") || (data4 === "PAUSED")) || (data4 === "ARCHIVED")) || (data4 === "DELETED"))) {
-            const err13 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema23.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err13 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema23.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -2122,7 +3445,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data6 = data5[i0];
                 if (!(data6 && typeof data6 == "object" && !Array.isArray(data6))) {
-                    const err14 = { instancePath: instancePath + "/tracking_specs/" + i0, schemaPath: "#/properties/tracking_specs/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err14 = {
+                        instancePath: instancePath + "/tracking_specs/" + i0,
+                        schemaPath: "#/properties/tracking_specs/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -2134,7 +3463,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/tracking_specs", schemaPath: "#/properties/tracking_specs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err15 = {
+                instancePath: instancePath + "/tracking_specs",
+                schemaPath: "#/properties/tracking_specs/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -2146,7 +3481,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.conversion_domain !== undefined) {
         if (typeof data.conversion_domain !== "string") {
-            const err16 = { instancePath: instancePath + "/conversion_domain", schemaPath: "#/properties/conversion_domain/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/conversion_domain",
+                schemaPath: "#/properties/conversion_domain/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -2168,10 +3509,29 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const ads__get = validate23;
-const schema24 = { "$id": "ads__get", "type": "object", "properties": { "ad_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad ID." }, "fields": { "type": "string", "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time", "description": "Comma-separated ad fields to return." } }, "required": ["ad_id"], "additionalProperties": false };
+const schema24 = {
+    "$id": "ads__get",
+    "type": "object",
+    "properties": {
+        "ad_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad ID." },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time",
+            "description": "Comma-separated ad fields to return."
+        }
+    },
+    "required": ["ad_id"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_id" }, message: "must have required property '" + "ad_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_id" },
+            message: "must have required property '" + "ad_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2182,7 +3542,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "ad_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2196,7 +3562,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/ad_id", schemaPath: "#/properties/ad_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_id",
+                    schemaPath: "#/properties/ad_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2207,7 +3579,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/ad_id", schemaPath: "#/properties/ad_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/ad_id",
+                schemaPath: "#/properties/ad_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2219,7 +3597,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2241,10 +3625,29 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const ads__update = validate24;
-const schema25 = { "$id": "ads__update", "type": "object", "properties": { "ad_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad ID." }, "name": { "type": "string", "minLength": 1, "description": "New name." }, "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "New status." }, "creative": { "type": "object", "description": "New creative, {\"creative_id\": \"...\"}." }, "tracking_specs": { "type": "array", "items": { "type": "object" }, "description": "Tracking specs." }, "conversion_domain": { "type": "string", "description": "Conversion domain." } }, "required": ["ad_id"], "additionalProperties": false };
+const schema25 = {
+    "$id": "ads__update",
+    "type": "object",
+    "properties": {
+        "ad_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad ID." },
+        "name": { "type": "string", "minLength": 1, "description": "New name." },
+        "status": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"], "description": "New status." },
+        "creative": { "type": "object", "description": "New creative, {\"creative_id\": \"...\"}." },
+        "tracking_specs": { "type": "array", "items": { "type": "object" }, "description": "Tracking specs." },
+        "conversion_domain": { "type": "string", "description": "Conversion domain." }
+    },
+    "required": ["ad_id"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_id" }, message: "must have required property '" + "ad_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_id" },
+            message: "must have required property '" + "ad_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2255,7 +3658,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "ad_id") || (key0 === "name")) || (key0 === "status")) || (key0 === "creative")) || (key0 === "tracking_specs")) || (key0 === "conversion_domain"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2269,7 +3678,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/ad_id", schemaPath: "#/properties/ad_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_id",
+                    schemaPath: "#/properties/ad_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2280,7 +3695,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/ad_id", schemaPath: "#/properties/ad_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/ad_id",
+                schemaPath: "#/properties/ad_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2294,7 +3715,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2305,7 +3732,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2318,7 +3751,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data2 = data.status;
         if (typeof data2 !== "string") {
-            const err6 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2328,7 +3767,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data2 === "ACTIVE") || (data2 === "PAUSED")) || (data2 === "ARCHIVED")) || (data2 === "DELETED"))) {
-            const err7 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema25.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err7 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema25.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2341,7 +3786,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.creative !== undefined) {
         let data3 = data.creative;
         if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
-            const err8 = { instancePath: instancePath + "/creative", schemaPath: "#/properties/creative/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err8 = {
+                instancePath: instancePath + "/creative",
+                schemaPath: "#/properties/creative/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -2358,7 +3809,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data5 = data4[i0];
                 if (!(data5 && typeof data5 == "object" && !Array.isArray(data5))) {
-                    const err9 = { instancePath: instancePath + "/tracking_specs/" + i0, schemaPath: "#/properties/tracking_specs/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err9 = {
+                        instancePath: instancePath + "/tracking_specs/" + i0,
+                        schemaPath: "#/properties/tracking_specs/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -2370,7 +3827,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/tracking_specs", schemaPath: "#/properties/tracking_specs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err10 = {
+                instancePath: instancePath + "/tracking_specs",
+                schemaPath: "#/properties/tracking_specs/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -2382,7 +3845,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.conversion_domain !== undefined) {
         if (typeof data.conversion_domain !== "string") {
-            const err11 = { instancePath: instancePath + "/conversion_domain", schemaPath: "#/properties/conversion_domain/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/conversion_domain",
+                schemaPath: "#/properties/conversion_domain/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -2404,10 +3873,38 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const ad_creatives__list = validate25;
-const schema26 = { "$id": "ad_creatives__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags", "description": "Comma-separated ad creative fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "ad_creatives__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags",
+            "description": "Comma-separated ad creative fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_creatives__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2418,7 +3915,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2432,7 +3935,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2443,7 +3952,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2455,7 +3970,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2468,7 +3989,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2479,7 +4006,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2492,7 +4025,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2514,10 +4053,29 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const ad_creatives__get = validate26;
-const schema27 = { "$id": "ad_creatives__get", "type": "object", "properties": { "creative_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad creative ID." }, "fields": { "type": "string", "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags", "description": "Comma-separated ad creative fields to return." } }, "required": ["creative_id"], "additionalProperties": false };
+const schema27 = {
+    "$id": "ad_creatives__get",
+    "type": "object",
+    "properties": {
+        "creative_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad creative ID." },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,status,title,body,object_type,object_story_spec,object_story_id,effective_object_story_id,image_hash,image_url,thumbnail_url,video_id,link_url,call_to_action_type,url_tags",
+            "description": "Comma-separated ad creative fields to return."
+        }
+    },
+    "required": ["creative_id"],
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_creatives__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.creative_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "creative_id" }, message: "must have required property '" + "creative_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "creative_id" },
+            message: "must have required property '" + "creative_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2528,7 +4086,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "creative_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2542,7 +4106,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.creative_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/creative_id", schemaPath: "#/properties/creative_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/creative_id",
+                    schemaPath: "#/properties/creative_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2553,7 +4123,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/creative_id", schemaPath: "#/properties/creative_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/creative_id",
+                schemaPath: "#/properties/creative_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2565,7 +4141,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2587,12 +4169,91 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const ads_insights__list = validate27;
-const schema28 = { "$id": "ads_insights__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "account_id,account_name,campaign_id,campaign_name,adset_id,adset_name,ad_id,ad_name,impressions,reach,frequency,clicks,spend,cpc,cpm,ctr,actions,date_start,date_stop", "description": "Comma-separated insights fields (metrics and ids) to return." }, "date_preset": { "type": "string", "enum": ["today", "yesterday", "this_month", "last_month", "this_quarter", "maximum", "data_maximum", "last_3d", "last_7d", "last_14d", "last_28d", "last_30d", "last_90d", "last_week_mon_sun", "last_week_sun_sat", "last_quarter", "last_year", "this_week_mon_today", "this_week_sun_today", "this_year"], "description": "A relative date range (ignored when time_range is given)." }, "time_range": { "type": "object", "required": ["since", "until"], "additionalProperties": false, "properties": { "since": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }, "until": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" } }, "description": "Absolute date range, {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"} (sent as JSON)." }, "time_increment": { "type": "string", "pattern": "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$", "description": "Days per row (1 to 90), monthly, or all_days (the default, one row for the range)." }, "level": { "type": "string", "enum": ["account", "campaign", "adset", "ad"], "description": "Aggregation level of the rows (default account)." }, "breakdowns": { "type": "array", "items": { "type": "string" }, "description": "Breakdowns, e.g. [age, gender] or [publisher_platform]." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema28 = {
+    "$id": "ads_insights__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "account_id,account_name,campaign_id,campaign_name,adset_id,adset_name,ad_id,ad_name,impressions,reach,frequency,clicks,spend,cpc,cpm,ctr,actions,date_start,date_stop",
+            "description": "Comma-separated insights fields (metrics and ids) to return."
+        },
+        "date_preset": {
+            "type": "string",
+            "enum": [
+                "today",
+                "yesterday",
+                "this_month",
+                "last_month",
+                "this_quarter",
+                "maximum",
+                "data_maximum",
+                "last_3d",
+                "last_7d",
+                "last_14d",
+                "last_28d",
+                "last_30d",
+                "last_90d",
+                "last_week_mon_sun",
+                "last_week_sun_sat",
+                "last_quarter",
+                "last_year",
+                "this_week_mon_today",
+                "this_week_sun_today",
+                "this_year"
+            ],
+            "description": "A relative date range (ignored when time_range is given)."
+        },
+        "time_range": {
+            "type": "object",
+            "required": ["since", "until"],
+            "additionalProperties": false,
+            "properties": {
+                "since": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                "until": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }
+            },
+            "description": "Absolute date range, {\"since\": \"YYYY-MM-DD\", \"until\": \"YYYY-MM-DD\"} (sent as JSON)."
+        },
+        "time_increment": {
+            "type": "string",
+            "pattern": "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$",
+            "description": "Days per row (1 to 90), monthly, or all_days (the default, one row for the range)."
+        },
+        "level": {
+            "type": "string",
+            "enum": ["account", "campaign", "adset", "ad"],
+            "description": "Aggregation level of the rows (default account)."
+        },
+        "breakdowns": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Breakdowns, e.g. [age, gender] or [publisher_platform]."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 const pattern18 = new RegExp("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "u");
 const pattern20 = new RegExp("^(all_days|monthly|[1-9]|[1-8][0-9]|90)$", "u");
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads_insights__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2603,7 +4264,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema28.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2617,7 +4284,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2628,7 +4301,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2640,7 +4319,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2653,7 +4338,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.date_preset !== undefined) {
         let data2 = data.date_preset;
         if (typeof data2 !== "string") {
-            const err5 = { instancePath: instancePath + "/date_preset", schemaPath: "#/properties/date_preset/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/date_preset",
+                schemaPath: "#/properties/date_preset/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2663,7 +4354,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((((((((((((((((((data2 === "today") || (data2 === "yesterday")) || (data2 === "this_month")) || (data2 === "last_month")) || (data2 === "this_quarter")) || (data2 === "maximum")) || (data2 === "data_maximum")) || (data2 === "last_3d")) || (data2 === "last_7d")) || (data2 === "last_14d")) || (data2 === "last_28d")) || (data2 === "last_30d")) || (data2 === "last_90d")) || (data2 === "last_week_mon_sun")) || (data2 === "last_week_sun_sat")) || (data2 === "last_quarter")) || (data2 === "last_year")) || (data2 === "this_week_mon_today")) || (data2 === "this_week_sun_today")) || (data2 === "this_year"))) {
-            const err6 = { instancePath: instancePath + "/date_preset", schemaPath: "#/properties/date_preset/enum", keyword: "enum", params: { allowedValues: schema28.properties.date_preset.enum }, message: "must be equal to one of the allowed values" };
+            const err6 = {
+                instancePath: instancePath + "/date_preset",
+                schemaPath: "#/properties/date_preset/enum",
+                keyword: "enum",
+                params: { allowedValues: schema28.properties.date_preset.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2677,7 +4374,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.time_range;
         if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
             if (data3.since === undefined) {
-                const err7 = { instancePath: instancePath + "/time_range", schemaPath: "#/properties/time_range/required", keyword: "required", params: { missingProperty: "since" }, message: "must have required property '" + "since" + "'" };
+                const err7 = {
+                    instancePath: instancePath + "/time_range",
+                    schemaPath: "#/properties/time_range/required",
+                    keyword: "required",
+                    params: { missingProperty: "since" },
+                    message: "must have required property '" + "since" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -2687,7 +4390,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data3.until === undefined) {
-                const err8 = { instancePath: instancePath + "/time_range", schemaPath: "#/properties/time_range/required", keyword: "required", params: { missingProperty: "until" }, message: "must have required property '" + "until" + "'" };
+                const err8 = {
+                    instancePath: instancePath + "/time_range",
+                    schemaPath: "#/properties/time_range/required",
+                    keyword: "required",
+                    params: { missingProperty: "until" },
+                    message: "must have required property '" + "until" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2698,7 +4407,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data3) {
                 if (!((key1 === "since") || (key1 === "until"))) {
-                    const err9 = { instancePath: instancePath + "/time_range", schemaPath: "#/properties/time_range/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err9 = {
+                        instancePath: instancePath + "/time_range",
+                        schemaPath: "#/properties/time_range/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -2712,7 +4427,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data3.since;
                 if (typeof data4 === "string") {
                     if (!pattern18.test(data4)) {
-                        const err10 = { instancePath: instancePath + "/time_range/since", schemaPath: "#/properties/time_range/properties/since/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\"" };
+                        const err10 = {
+                            instancePath: instancePath + "/time_range/since",
+                            schemaPath: "#/properties/time_range/properties/since/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
                         if (vErrors === null) {
                             vErrors = [err10];
                         }
@@ -2723,7 +4444,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err11 = { instancePath: instancePath + "/time_range/since", schemaPath: "#/properties/time_range/properties/since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/time_range/since",
+                        schemaPath: "#/properties/time_range/properties/since/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -2737,7 +4464,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                 let data5 = data3.until;
                 if (typeof data5 === "string") {
                     if (!pattern18.test(data5)) {
-                        const err12 = { instancePath: instancePath + "/time_range/until", schemaPath: "#/properties/time_range/properties/until/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\"" };
+                        const err12 = {
+                            instancePath: instancePath + "/time_range/until",
+                            schemaPath: "#/properties/time_range/properties/until/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                            message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                        };
                         if (vErrors === null) {
                             vErrors = [err12];
                         }
@@ -2748,7 +4481,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err13 = { instancePath: instancePath + "/time_range/until", schemaPath: "#/properties/time_range/properties/until/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err13 = {
+                        instancePath: instancePath + "/time_range/until",
+                        schemaPath: "#/properties/time_range/properties/until/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -2760,7 +4499,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err14 = { instancePath: instancePath + "/time_range", schemaPath: "#/properties/time_range/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err14 = {
+                instancePath: instancePath + "/time_range",
+                schemaPath: "#/properties/time_range/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -2774,7 +4519,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data6 = data.time_increment;
         if (typeof data6 === "string") {
             if (!pattern20.test(data6)) {
-                const err15 = { instancePath: instancePath + "/time_increment", schemaPath: "#/properties/time_increment/pattern", keyword: "pattern", params: { pattern: "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$" }, message: "must match pattern \"" + "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$" + "\"" };
+                const err15 = {
+                    instancePath: instancePath + "/time_increment",
+                    schemaPath: "#/properties/time_increment/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$" },
+                    message: "must match pattern \"" + "^(all_days|monthly|[1-9]|[1-8][0-9]|90)$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -2785,7 +4536,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/time_increment", schemaPath: "#/properties/time_increment/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/time_increment",
+                schemaPath: "#/properties/time_increment/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -2798,7 +4555,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.level !== undefined) {
         let data7 = data.level;
         if (typeof data7 !== "string") {
-            const err17 = { instancePath: instancePath + "/level", schemaPath: "#/properties/level/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/level",
+                schemaPath: "#/properties/level/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -2808,7 +4571,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data7 === "account") || (data7 === "campaign")) || (data7 === "adset")) || (data7 === "ad"))) {
-            const err18 = { instancePath: instancePath + "/level", schemaPath: "#/properties/level/enum", keyword: "enum", params: { allowedValues: schema28.properties.level.enum }, message: "must be equal to one of the allowed values" };
+            const err18 = {
+                instancePath: instancePath + "/level",
+                schemaPath: "#/properties/level/enum",
+                keyword: "enum",
+                params: { allowedValues: schema28.properties.level.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -2824,7 +4593,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data8.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data8[i0] !== "string") {
-                    const err19 = { instancePath: instancePath + "/breakdowns/" + i0, schemaPath: "#/properties/breakdowns/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err19 = {
+                        instancePath: instancePath + "/breakdowns/" + i0,
+                        schemaPath: "#/properties/breakdowns/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err19];
                     }
@@ -2836,7 +4611,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err20 = { instancePath: instancePath + "/breakdowns", schemaPath: "#/properties/breakdowns/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err20 = {
+                instancePath: instancePath + "/breakdowns",
+                schemaPath: "#/properties/breakdowns/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -2849,7 +4630,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data10 = data.limit;
         if (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))) {
-            const err21 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err21 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -2860,7 +4647,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data10 == "number") {
             if (data10 < 1 || isNaN(data10)) {
-                const err22 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err22 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err22];
                 }
@@ -2873,7 +4666,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err23 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err23 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -2895,10 +4694,38 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 export const custom_conversions__list = validate28;
-const schema29 = { "$id": "custom_conversions__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time", "description": "Comma-separated custom conversion fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema29 = {
+    "$id": "custom_conversions__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time",
+            "description": "Comma-separated custom conversion fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_conversions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2909,7 +4736,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2923,7 +4756,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2934,7 +4773,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2946,7 +4791,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2959,7 +4810,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2970,7 +4827,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2983,7 +4846,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3005,10 +4874,29 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const custom_conversions__get = validate29;
-const schema30 = { "$id": "custom_conversions__get", "type": "object", "properties": { "custom_conversion_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Custom conversion ID." }, "fields": { "type": "string", "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time", "description": "Comma-separated custom conversion fields to return." } }, "required": ["custom_conversion_id"], "additionalProperties": false };
+const schema30 = {
+    "$id": "custom_conversions__get",
+    "type": "object",
+    "properties": {
+        "custom_conversion_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Custom conversion ID." },
+        "fields": {
+            "type": "string",
+            "default": "id,name,account_id,description,custom_event_type,rule,event_source_type,default_conversion_value,is_archived,is_unavailable,retention_days,creation_time,first_fired_time,last_fired_time",
+            "description": "Comma-separated custom conversion fields to return."
+        }
+    },
+    "required": ["custom_conversion_id"],
+    "additionalProperties": false
+};
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_conversions__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.custom_conversion_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "custom_conversion_id" }, message: "must have required property '" + "custom_conversion_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "custom_conversion_id" },
+            message: "must have required property '" + "custom_conversion_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3019,7 +4907,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "custom_conversion_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3033,7 +4927,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.custom_conversion_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/custom_conversion_id", schemaPath: "#/properties/custom_conversion_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/custom_conversion_id",
+                    schemaPath: "#/properties/custom_conversion_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3044,7 +4944,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/custom_conversion_id", schemaPath: "#/properties/custom_conversion_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/custom_conversion_id",
+                schemaPath: "#/properties/custom_conversion_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3056,7 +4962,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3078,10 +4990,38 @@ else {
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
 export const images__list = validate30;
-const schema31 = { "$id": "images__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time", "description": "Comma-separated ad image fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema31 = {
+    "$id": "images__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time",
+            "description": "Comma-separated ad image fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="images__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3092,7 +5032,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3106,7 +5052,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3117,7 +5069,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3129,7 +5087,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3142,7 +5106,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3153,7 +5123,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3166,7 +5142,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3188,11 +5170,34 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const images__get = validate31;
-const schema32 = { "$id": "images__get", "type": "object", "properties": { "image_id": { "type": "string", "pattern": "^[0-9]+:[0-9a-f]+$", "description": "Ad image ID in the form <account_id>:<hash>, e.g. 1234567890:0a1b2c3d." }, "fields": { "type": "string", "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time", "description": "Comma-separated ad image fields to return." } }, "required": ["image_id"], "additionalProperties": false };
+const schema32 = {
+    "$id": "images__get",
+    "type": "object",
+    "properties": {
+        "image_id": {
+            "type": "string",
+            "pattern": "^[0-9]+:[0-9a-f]+$",
+            "description": "Ad image ID in the form <account_id>:<hash>, e.g. 1234567890:0a1b2c3d."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,hash,name,account_id,status,url,url_128,permalink_url,width,height,original_width,original_height,created_time,updated_time",
+            "description": "Comma-separated ad image fields to return."
+        }
+    },
+    "required": ["image_id"],
+    "additionalProperties": false
+};
 const pattern24 = new RegExp("^[0-9]+:[0-9a-f]+$", "u");
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="images__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.image_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "image_id" }, message: "must have required property '" + "image_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "image_id" },
+            message: "must have required property '" + "image_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3203,7 +5208,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "image_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3217,7 +5228,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.image_id;
         if (typeof data0 === "string") {
             if (!pattern24.test(data0)) {
-                const err2 = { instancePath: instancePath + "/image_id", schemaPath: "#/properties/image_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+:[0-9a-f]+$" }, message: "must match pattern \"" + "^[0-9]+:[0-9a-f]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/image_id",
+                    schemaPath: "#/properties/image_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+:[0-9a-f]+$" },
+                    message: "must match pattern \"" + "^[0-9]+:[0-9a-f]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3228,7 +5245,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/image_id", schemaPath: "#/properties/image_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/image_id",
+                schemaPath: "#/properties/image_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3240,7 +5263,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3262,10 +5291,38 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const videos__list = validate32;
-const schema33 = { "$id": "videos__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time", "description": "Comma-separated video fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema33 = {
+    "$id": "videos__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time",
+            "description": "Comma-separated video fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="videos__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3276,7 +5333,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3290,7 +5353,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3301,7 +5370,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3313,7 +5388,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3326,7 +5407,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3337,7 +5424,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3350,7 +5443,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3372,10 +5471,29 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const videos__get = validate33;
-const schema34 = { "$id": "videos__get", "type": "object", "properties": { "video_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Video ID." }, "fields": { "type": "string", "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time", "description": "Comma-separated video fields to return." } }, "required": ["video_id"], "additionalProperties": false };
+const schema34 = {
+    "$id": "videos__get",
+    "type": "object",
+    "properties": {
+        "video_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Video ID." },
+        "fields": {
+            "type": "string",
+            "default": "id,title,description,length,source,picture,permalink_url,published,status,created_time,updated_time",
+            "description": "Comma-separated video fields to return."
+        }
+    },
+    "required": ["video_id"],
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="videos__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.video_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "video_id" }, message: "must have required property '" + "video_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "video_id" },
+            message: "must have required property '" + "video_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3386,7 +5504,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "video_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3400,7 +5524,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.video_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/video_id", schemaPath: "#/properties/video_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/video_id",
+                    schemaPath: "#/properties/video_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3411,7 +5541,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/video_id", schemaPath: "#/properties/video_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/video_id",
+                schemaPath: "#/properties/video_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3423,7 +5559,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3445,10 +5587,38 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const pixels__list = validate34;
-const schema35 = { "$id": "pixels__list", "type": "object", "properties": { "account_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890." }, "fields": { "type": "string", "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business", "description": "Comma-separated pixel fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["account_id"], "additionalProperties": false };
+const schema35 = {
+    "$id": "pixels__list",
+    "type": "object",
+    "properties": {
+        "account_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Ad account ID without the act_ prefix (the path adds it), e.g. 1234567890."
+        },
+        "fields": {
+            "type": "string",
+            "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business",
+            "description": "Comma-separated pixel fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["account_id"],
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pixels__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "account_id" }, message: "must have required property '" + "account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "account_id" },
+            message: "must have required property '" + "account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3459,7 +5629,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3473,7 +5649,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.account_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/account_id",
+                    schemaPath: "#/properties/account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3484,7 +5666,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3496,7 +5684,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3509,7 +5703,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3520,7 +5720,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3533,7 +5739,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err7 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3555,10 +5767,29 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const pixels__get = validate35;
-const schema36 = { "$id": "pixels__get", "type": "object", "properties": { "pixel_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Pixel ID." }, "fields": { "type": "string", "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business", "description": "Comma-separated pixel fields to return." } }, "required": ["pixel_id"], "additionalProperties": false };
+const schema36 = {
+    "$id": "pixels__get",
+    "type": "object",
+    "properties": {
+        "pixel_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Pixel ID." },
+        "fields": {
+            "type": "string",
+            "default": "id,name,creation_time,last_fired_time,is_unavailable,data_use_setting,first_party_cookie_status,enable_automatic_matching,owner_ad_account,owner_business",
+            "description": "Comma-separated pixel fields to return."
+        }
+    },
+    "required": ["pixel_id"],
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pixels__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.pixel_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "pixel_id" }, message: "must have required property '" + "pixel_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "pixel_id" },
+            message: "must have required property '" + "pixel_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3569,7 +5800,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "pixel_id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3583,7 +5820,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.pixel_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/pixel_id", schemaPath: "#/properties/pixel_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/pixel_id",
+                    schemaPath: "#/properties/pixel_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3594,7 +5837,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/pixel_id", schemaPath: "#/properties/pixel_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/pixel_id",
+                schemaPath: "#/properties/pixel_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3606,7 +5855,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3628,10 +5883,59 @@ else {
     errors++;
 } validate35.errors = vErrors; return errors === 0; }
 export const pixel_stats__list = validate36;
-const schema37 = { "$id": "pixel_stats__list", "type": "object", "properties": { "pixel_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Pixel ID." }, "aggregation": { "type": "string", "enum": ["browser_type", "custom_data_field", "device_os", "device_type", "event", "event_detection_method", "event_processing_results", "event_source", "event_total_counts", "event_value_count", "had_pii", "host", "match_keys", "pixel_fire", "url", "url_by_rule"], "description": "What the counts are grouped by (default event)." }, "start_time": { "type": "string", "description": "Start (Unix seconds or ISO 8601)." }, "end_time": { "type": "string", "description": "End (Unix seconds or ISO 8601; default now)." }, "event": { "type": "string", "description": "Event to aggregate on when aggregation is custom_data_field." }, "event_source": { "type": "string", "enum": ["WEB_ONLY", "SERVER_ONLY"], "description": "Only browser or only server events." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["pixel_id"], "additionalProperties": false };
+const schema37 = {
+    "$id": "pixel_stats__list",
+    "type": "object",
+    "properties": {
+        "pixel_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Pixel ID." },
+        "aggregation": {
+            "type": "string",
+            "enum": [
+                "browser_type",
+                "custom_data_field",
+                "device_os",
+                "device_type",
+                "event",
+                "event_detection_method",
+                "event_processing_results",
+                "event_source",
+                "event_total_counts",
+                "event_value_count",
+                "had_pii",
+                "host",
+                "match_keys",
+                "pixel_fire",
+                "url",
+                "url_by_rule"
+            ],
+            "description": "What the counts are grouped by (default event)."
+        },
+        "start_time": { "type": "string", "description": "Start (Unix seconds or ISO 8601)." },
+        "end_time": { "type": "string", "description": "End (Unix seconds or ISO 8601; default now)." },
+        "event": { "type": "string", "description": "Event to aggregate on when aggregation is custom_data_field." },
+        "event_source": {
+            "type": "string",
+            "enum": ["WEB_ONLY", "SERVER_ONLY"],
+            "description": "Only browser or only server events."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["pixel_id"],
+    "additionalProperties": false
+};
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pixel_stats__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.pixel_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "pixel_id" }, message: "must have required property '" + "pixel_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "pixel_id" },
+            message: "must have required property '" + "pixel_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3642,7 +5946,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((((key0 === "pixel_id") || (key0 === "aggregation")) || (key0 === "start_time")) || (key0 === "end_time")) || (key0 === "event")) || (key0 === "event_source")) || (key0 === "limit")) || (key0 === "after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3656,7 +5966,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.pixel_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/pixel_id", schemaPath: "#/properties/pixel_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/pixel_id",
+                    schemaPath: "#/properties/pixel_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3667,7 +5983,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/pixel_id", schemaPath: "#/properties/pixel_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/pixel_id",
+                schemaPath: "#/properties/pixel_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3680,7 +6002,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.aggregation !== undefined) {
         let data1 = data.aggregation;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/aggregation", schemaPath: "#/properties/aggregation/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/aggregation",
+                schemaPath: "#/properties/aggregation/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3690,7 +6018,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((((((((((((((data1 === "browser_type") || (data1 === "custom_data_field")) || (data1 === "device_os")) || (data1 === "device_type")) || (data1 === "event")) || (data1 === "event_detection_method")) || (data1 === "event_processing_results")) || (data1 === "event_source")) || (data1 === "event_total_counts")) || (data1 === "event_value_count")) || (data1 === "had_pii")) || (data1 === "host")) || (data1 === "match_keys")) || (data1 === "pixel_fire")) || (data1 === "url")) || (data1 === "url_by_rule"))) {
-            const err5 = { instancePath: instancePath + "/aggregation", schemaPath: "#/properties/aggregation/enum", keyword: "enum", params: { allowedValues: schema37.properties.aggregation.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/aggregation",
+                schemaPath: "#/properties/aggregation/enum",
+                keyword: "enum",
+                params: { allowedValues: schema37.properties.aggregation.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3702,7 +6036,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_time !== undefined) {
         if (typeof data.start_time !== "string") {
-            const err6 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -3714,7 +6054,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.end_time !== undefined) {
         if (typeof data.end_time !== "string") {
-            const err7 = { instancePath: instancePath + "/end_time", schemaPath: "#/properties/end_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/end_time",
+                schemaPath: "#/properties/end_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3726,7 +6072,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.event !== undefined) {
         if (typeof data.event !== "string") {
-            const err8 = { instancePath: instancePath + "/event", schemaPath: "#/properties/event/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/event",
+                schemaPath: "#/properties/event/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -3739,7 +6091,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.event_source !== undefined) {
         let data5 = data.event_source;
         if (typeof data5 !== "string") {
-            const err9 = { instancePath: instancePath + "/event_source", schemaPath: "#/properties/event_source/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/event_source",
+                schemaPath: "#/properties/event_source/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -3749,7 +6107,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data5 === "WEB_ONLY") || (data5 === "SERVER_ONLY"))) {
-            const err10 = { instancePath: instancePath + "/event_source", schemaPath: "#/properties/event_source/enum", keyword: "enum", params: { allowedValues: schema37.properties.event_source.enum }, message: "must be equal to one of the allowed values" };
+            const err10 = {
+                instancePath: instancePath + "/event_source",
+                schemaPath: "#/properties/event_source/enum",
+                keyword: "enum",
+                params: { allowedValues: schema37.properties.event_source.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -3762,7 +6126,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data6 = data.limit;
         if (!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) {
-            const err11 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err11 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -3773,7 +6143,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data6 == "number") {
             if (data6 < 1 || isNaN(data6)) {
-                const err12 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err12 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -3786,7 +6162,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err13 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -3808,11 +6190,98 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 export const ad_library__list = validate37;
-const schema38 = { "$id": "ad_library__list", "type": "object", "properties": { "ad_reached_countries": { "type": "array", "minItems": 1, "items": { "type": "string", "pattern": "^([A-Z]{2}|ALL)$" }, "description": "ISO country codes the ads reached, e.g. [\"US\"] or [\"ALL\"]." }, "search_terms": { "type": "string", "maxLength": 100, "description": "Keywords (a blank is AND); write them in the ads' language." }, "search_type": { "type": "string", "enum": ["KEYWORD_UNORDERED", "KEYWORD_EXACT_PHRASE"], "description": "How search_terms match (default KEYWORD_UNORDERED)." }, "search_page_ids": { "type": "array", "maxItems": 10, "items": { "type": "string" }, "description": "Up to 10 Facebook Page IDs whose ads to return." }, "ad_type": { "type": "string", "enum": ["ALL", "EMPLOYMENT_ADS", "FINANCIAL_PRODUCTS_AND_SERVICES_ADS", "HOUSING_ADS", "POLITICAL_AND_ISSUE_ADS"], "description": "Ad category (default ALL)." }, "ad_active_status": { "type": "string", "enum": ["ACTIVE", "ALL", "INACTIVE"], "description": "Delivery status (default ACTIVE)." }, "ad_delivery_date_min": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "Delivered on or after this date (YYYY-mm-dd)." }, "ad_delivery_date_max": { "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "Delivered on or before this date (YYYY-mm-dd)." }, "bylines": { "type": "array", "items": { "type": "string" }, "description": "\"Paid for by\" disclaimers to match (political and issue ads)." }, "languages": { "type": "array", "items": { "type": "string" }, "description": "ISO 639-1 language codes of the ads." }, "media_type": { "type": "string", "enum": ["ALL", "IMAGE", "MEME", "VIDEO", "NONE"], "description": "Media in the ads." }, "publisher_platforms": { "type": "array", "items": { "type": "string", "enum": ["FACEBOOK", "INSTAGRAM", "AUDIENCE_NETWORK", "MESSENGER", "WHATSAPP", "OCULUS", "THREADS"] }, "description": "Platforms the ads appeared on." }, "unmask_removed_content": { "type": "boolean", "description": "Reveal content removed for violating standards (default false)." }, "fields": { "type": "string", "default": "id,page_id,page_name,ad_creation_time,ad_delivery_start_time,ad_delivery_stop_time,ad_creative_bodies,ad_creative_link_captions,ad_creative_link_descriptions,ad_creative_link_titles,ad_snapshot_url,currency,languages,publisher_platforms", "description": "Comma-separated Archived Ad fields to return." }, "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." }, "after": { "type": "string", "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params." } }, "required": ["ad_reached_countries"], "additionalProperties": false };
+const schema38 = {
+    "$id": "ad_library__list",
+    "type": "object",
+    "properties": {
+        "ad_reached_countries": {
+            "type": "array",
+            "minItems": 1,
+            "items": { "type": "string", "pattern": "^([A-Z]{2}|ALL)$" },
+            "description": "ISO country codes the ads reached, e.g. [\"US\"] or [\"ALL\"]."
+        },
+        "search_terms": {
+            "type": "string",
+            "maxLength": 100,
+            "description": "Keywords (a blank is AND); write them in the ads' language."
+        },
+        "search_type": {
+            "type": "string",
+            "enum": ["KEYWORD_UNORDERED", "KEYWORD_EXACT_PHRASE"],
+            "description": "How search_terms match (default KEYWORD_UNORDERED)."
+        },
+        "search_page_ids": {
+            "type": "array",
+            "maxItems": 10,
+            "items": { "type": "string" },
+            "description": "Up to 10 Facebook Page IDs whose ads to return."
+        },
+        "ad_type": {
+            "type": "string",
+            "enum": [
+                "ALL",
+                "EMPLOYMENT_ADS",
+                "FINANCIAL_PRODUCTS_AND_SERVICES_ADS",
+                "HOUSING_ADS",
+                "POLITICAL_AND_ISSUE_ADS"
+            ],
+            "description": "Ad category (default ALL)."
+        },
+        "ad_active_status": {
+            "type": "string",
+            "enum": ["ACTIVE", "ALL", "INACTIVE"],
+            "description": "Delivery status (default ACTIVE)."
+        },
+        "ad_delivery_date_min": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+            "description": "Delivered on or after this date (YYYY-mm-dd)."
+        },
+        "ad_delivery_date_max": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+            "description": "Delivered on or before this date (YYYY-mm-dd)."
+        },
+        "bylines": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "\"Paid for by\" disclaimers to match (political and issue ads)."
+        },
+        "languages": { "type": "array", "items": { "type": "string" }, "description": "ISO 639-1 language codes of the ads." },
+        "media_type": { "type": "string", "enum": ["ALL", "IMAGE", "MEME", "VIDEO", "NONE"], "description": "Media in the ads." },
+        "publisher_platforms": {
+            "type": "array",
+            "items": {
+                "type": "string",
+                "enum": ["FACEBOOK", "INSTAGRAM", "AUDIENCE_NETWORK", "MESSENGER", "WHATSAPP", "OCULUS", "THREADS"]
+            },
+            "description": "Platforms the ads appeared on."
+        },
+        "unmask_removed_content": { "type": "boolean", "description": "Reveal content removed for violating standards (default false)." },
+        "fields": {
+            "type": "string",
+            "default": "id,page_id,page_name,ad_creation_time,ad_delivery_start_time,ad_delivery_stop_time,ad_creative_bodies,ad_creative_link_captions,ad_creative_link_descriptions,ad_creative_link_titles,ad_snapshot_url,currency,languages,publisher_platforms",
+            "description": "Comma-separated Archived Ad fields to return."
+        },
+        "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
+        "after": {
+            "type": "string",
+            "description": "Cursor of the next page (paging.cursors.after); normally taken from next_params."
+        }
+    },
+    "required": ["ad_reached_countries"],
+    "additionalProperties": false
+};
 const pattern30 = new RegExp("^([A-Z]{2}|ALL)$", "u");
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_library__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_reached_countries === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_reached_countries" }, message: "must have required property '" + "ad_reached_countries" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_reached_countries" },
+            message: "must have required property '" + "ad_reached_countries" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3823,7 +6292,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema38.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3837,7 +6312,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_reached_countries;
         if (Array.isArray(data0)) {
             if (data0.length < 1) {
-                const err2 = { instancePath: instancePath + "/ad_reached_countries", schemaPath: "#/properties/ad_reached_countries/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_reached_countries",
+                    schemaPath: "#/properties/ad_reached_countries/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3851,7 +6332,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
                 let data1 = data0[i0];
                 if (typeof data1 === "string") {
                     if (!pattern30.test(data1)) {
-                        const err3 = { instancePath: instancePath + "/ad_reached_countries/" + i0, schemaPath: "#/properties/ad_reached_countries/items/pattern", keyword: "pattern", params: { pattern: "^([A-Z]{2}|ALL)$" }, message: "must match pattern \"" + "^([A-Z]{2}|ALL)$" + "\"" };
+                        const err3 = {
+                            instancePath: instancePath + "/ad_reached_countries/" + i0,
+                            schemaPath: "#/properties/ad_reached_countries/items/pattern",
+                            keyword: "pattern",
+                            params: { pattern: "^([A-Z]{2}|ALL)$" },
+                            message: "must match pattern \"" + "^([A-Z]{2}|ALL)$" + "\""
+                        };
                         if (vErrors === null) {
                             vErrors = [err3];
                         }
@@ -3862,7 +6349,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err4 = { instancePath: instancePath + "/ad_reached_countries/" + i0, schemaPath: "#/properties/ad_reached_countries/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err4 = {
+                        instancePath: instancePath + "/ad_reached_countries/" + i0,
+                        schemaPath: "#/properties/ad_reached_countries/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -3874,7 +6367,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/ad_reached_countries", schemaPath: "#/properties/ad_reached_countries/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err5 = {
+                instancePath: instancePath + "/ad_reached_countries",
+                schemaPath: "#/properties/ad_reached_countries/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3888,7 +6387,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.search_terms;
         if (typeof data2 === "string") {
             if (func3(data2) > 100) {
-                const err6 = { instancePath: instancePath + "/search_terms", schemaPath: "#/properties/search_terms/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
+                const err6 = {
+                    instancePath: instancePath + "/search_terms",
+                    schemaPath: "#/properties/search_terms/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 100 },
+                    message: "must NOT have more than 100 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3899,7 +6404,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/search_terms", schemaPath: "#/properties/search_terms/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/search_terms",
+                schemaPath: "#/properties/search_terms/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3912,7 +6423,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.search_type !== undefined) {
         let data3 = data.search_type;
         if (typeof data3 !== "string") {
-            const err8 = { instancePath: instancePath + "/search_type", schemaPath: "#/properties/search_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/search_type",
+                schemaPath: "#/properties/search_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -3922,7 +6439,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data3 === "KEYWORD_UNORDERED") || (data3 === "KEYWORD_EXACT_PHRASE"))) {
-            const err9 = { instancePath: instancePath + "/search_type", schemaPath: "#/properties/search_type/enum", keyword: "enum", params: { allowedValues: schema38.properties.search_type.enum }, message: "must be equal to one of the allowed values" };
+            const err9 = {
+                instancePath: instancePath + "/search_type",
+                schemaPath: "#/properties/search_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema38.properties.search_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -3936,7 +6459,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data4 = data.search_page_ids;
         if (Array.isArray(data4)) {
             if (data4.length > 10) {
-                const err10 = { instancePath: instancePath + "/search_page_ids", schemaPath: "#/properties/search_page_ids/maxItems", keyword: "maxItems", params: { limit: 10 }, message: "must NOT have more than 10 items" };
+                const err10 = {
+                    instancePath: instancePath + "/search_page_ids",
+                    schemaPath: "#/properties/search_page_ids/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 10 },
+                    message: "must NOT have more than 10 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -3948,7 +6477,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data4.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data4[i1] !== "string") {
-                    const err11 = { instancePath: instancePath + "/search_page_ids/" + i1, schemaPath: "#/properties/search_page_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/search_page_ids/" + i1,
+                        schemaPath: "#/properties/search_page_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -3960,7 +6495,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err12 = { instancePath: instancePath + "/search_page_ids", schemaPath: "#/properties/search_page_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err12 = {
+                instancePath: instancePath + "/search_page_ids",
+                schemaPath: "#/properties/search_page_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -3973,7 +6514,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.ad_type !== undefined) {
         let data6 = data.ad_type;
         if (typeof data6 !== "string") {
-            const err13 = { instancePath: instancePath + "/ad_type", schemaPath: "#/properties/ad_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = {
+                instancePath: instancePath + "/ad_type",
+                schemaPath: "#/properties/ad_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -3983,7 +6530,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((((data6 === "ALL") || (data6 === "EMPLOYMENT_ADS")) || (data6 === "FINANCIAL_PRODUCTS_AND_SERVICES_ADS")) || (data6 === "HOUSING_ADS")) || (data6 === "POLITICAL_AND_ISSUE_ADS"))) {
-            const err14 = { instancePath: instancePath + "/ad_type", schemaPath: "#/properties/ad_type/enum", keyword: "enum", params: { allowedValues: schema38.properties.ad_type.enum }, message: "must be equal to one of the allowed values" };
+            const err14 = {
+                instancePath: instancePath + "/ad_type",
+                schemaPath: "#/properties/ad_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema38.properties.ad_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -3996,7 +6549,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.ad_active_status !== undefined) {
         let data7 = data.ad_active_status;
         if (typeof data7 !== "string") {
-            const err15 = { instancePath: instancePath + "/ad_active_status", schemaPath: "#/properties/ad_active_status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = {
+                instancePath: instancePath + "/ad_active_status",
+                schemaPath: "#/properties/ad_active_status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -4006,7 +6565,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((data7 === "ACTIVE") || (data7 === "ALL")) || (data7 === "INACTIVE"))) {
-            const err16 = { instancePath: instancePath + "/ad_active_status", schemaPath: "#/properties/ad_active_status/enum", keyword: "enum", params: { allowedValues: schema38.properties.ad_active_status.enum }, message: "must be equal to one of the allowed values" };
+            const err16 = {
+                instancePath: instancePath + "/ad_active_status",
+                schemaPath: "#/properties/ad_active_status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema38.properties.ad_active_status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -4020,7 +6585,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data8 = data.ad_delivery_date_min;
         if (typeof data8 === "string") {
             if (!pattern18.test(data8)) {
-                const err17 = { instancePath: instancePath + "/ad_delivery_date_min", schemaPath: "#/properties/ad_delivery_date_min/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\"" };
+                const err17 = {
+                    instancePath: instancePath + "/ad_delivery_date_min",
+                    schemaPath: "#/properties/ad_delivery_date_min/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                    message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err17];
                 }
@@ -4031,7 +6602,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err18 = { instancePath: instancePath + "/ad_delivery_date_min", schemaPath: "#/properties/ad_delivery_date_min/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err18 = {
+                instancePath: instancePath + "/ad_delivery_date_min",
+                schemaPath: "#/properties/ad_delivery_date_min/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -4045,7 +6622,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data9 = data.ad_delivery_date_max;
         if (typeof data9 === "string") {
             if (!pattern18.test(data9)) {
-                const err19 = { instancePath: instancePath + "/ad_delivery_date_max", schemaPath: "#/properties/ad_delivery_date_max/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\"" };
+                const err19 = {
+                    instancePath: instancePath + "/ad_delivery_date_max",
+                    schemaPath: "#/properties/ad_delivery_date_max/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+                    message: "must match pattern \"" + "^[0-9]{4}-[0-9]{2}-[0-9]{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -4056,7 +6639,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err20 = { instancePath: instancePath + "/ad_delivery_date_max", schemaPath: "#/properties/ad_delivery_date_max/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err20 = {
+                instancePath: instancePath + "/ad_delivery_date_max",
+                schemaPath: "#/properties/ad_delivery_date_max/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -4072,7 +6661,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             const len2 = data10.length;
             for (let i2 = 0; i2 < len2; i2++) {
                 if (typeof data10[i2] !== "string") {
-                    const err21 = { instancePath: instancePath + "/bylines/" + i2, schemaPath: "#/properties/bylines/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err21 = {
+                        instancePath: instancePath + "/bylines/" + i2,
+                        schemaPath: "#/properties/bylines/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -4084,7 +6679,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err22 = { instancePath: instancePath + "/bylines", schemaPath: "#/properties/bylines/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err22 = {
+                instancePath: instancePath + "/bylines",
+                schemaPath: "#/properties/bylines/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -4100,7 +6701,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             const len3 = data12.length;
             for (let i3 = 0; i3 < len3; i3++) {
                 if (typeof data12[i3] !== "string") {
-                    const err23 = { instancePath: instancePath + "/languages/" + i3, schemaPath: "#/properties/languages/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err23 = {
+                        instancePath: instancePath + "/languages/" + i3,
+                        schemaPath: "#/properties/languages/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err23];
                     }
@@ -4112,7 +6719,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err24 = { instancePath: instancePath + "/languages", schemaPath: "#/properties/languages/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err24 = {
+                instancePath: instancePath + "/languages",
+                schemaPath: "#/properties/languages/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -4125,7 +6738,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.media_type !== undefined) {
         let data14 = data.media_type;
         if (typeof data14 !== "string") {
-            const err25 = { instancePath: instancePath + "/media_type", schemaPath: "#/properties/media_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err25 = {
+                instancePath: instancePath + "/media_type",
+                schemaPath: "#/properties/media_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -4135,7 +6754,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((((data14 === "ALL") || (data14 === "IMAGE")) || (data14 === "MEME")) || (data14 === "VIDEO")) || (data14 === "NONE"))) {
-            const err26 = { instancePath: instancePath + "/media_type", schemaPath: "#/properties/media_type/enum", keyword: "enum", params: { allowedValues: schema38.properties.media_type.enum }, message: "must be equal to one of the allowed values" };
+            const err26 = {
+                instancePath: instancePath + "/media_type",
+                schemaPath: "#/properties/media_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema38.properties.media_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -4152,7 +6777,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i4 = 0; i4 < len4; i4++) {
                 let data16 = data15[i4];
                 if (typeof data16 !== "string") {
-                    const err27 = { instancePath: instancePath + "/publisher_platforms/" + i4, schemaPath: "#/properties/publisher_platforms/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err27 = {
+                        instancePath: instancePath + "/publisher_platforms/" + i4,
+                        schemaPath: "#/properties/publisher_platforms/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err27];
                     }
@@ -4162,7 +6793,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(((((((data16 === "FACEBOOK") || (data16 === "INSTAGRAM")) || (data16 === "AUDIENCE_NETWORK")) || (data16 === "MESSENGER")) || (data16 === "WHATSAPP")) || (data16 === "OCULUS")) || (data16 === "THREADS"))) {
-                    const err28 = { instancePath: instancePath + "/publisher_platforms/" + i4, schemaPath: "#/properties/publisher_platforms/items/enum", keyword: "enum", params: { allowedValues: schema38.properties.publisher_platforms.items.enum }, message: "must be equal to one of the allowed values" };
+                    const err28 = {
+                        instancePath: instancePath + "/publisher_platforms/" + i4,
+                        schemaPath: "#/properties/publisher_platforms/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema38.properties.publisher_platforms.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err28];
                     }
@@ -4174,7 +6811,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err29 = { instancePath: instancePath + "/publisher_platforms", schemaPath: "#/properties/publisher_platforms/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err29 = {
+                instancePath: instancePath + "/publisher_platforms",
+                schemaPath: "#/properties/publisher_platforms/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -4186,7 +6829,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.unmask_removed_content !== undefined) {
         if (typeof data.unmask_removed_content !== "boolean") {
-            const err30 = { instancePath: instancePath + "/unmask_removed_content", schemaPath: "#/properties/unmask_removed_content/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err30 = {
+                instancePath: instancePath + "/unmask_removed_content",
+                schemaPath: "#/properties/unmask_removed_content/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -4198,7 +6847,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err31 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err31 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -4211,7 +6866,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data19 = data.limit;
         if (!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))) {
-            const err32 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err32 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -4222,7 +6883,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data19 == "number") {
             if (data19 < 1 || isNaN(data19)) {
-                const err33 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err33 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err33];
                 }
@@ -4235,7 +6902,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err34 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err34 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err34];
             }

@@ -2,12 +2,29 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const users__list = validate10;
-const schema11 = { "$id": "users__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "users__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -21,7 +38,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -32,7 +55,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -54,11 +83,29 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const users__get = validate11;
-const schema12 = { "$id": "users__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[0-9]{1,20}$", "description": "Gong's numeric user ID (up to 20 digits)." } }, "required": ["id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "users__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$",
+            "description": "Gong's numeric user ID (up to 20 digits)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[0-9]{1,20}$", "u");
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -69,7 +116,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -83,7 +136,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[0-9]{1,20}$" }, message: "must match pattern \"" + "^[0-9]{1,20}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{1,20}$" },
+                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -94,7 +153,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -116,10 +181,36 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const calls__list = validate12;
-const schema13 = { "$id": "calls__list", "type": "object", "properties": { "fromDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "toDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "cursor": { "type": "string", "minLength": 1, "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params)." } }, "required": ["fromDateTime", "toDateTime"], "additionalProperties": false };
+const schema13 = {
+    "$id": "calls__list",
+    "type": "object",
+    "properties": {
+        "fromDateTime": {
+            "type": "string",
+            "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+        },
+        "toDateTime": {
+            "type": "string",
+            "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page (records.cursor of the previous page; normally taken from next_params)."
+        }
+    },
+    "required": ["fromDateTime", "toDateTime"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.fromDateTime === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fromDateTime" }, message: "must have required property '" + "fromDateTime" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "fromDateTime" },
+            message: "must have required property '" + "fromDateTime" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -129,7 +220,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.toDateTime === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "toDateTime" }, message: "must have required property '" + "toDateTime" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "toDateTime" },
+            message: "must have required property '" + "toDateTime" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -140,7 +237,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "fromDateTime") || (key0 === "toDateTime")) || (key0 === "cursor"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -152,7 +255,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fromDateTime !== undefined) {
         if (typeof data.fromDateTime !== "string") {
-            const err3 = { instancePath: instancePath + "/fromDateTime", schemaPath: "#/properties/fromDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/fromDateTime",
+                schemaPath: "#/properties/fromDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -164,7 +273,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.toDateTime !== undefined) {
         if (typeof data.toDateTime !== "string") {
-            const err4 = { instancePath: instancePath + "/toDateTime", schemaPath: "#/properties/toDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/toDateTime",
+                schemaPath: "#/properties/toDateTime/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -178,7 +293,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -189,7 +310,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -211,10 +338,28 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const calls__get = validate13;
-const schema14 = { "$id": "calls__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[0-9]{1,20}$", "description": "Gong's numeric call ID (up to 20 digits)." } }, "required": ["id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "calls__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[0-9]{1,20}$",
+            "description": "Gong's numeric call ID (up to 20 digits)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -225,7 +370,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -239,7 +390,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[0-9]{1,20}$" }, message: "must match pattern \"" + "^[0-9]{1,20}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{1,20}$" },
+                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -250,7 +407,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -272,10 +435,82 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const calls_extensive__list = validate14;
-const schema15 = { "$id": "calls_extensive__list", "type": "object", "properties": { "filter": { "type": "object", "additionalProperties": false, "properties": { "fromDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "toDateTime": { "type": "string", "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00." }, "callIds": { "type": "array", "items": { "type": "string", "pattern": "^[0-9]{1,20}$" }, "description": "Call IDs; when absent, every call between fromDateTime and toDateTime." }, "workspaceId": { "type": "string", "description": "Only the calls of this workspace." }, "primaryUserIds": { "type": "array", "items": { "type": "string" }, "description": "Only the calls hosted by these users (primaryUserId)." } }, "description": "Which calls to return." }, "contentSelector": { "type": "object", "additionalProperties": false, "properties": { "context": { "type": "string", "enum": ["None", "Basic", "Extended"], "description": "Basic adds links to external systems (CRM, telephony, case management); Extended also adds their fields. Default None." }, "contextTiming": { "type": "array", "items": { "type": "string", "enum": ["Now", "TimeOfCall"] }, "description": "Timing of the context data (only with context Extended); default [\"Now\"]." }, "exposedFields": { "type": "object", "description": "Sections to add: parties, content {structure, topics, trackers, trackerOccurrences, pointsOfInterest, brief, outline, highlights, callOutcome, keyPoints}, interaction {speakers, video, personInteractionStats, questions}, collaboration {publicComments}, media (needs scope api:calls:read:media-url).", "properties": { "parties": { "type": "boolean" }, "content": { "type": "object" }, "interaction": { "type": "object" }, "collaboration": { "type": "object" }, "media": { "type": "boolean" } } } }, "description": "What to include, e.g. {\"context\": \"Extended\", \"exposedFields\": {\"parties\": true, \"content\": {\"brief\": true}}}." }, "cursor": { "type": "string", "minLength": 1, "description": "Cursor of the next page, sent in the body (normally taken from next_params)." } }, "required": ["filter"], "additionalProperties": false };
+const schema15 = {
+    "$id": "calls_extensive__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "fromDateTime": {
+                    "type": "string",
+                    "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+                },
+                "toDateTime": {
+                    "type": "string",
+                    "description": "ISO 8601 date and time, e.g. 2018-02-18T08:00:00Z or 2018-02-18T02:30:00-07:00."
+                },
+                "callIds": {
+                    "type": "array",
+                    "items": { "type": "string", "pattern": "^[0-9]{1,20}$" },
+                    "description": "Call IDs; when absent, every call between fromDateTime and toDateTime."
+                },
+                "workspaceId": { "type": "string", "description": "Only the calls of this workspace." },
+                "primaryUserIds": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "description": "Only the calls hosted by these users (primaryUserId)."
+                }
+            },
+            "description": "Which calls to return."
+        },
+        "contentSelector": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "context": {
+                    "type": "string",
+                    "enum": ["None", "Basic", "Extended"],
+                    "description": "Basic adds links to external systems (CRM, telephony, case management); Extended also adds their fields. Default None."
+                },
+                "contextTiming": {
+                    "type": "array",
+                    "items": { "type": "string", "enum": ["Now", "TimeOfCall"] },
+                    "description": "Timing of the context data (only with context Extended); default [\"Now\"]."
+                },
+                "exposedFields": {
+                    "type": "object",
+                    "description": "Sections to add: parties, content {structure, topics, trackers, trackerOccurrences, pointsOfInterest, brief, outline, highlights, callOutcome, keyPoints}, interaction {speakers, video, personInteractionStats, questions}, collaboration {publicComments}, media (needs scope api:calls:read:media-url).",
+                    "properties": {
+                        "parties": { "type": "boolean" },
+                        "content": { "type": "object" },
+                        "interaction": { "type": "object" },
+                        "collaboration": { "type": "object" },
+                        "media": { "type": "boolean" }
+                    }
+                }
+            },
+            "description": "What to include, e.g. {\"context\": \"Extended\", \"exposedFields\": {\"parties\": true, \"content\": {\"brief\": true}}}."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor of the next page, sent in the body (normally taken from next_params)."
+        }
+    },
+    "required": ["filter"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls_extensive__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.filter === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "filter" }, message: "must have required property '" + "filter" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "filter" },
+            message: "must have required property '" + "filter" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -286,7 +521,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "filter") || (key0 === "contentSelector")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -301,7 +542,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             for (const key1 in data0) {
                 if (!(((((key1 === "fromDateTime") || (key1 === "toDateTime")) || (key1 === "callIds")) || (key1 === "workspaceId")) || (key1 === "primaryUserIds"))) {
-                    const err2 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err2 = {
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err2];
                     }
@@ -313,7 +560,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.fromDateTime !== undefined) {
                 if (typeof data0.fromDateTime !== "string") {
-                    const err3 = { instancePath: instancePath + "/filter/fromDateTime", schemaPath: "#/properties/filter/properties/fromDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err3 = {
+                        instancePath: instancePath + "/filter/fromDateTime",
+                        schemaPath: "#/properties/filter/properties/fromDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err3];
                     }
@@ -325,7 +578,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.toDateTime !== undefined) {
                 if (typeof data0.toDateTime !== "string") {
-                    const err4 = { instancePath: instancePath + "/filter/toDateTime", schemaPath: "#/properties/filter/properties/toDateTime/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err4 = {
+                        instancePath: instancePath + "/filter/toDateTime",
+                        schemaPath: "#/properties/filter/properties/toDateTime/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -343,7 +602,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                         let data4 = data3[i0];
                         if (typeof data4 === "string") {
                             if (!pattern0.test(data4)) {
-                                const err5 = { instancePath: instancePath + "/filter/callIds/" + i0, schemaPath: "#/properties/filter/properties/callIds/items/pattern", keyword: "pattern", params: { pattern: "^[0-9]{1,20}$" }, message: "must match pattern \"" + "^[0-9]{1,20}$" + "\"" };
+                                const err5 = {
+                                    instancePath: instancePath + "/filter/callIds/" + i0,
+                                    schemaPath: "#/properties/filter/properties/callIds/items/pattern",
+                                    keyword: "pattern",
+                                    params: { pattern: "^[0-9]{1,20}$" },
+                                    message: "must match pattern \"" + "^[0-9]{1,20}$" + "\""
+                                };
                                 if (vErrors === null) {
                                     vErrors = [err5];
                                 }
@@ -354,7 +619,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                             }
                         }
                         else {
-                            const err6 = { instancePath: instancePath + "/filter/callIds/" + i0, schemaPath: "#/properties/filter/properties/callIds/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err6 = {
+                                instancePath: instancePath + "/filter/callIds/" + i0,
+                                schemaPath: "#/properties/filter/properties/callIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err6];
                             }
@@ -366,7 +637,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err7 = { instancePath: instancePath + "/filter/callIds", schemaPath: "#/properties/filter/properties/callIds/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err7 = {
+                        instancePath: instancePath + "/filter/callIds",
+                        schemaPath: "#/properties/filter/properties/callIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -378,7 +655,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.workspaceId !== undefined) {
                 if (typeof data0.workspaceId !== "string") {
-                    const err8 = { instancePath: instancePath + "/filter/workspaceId", schemaPath: "#/properties/filter/properties/workspaceId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err8 = {
+                        instancePath: instancePath + "/filter/workspaceId",
+                        schemaPath: "#/properties/filter/properties/workspaceId/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -394,7 +677,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     const len1 = data6.length;
                     for (let i1 = 0; i1 < len1; i1++) {
                         if (typeof data6[i1] !== "string") {
-                            const err9 = { instancePath: instancePath + "/filter/primaryUserIds/" + i1, schemaPath: "#/properties/filter/properties/primaryUserIds/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err9 = {
+                                instancePath: instancePath + "/filter/primaryUserIds/" + i1,
+                                schemaPath: "#/properties/filter/properties/primaryUserIds/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err9];
                             }
@@ -406,7 +695,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err10 = { instancePath: instancePath + "/filter/primaryUserIds", schemaPath: "#/properties/filter/properties/primaryUserIds/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err10 = {
+                        instancePath: instancePath + "/filter/primaryUserIds",
+                        schemaPath: "#/properties/filter/properties/primaryUserIds/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -418,7 +713,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err11 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -433,7 +734,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
             for (const key2 in data8) {
                 if (!(((key2 === "context") || (key2 === "contextTiming")) || (key2 === "exposedFields"))) {
-                    const err12 = { instancePath: instancePath + "/contentSelector", schemaPath: "#/properties/contentSelector/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+                    const err12 = {
+                        instancePath: instancePath + "/contentSelector",
+                        schemaPath: "#/properties/contentSelector/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key2 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -446,7 +753,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             if (data8.context !== undefined) {
                 let data9 = data8.context;
                 if (typeof data9 !== "string") {
-                    const err13 = { instancePath: instancePath + "/contentSelector/context", schemaPath: "#/properties/contentSelector/properties/context/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err13 = {
+                        instancePath: instancePath + "/contentSelector/context",
+                        schemaPath: "#/properties/contentSelector/properties/context/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -456,7 +769,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(((data9 === "None") || (data9 === "Basic")) || (data9 === "Extended"))) {
-                    const err14 = { instancePath: instancePath + "/contentSelector/context", schemaPath: "#/properties/contentSelector/properties/context/enum", keyword: "enum", params: { allowedValues: schema15.properties.contentSelector.properties.context.enum }, message: "must be equal to one of the allowed values" };
+                    const err14 = {
+                        instancePath: instancePath + "/contentSelector/context",
+                        schemaPath: "#/properties/contentSelector/properties/context/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema15.properties.contentSelector.properties.context.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -473,7 +792,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     for (let i2 = 0; i2 < len2; i2++) {
                         let data11 = data10[i2];
                         if (typeof data11 !== "string") {
-                            const err15 = { instancePath: instancePath + "/contentSelector/contextTiming/" + i2, schemaPath: "#/properties/contentSelector/properties/contextTiming/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err15 = {
+                                instancePath: instancePath + "/contentSelector/contextTiming/" + i2,
+                                schemaPath: "#/properties/contentSelector/properties/contextTiming/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err15];
                             }
@@ -483,7 +808,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                         }
                         if (!((data11 === "Now") || (data11 === "TimeOfCall"))) {
-                            const err16 = { instancePath: instancePath + "/contentSelector/contextTiming/" + i2, schemaPath: "#/properties/contentSelector/properties/contextTiming/items/enum", keyword: "enum", params: { allowedValues: schema15.properties.contentSelector.properties.contextTiming.items.enum }, message: "must be equal to one of the allowed values" };
+                            const err16 = {
+                                instancePath: instancePath + "/contentSelector/contextTiming/" + i2,
+                                schemaPath: "#/properties/contentSelector/properties/contextTiming/items/enum",
+                                keyword: "enum",
+                                params: { allowedValues: schema15.properties.contentSelector.properties.contextTiming.items.enum },
+                                message: "must be equal to one of the allowed values"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err16];
                             }
@@ -495,7 +826,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err17 = { instancePath: instancePath + "/contentSelector/contextTiming", schemaPath: "#/properties/contentSelector/properties/contextTiming/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err17 = {
+                        instancePath: instancePath + "/contentSelector/contextTiming",
+                        schemaPath: "#/properties/contentSelector/properties/contextTiming/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -510,7 +847,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
                     if (data12.parties !== undefined) {
                         if (typeof data12.parties !== "boolean") {
-                            const err18 = { instancePath: instancePath + "/contentSelector/exposedFields/parties", schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/parties/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            const err18 = {
+                                instancePath: instancePath + "/contentSelector/exposedFields/parties",
+                                schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/parties/type",
+                                keyword: "type",
+                                params: { type: "boolean" },
+                                message: "must be boolean"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err18];
                             }
@@ -523,7 +866,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     if (data12.content !== undefined) {
                         let data14 = data12.content;
                         if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-                            const err19 = { instancePath: instancePath + "/contentSelector/exposedFields/content", schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/content/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                            const err19 = {
+                                instancePath: instancePath + "/contentSelector/exposedFields/content",
+                                schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/content/type",
+                                keyword: "type",
+                                params: { type: "object" },
+                                message: "must be object"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err19];
                             }
@@ -536,7 +885,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     if (data12.interaction !== undefined) {
                         let data15 = data12.interaction;
                         if (!(data15 && typeof data15 == "object" && !Array.isArray(data15))) {
-                            const err20 = { instancePath: instancePath + "/contentSelector/exposedFields/interaction", schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/interaction/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                            const err20 = {
+                                instancePath: instancePath + "/contentSelector/exposedFields/interaction",
+                                schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/interaction/type",
+                                keyword: "type",
+                                params: { type: "object" },
+                                message: "must be object"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err20];
                             }
@@ -549,7 +904,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     if (data12.collaboration !== undefined) {
                         let data16 = data12.collaboration;
                         if (!(data16 && typeof data16 == "object" && !Array.isArray(data16))) {
-                            const err21 = { instancePath: instancePath + "/contentSelector/exposedFields/collaboration", schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/collaboration/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                            const err21 = {
+                                instancePath: instancePath + "/contentSelector/exposedFields/collaboration",
+                                schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/collaboration/type",
+                                keyword: "type",
+                                params: { type: "object" },
+                                message: "must be object"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err21];
                             }
@@ -561,7 +922,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data12.media !== undefined) {
                         if (typeof data12.media !== "boolean") {
-                            const err22 = { instancePath: instancePath + "/contentSelector/exposedFields/media", schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/media/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            const err22 = {
+                                instancePath: instancePath + "/contentSelector/exposedFields/media",
+                                schemaPath: "#/properties/contentSelector/properties/exposedFields/properties/media/type",
+                                keyword: "type",
+                                params: { type: "boolean" },
+                                message: "must be boolean"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err22];
                             }
@@ -573,7 +940,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err23 = { instancePath: instancePath + "/contentSelector/exposedFields", schemaPath: "#/properties/contentSelector/properties/exposedFields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err23 = {
+                        instancePath: instancePath + "/contentSelector/exposedFields",
+                        schemaPath: "#/properties/contentSelector/properties/exposedFields/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err23];
                     }
@@ -585,7 +958,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err24 = { instancePath: instancePath + "/contentSelector", schemaPath: "#/properties/contentSelector/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err24 = {
+                instancePath: instancePath + "/contentSelector",
+                schemaPath: "#/properties/contentSelector/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -599,7 +978,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data18 = data.cursor;
         if (typeof data18 === "string") {
             if (func2(data18) < 1) {
-                const err25 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err25 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err25];
                 }
@@ -610,7 +995,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err26 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err26 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }

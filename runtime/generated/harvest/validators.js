@@ -2,11 +2,38 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const users__list = validate10;
-const schema11 = { "$id": "users__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "users__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +46,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +63,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -40,7 +79,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -54,7 +99,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -65,7 +116,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -78,7 +135,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -100,10 +163,22 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const users__get = validate11;
-const schema12 = { "$id": "users__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "users__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -114,7 +189,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -127,7 +208,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -149,11 +236,38 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const clients__list = validate12;
-const schema13 = { "$id": "clients__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema13 = {
+    "$id": "clients__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="clients__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -166,7 +280,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -177,7 +297,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -187,7 +313,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -201,7 +333,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -212,7 +350,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -225,7 +369,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -247,10 +397,22 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const clients__get = validate13;
-const schema14 = { "$id": "clients__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "clients__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="clients__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -261,7 +423,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -274,7 +442,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -296,11 +470,38 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const contacts__list = validate14;
-const schema15 = { "$id": "contacts__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema15 = {
+    "$id": "contacts__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -313,7 +514,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -324,7 +531,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -334,7 +547,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -348,7 +567,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -359,7 +584,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -372,7 +603,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -394,10 +631,22 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const contacts__get = validate15;
-const schema16 = { "$id": "contacts__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "contacts__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -408,7 +657,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -421,7 +676,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -446,7 +707,13 @@ export const company__get = validate16;
 const schema17 = { "$id": "company__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="company__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -467,11 +734,38 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const projects__list = validate17;
-const schema18 = { "$id": "projects__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema18 = {
+    "$id": "projects__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -484,7 +778,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -495,7 +795,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -505,7 +811,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -519,7 +831,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -530,7 +848,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -543,7 +867,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -565,10 +895,22 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const projects__get = validate18;
-const schema19 = { "$id": "projects__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "projects__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -579,7 +921,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -592,7 +940,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -614,11 +968,38 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const tasks__list = validate19;
-const schema20 = { "$id": "tasks__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema20 = {
+    "$id": "tasks__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -631,7 +1012,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -642,7 +1029,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -652,7 +1045,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -666,7 +1065,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -677,7 +1082,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -690,7 +1101,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -712,10 +1129,22 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const tasks__get = validate20;
-const schema21 = { "$id": "tasks__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "tasks__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -726,7 +1155,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -739,7 +1174,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -761,11 +1202,38 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const time_entries__list = validate21;
-const schema22 = { "$id": "time_entries__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema22 = {
+    "$id": "time_entries__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_entries__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -778,7 +1246,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -789,7 +1263,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -799,7 +1279,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -813,7 +1299,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -824,7 +1316,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -837,7 +1335,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -859,10 +1363,22 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const time_entries__get = validate22;
-const schema23 = { "$id": "time_entries__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema23 = {
+    "$id": "time_entries__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_entries__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -873,7 +1389,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -886,7 +1408,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -908,11 +1436,38 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const invoices__list = validate23;
-const schema24 = { "$id": "invoices__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema24 = {
+    "$id": "invoices__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoices__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -925,7 +1480,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -936,7 +1497,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -946,7 +1513,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -960,7 +1533,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -971,7 +1550,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -984,7 +1569,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1006,10 +1597,22 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const invoices__get = validate24;
-const schema25 = { "$id": "invoices__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema25 = {
+    "$id": "invoices__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoices__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1020,7 +1623,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1033,7 +1642,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1055,11 +1670,38 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const invoice_item_categories__list = validate25;
-const schema26 = { "$id": "invoice_item_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema26 = {
+    "$id": "invoice_item_categories__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoice_item_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1072,7 +1714,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1083,7 +1731,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1093,7 +1747,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1107,7 +1767,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1118,7 +1784,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1131,7 +1803,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1153,10 +1831,22 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const invoice_item_categories__get = validate26;
-const schema27 = { "$id": "invoice_item_categories__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema27 = {
+    "$id": "invoice_item_categories__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoice_item_categories__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1167,7 +1857,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1180,7 +1876,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1202,11 +1904,38 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const estimates__list = validate27;
-const schema28 = { "$id": "estimates__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema28 = {
+    "$id": "estimates__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimates__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1219,7 +1948,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1230,7 +1965,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1240,7 +1981,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1254,7 +2001,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1265,7 +2018,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1278,7 +2037,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1300,10 +2065,22 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 export const estimates__get = validate28;
-const schema29 = { "$id": "estimates__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema29 = {
+    "$id": "estimates__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimates__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1314,7 +2091,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1327,7 +2110,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1349,11 +2138,38 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const estimate_item_categories__list = validate29;
-const schema30 = { "$id": "estimate_item_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema30 = {
+    "$id": "estimate_item_categories__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimate_item_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1366,7 +2182,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1377,7 +2199,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1387,7 +2215,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1401,7 +2235,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1412,7 +2252,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1425,7 +2271,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1447,10 +2299,22 @@ else {
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
 export const estimate_item_categories__get = validate30;
-const schema31 = { "$id": "estimate_item_categories__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema31 = {
+    "$id": "estimate_item_categories__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimate_item_categories__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1461,7 +2325,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1474,7 +2344,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1496,11 +2372,38 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const expenses__list = validate31;
-const schema32 = { "$id": "expenses__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema32 = {
+    "$id": "expenses__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expenses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1513,7 +2416,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1524,7 +2433,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1534,7 +2449,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1548,7 +2469,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1559,7 +2486,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1572,7 +2505,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1594,10 +2533,22 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const expenses__get = validate32;
-const schema33 = { "$id": "expenses__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema33 = {
+    "$id": "expenses__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expenses__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1608,7 +2559,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1621,7 +2578,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1643,11 +2606,38 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const expense_categories__list = validate33;
-const schema34 = { "$id": "expense_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema34 = {
+    "$id": "expense_categories__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expense_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1660,7 +2650,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1671,7 +2667,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1681,7 +2683,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1695,7 +2703,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1706,7 +2720,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1719,7 +2739,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1741,10 +2767,22 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const expense_categories__get = validate34;
-const schema35 = { "$id": "expense_categories__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema35 = {
+    "$id": "expense_categories__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expense_categories__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1755,7 +2793,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1768,7 +2812,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1790,11 +2840,38 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const roles__list = validate35;
-const schema36 = { "$id": "roles__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema36 = {
+    "$id": "roles__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1807,7 +2884,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1818,7 +2901,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1828,7 +2917,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1842,7 +2937,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1853,7 +2954,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1866,7 +2973,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1888,10 +3001,22 @@ else {
     errors++;
 } validate35.errors = vErrors; return errors === 0; }
 export const roles__get = validate36;
-const schema37 = { "$id": "roles__get", "type": "object", "properties": { "id": { "type": "integer", "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema37 = {
+    "$id": "roles__get",
+    "type": "object",
+    "properties": { "id": { "type": "integer", "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1902,7 +3027,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1915,7 +3046,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.id !== undefined) {
         let data0 = data.id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1937,11 +3074,38 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 export const user_assignments__list = validate37;
-const schema38 = { "$id": "user_assignments__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema38 = {
+    "$id": "user_assignments__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_assignments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1954,7 +3118,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1965,7 +3135,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1975,7 +3151,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1989,7 +3171,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2000,7 +3188,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2013,7 +3207,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2035,11 +3235,38 @@ else {
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
 export const task_assignments__list = validate38;
-const schema39 = { "$id": "task_assignments__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema39 = {
+    "$id": "task_assignments__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="task_assignments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2052,7 +3279,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2063,7 +3296,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 2000 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2073,7 +3312,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2087,7 +3332,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2098,7 +3349,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2111,7 +3368,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2133,11 +3396,49 @@ else {
     errors++;
 } validate38.errors = vErrors; return errors === 0; }
 export const time_projects__list = validate39;
-const schema40 = { "$id": "time_projects__list", "type": "object", "properties": { "from": { "type": "string", "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$", "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD)." }, "to": { "type": "string", "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$", "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD)." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "required": ["from", "to"], "additionalProperties": false };
+const schema40 = {
+    "$id": "time_projects__list",
+    "type": "object",
+    "properties": {
+        "from": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$",
+            "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD)."
+        },
+        "to": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$",
+            "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD)."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "required": ["from", "to"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$", "u");
 function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.from === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "from" }, message: "must have required property '" + "from" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "from" },
+            message: "must have required property '" + "from" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2147,7 +3448,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.to === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "to" }, message: "must have required property '" + "to" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "to" },
+            message: "must have required property '" + "to" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2158,7 +3465,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "from") || (key0 === "to")) || (key0 === "per_page")) || (key0 === "page")) || (key0 === "cursor"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2172,7 +3485,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.from;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/from",
+                    schemaPath: "#/properties/from/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" },
+                    message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2183,7 +3502,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/from",
+                schemaPath: "#/properties/from/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2197,7 +3522,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.to;
         if (typeof data1 === "string") {
             if (!pattern0.test(data1)) {
-                const err5 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/to",
+                    schemaPath: "#/properties/to/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" },
+                    message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2208,7 +3539,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/to",
+                schemaPath: "#/properties/to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2221,7 +3558,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data2 = data.per_page;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err7 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err7 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2232,7 +3575,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 2000 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err8 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2242,7 +3591,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err9 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err9 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -2256,7 +3611,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data3 = data.page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -2267,7 +3628,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err11 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -2280,7 +3647,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err12 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -2302,10 +3675,48 @@ else {
     errors++;
 } validate39.errors = vErrors; return errors === 0; }
 export const time_tasks__list = validate40;
-const schema41 = { "$id": "time_tasks__list", "type": "object", "properties": { "from": { "type": "string", "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$", "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD)." }, "to": { "type": "string", "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$", "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD)." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "required": ["from", "to"], "additionalProperties": false };
+const schema41 = {
+    "$id": "time_tasks__list",
+    "type": "object",
+    "properties": {
+        "from": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$",
+            "description": "Required. Only report on time entries with a spent_date on or after this date (YYYYMMDD or YYYY-MM-DD)."
+        },
+        "to": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$",
+            "description": "Required. Only report on time entries with a spent_date on or before this date (YYYYMMDD or YYYY-MM-DD)."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        }
+    },
+    "required": ["from", "to"],
+    "additionalProperties": false
+};
 function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.from === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "from" }, message: "must have required property '" + "from" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "from" },
+            message: "must have required property '" + "from" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2315,7 +3726,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.to === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "to" }, message: "must have required property '" + "to" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "to" },
+            message: "must have required property '" + "to" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2326,7 +3743,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "from") || (key0 === "to")) || (key0 === "per_page")) || (key0 === "page")) || (key0 === "cursor"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2340,7 +3763,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.from;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/from",
+                    schemaPath: "#/properties/from/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" },
+                    message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2351,7 +3780,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/from",
+                schemaPath: "#/properties/from/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2365,7 +3800,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.to;
         if (typeof data1 === "string") {
             if (!pattern0.test(data1)) {
-                const err5 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/pattern", keyword: "pattern", params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" }, message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/to",
+                    schemaPath: "#/properties/to/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" },
+                    message: "must match pattern \"" + "^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2376,7 +3817,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/to", schemaPath: "#/properties/to/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/to",
+                schemaPath: "#/properties/to/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2389,7 +3836,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data2 = data.per_page;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err7 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err7 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2400,7 +3853,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 2000 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err8 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2410,7 +3869,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err9 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err9 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -2424,7 +3889,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data3 = data.page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -2435,7 +3906,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err11 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -2448,7 +3925,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err12 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }

@@ -2,11 +2,34 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const contacts__list = validate10;
-const schema11 = { "$id": "contacts__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 150, "default": 50, "description": "Contacts per page, 1 to 150 (Intercom's default is 50)." }, "starting_after": { "type": "string", "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "contacts__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 150,
+            "default": 50,
+            "description": "Contacts per page, 1 to 150 (Intercom's default is 50)."
+        },
+        "starting_after": {
+            "type": "string",
+            "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "per_page") || (key0 === "starting_after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +42,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +59,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 150 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 150 }, message: "must be <= 150" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 150 },
+                    message: "must be <= 150"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -40,7 +75,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -53,7 +94,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.starting_after !== undefined) {
         if (typeof data.starting_after !== "string") {
-            const err4 = { instancePath: instancePath + "/starting_after", schemaPath: "#/properties/starting_after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/starting_after",
+                schemaPath: "#/properties/starting_after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -75,11 +122,47 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const contacts__create = validate11;
-const schema12 = { "$id": "contacts__create", "type": "object", "properties": { "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." }, "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." }, "email": { "type": "string", "description": "The contact's email address." }, "phone": { "type": ["string", "null"], "description": "The contact's phone number." }, "name": { "type": ["string", "null"], "description": "The contact's name." }, "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." }, "signed_up_at": { "type": ["integer", "null"], "description": "When the contact signed up, as a Unix timestamp in seconds." }, "last_seen_at": { "type": ["integer", "null"], "description": "When the contact was last seen, as a Unix timestamp in seconds." }, "owner_id": { "type": ["integer", "null"], "description": "ID of the admin who owns the contact (account ownership)." }, "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." }, "custom_attributes": { "type": ["object", "null"], "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)." } }, "required": ["role"], "additionalProperties": false };
+const schema12 = {
+    "$id": "contacts__create",
+    "type": "object",
+    "properties": {
+        "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." },
+        "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." },
+        "email": { "type": "string", "description": "The contact's email address." },
+        "phone": { "type": ["string", "null"], "description": "The contact's phone number." },
+        "name": { "type": ["string", "null"], "description": "The contact's name." },
+        "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." },
+        "signed_up_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact signed up, as a Unix timestamp in seconds."
+        },
+        "last_seen_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact was last seen, as a Unix timestamp in seconds."
+        },
+        "owner_id": {
+            "type": ["integer", "null"],
+            "description": "ID of the admin who owns the contact (account ownership)."
+        },
+        "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." },
+        "custom_attributes": {
+            "type": ["object", "null"],
+            "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)."
+        }
+    },
+    "required": ["role"],
+    "additionalProperties": false
+};
 const func2 = Object.prototype.hasOwnProperty;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.role === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "role" }, message: "must have required property '" + "role" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "role" },
+            message: "must have required property '" + "role" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -90,7 +173,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema12.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -103,7 +192,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.role !== undefined) {
         let data0 = data.role;
         if (typeof data0 !== "string") {
-            const err2 = { instancePath: instancePath + "/role", schemaPath: "#/properties/role/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -113,7 +208,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data0 === "user") || (data0 === "lead"))) {
-            const err3 = { instancePath: instancePath + "/role", schemaPath: "#/properties/role/enum", keyword: "enum", params: { allowedValues: schema12.properties.role.enum }, message: "must be equal to one of the allowed values" };
+            const err3 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/enum",
+                keyword: "enum",
+                params: { allowedValues: schema12.properties.role.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -125,7 +226,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.external_id !== undefined) {
         if (typeof data.external_id !== "string") {
-            const err4 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/external_id",
+                schemaPath: "#/properties/external_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -137,7 +244,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
         if (typeof data.email !== "string") {
-            const err5 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/email",
+                schemaPath: "#/properties/email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -150,7 +263,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.phone !== undefined) {
         let data3 = data.phone;
         if ((typeof data3 !== "string") && (data3 !== null)) {
-            const err6 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: schema12.properties.phone.type }, message: "must be string,null" };
+            const err6 = {
+                instancePath: instancePath + "/phone",
+                schemaPath: "#/properties/phone/type",
+                keyword: "type",
+                params: { type: schema12.properties.phone.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -163,7 +282,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== undefined) {
         let data4 = data.name;
         if ((typeof data4 !== "string") && (data4 !== null)) {
-            const err7 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema12.properties.name.type }, message: "must be string,null" };
+            const err7 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: schema12.properties.name.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -176,7 +301,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.avatar !== undefined) {
         let data5 = data.avatar;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-            const err8 = { instancePath: instancePath + "/avatar", schemaPath: "#/properties/avatar/type", keyword: "type", params: { type: schema12.properties.avatar.type }, message: "must be string,null" };
+            const err8 = {
+                instancePath: instancePath + "/avatar",
+                schemaPath: "#/properties/avatar/type",
+                keyword: "type",
+                params: { type: schema12.properties.avatar.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -189,7 +320,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.signed_up_at !== undefined) {
         let data6 = data.signed_up_at;
         if ((!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) && (data6 !== null)) {
-            const err9 = { instancePath: instancePath + "/signed_up_at", schemaPath: "#/properties/signed_up_at/type", keyword: "type", params: { type: schema12.properties.signed_up_at.type }, message: "must be integer,null" };
+            const err9 = {
+                instancePath: instancePath + "/signed_up_at",
+                schemaPath: "#/properties/signed_up_at/type",
+                keyword: "type",
+                params: { type: schema12.properties.signed_up_at.type },
+                message: "must be integer,null"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -202,7 +339,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.last_seen_at !== undefined) {
         let data7 = data.last_seen_at;
         if ((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)) {
-            const err10 = { instancePath: instancePath + "/last_seen_at", schemaPath: "#/properties/last_seen_at/type", keyword: "type", params: { type: schema12.properties.last_seen_at.type }, message: "must be integer,null" };
+            const err10 = {
+                instancePath: instancePath + "/last_seen_at",
+                schemaPath: "#/properties/last_seen_at/type",
+                keyword: "type",
+                params: { type: schema12.properties.last_seen_at.type },
+                message: "must be integer,null"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -215,7 +358,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.owner_id !== undefined) {
         let data8 = data.owner_id;
         if ((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)) {
-            const err11 = { instancePath: instancePath + "/owner_id", schemaPath: "#/properties/owner_id/type", keyword: "type", params: { type: schema12.properties.owner_id.type }, message: "must be integer,null" };
+            const err11 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: schema12.properties.owner_id.type },
+                message: "must be integer,null"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -228,7 +377,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.unsubscribed_from_emails !== undefined) {
         let data9 = data.unsubscribed_from_emails;
         if ((typeof data9 !== "boolean") && (data9 !== null)) {
-            const err12 = { instancePath: instancePath + "/unsubscribed_from_emails", schemaPath: "#/properties/unsubscribed_from_emails/type", keyword: "type", params: { type: schema12.properties.unsubscribed_from_emails.type }, message: "must be boolean,null" };
+            const err12 = {
+                instancePath: instancePath + "/unsubscribed_from_emails",
+                schemaPath: "#/properties/unsubscribed_from_emails/type",
+                keyword: "type",
+                params: { type: schema12.properties.unsubscribed_from_emails.type },
+                message: "must be boolean,null"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -241,7 +396,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_attributes !== undefined) {
         let data10 = data.custom_attributes;
         if ((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)) {
-            const err13 = { instancePath: instancePath + "/custom_attributes", schemaPath: "#/properties/custom_attributes/type", keyword: "type", params: { type: schema12.properties.custom_attributes.type }, message: "must be object,null" };
+            const err13 = {
+                instancePath: instancePath + "/custom_attributes",
+                schemaPath: "#/properties/custom_attributes/type",
+                keyword: "type",
+                params: { type: schema12.properties.custom_attributes.type },
+                message: "must be object,null"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -263,11 +424,23 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const contacts__get = validate12;
-const schema13 = { "$id": "contacts__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } }, "required": ["id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "contacts__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -278,7 +451,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -292,7 +471,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -303,7 +488,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -325,10 +516,47 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const contacts__update = validate13;
-const schema14 = { "$id": "contacts__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." }, "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." }, "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." }, "email": { "type": "string", "description": "The contact's email address." }, "phone": { "type": ["string", "null"], "description": "The contact's phone number." }, "name": { "type": ["string", "null"], "description": "The contact's name." }, "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." }, "signed_up_at": { "type": ["integer", "null"], "description": "When the contact signed up, as a Unix timestamp in seconds." }, "last_seen_at": { "type": ["integer", "null"], "description": "When the contact was last seen, as a Unix timestamp in seconds." }, "owner_id": { "type": ["integer", "null"], "description": "ID of the admin who owns the contact (account ownership)." }, "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." }, "custom_attributes": { "type": ["object", "null"], "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)." } }, "required": ["id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "contacts__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." },
+        "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." },
+        "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." },
+        "email": { "type": "string", "description": "The contact's email address." },
+        "phone": { "type": ["string", "null"], "description": "The contact's phone number." },
+        "name": { "type": ["string", "null"], "description": "The contact's name." },
+        "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." },
+        "signed_up_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact signed up, as a Unix timestamp in seconds."
+        },
+        "last_seen_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact was last seen, as a Unix timestamp in seconds."
+        },
+        "owner_id": {
+            "type": ["integer", "null"],
+            "description": "ID of the admin who owns the contact (account ownership)."
+        },
+        "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." },
+        "custom_attributes": {
+            "type": ["object", "null"],
+            "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -339,7 +567,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema14.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -353,7 +587,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -364,7 +604,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -377,7 +623,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.role !== undefined) {
         let data1 = data.role;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/role", schemaPath: "#/properties/role/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -387,7 +639,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data1 === "user") || (data1 === "lead"))) {
-            const err5 = { instancePath: instancePath + "/role", schemaPath: "#/properties/role/enum", keyword: "enum", params: { allowedValues: schema14.properties.role.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/enum",
+                keyword: "enum",
+                params: { allowedValues: schema14.properties.role.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -399,7 +657,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.external_id !== undefined) {
         if (typeof data.external_id !== "string") {
-            const err6 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/external_id",
+                schemaPath: "#/properties/external_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -411,7 +675,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
         if (typeof data.email !== "string") {
-            const err7 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/email",
+                schemaPath: "#/properties/email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -424,7 +694,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.phone !== undefined) {
         let data4 = data.phone;
         if ((typeof data4 !== "string") && (data4 !== null)) {
-            const err8 = { instancePath: instancePath + "/phone", schemaPath: "#/properties/phone/type", keyword: "type", params: { type: schema14.properties.phone.type }, message: "must be string,null" };
+            const err8 = {
+                instancePath: instancePath + "/phone",
+                schemaPath: "#/properties/phone/type",
+                keyword: "type",
+                params: { type: schema14.properties.phone.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -437,7 +713,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== undefined) {
         let data5 = data.name;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-            const err9 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: schema14.properties.name.type }, message: "must be string,null" };
+            const err9 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: schema14.properties.name.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -450,7 +732,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.avatar !== undefined) {
         let data6 = data.avatar;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-            const err10 = { instancePath: instancePath + "/avatar", schemaPath: "#/properties/avatar/type", keyword: "type", params: { type: schema14.properties.avatar.type }, message: "must be string,null" };
+            const err10 = {
+                instancePath: instancePath + "/avatar",
+                schemaPath: "#/properties/avatar/type",
+                keyword: "type",
+                params: { type: schema14.properties.avatar.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -463,7 +751,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.signed_up_at !== undefined) {
         let data7 = data.signed_up_at;
         if ((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)) {
-            const err11 = { instancePath: instancePath + "/signed_up_at", schemaPath: "#/properties/signed_up_at/type", keyword: "type", params: { type: schema14.properties.signed_up_at.type }, message: "must be integer,null" };
+            const err11 = {
+                instancePath: instancePath + "/signed_up_at",
+                schemaPath: "#/properties/signed_up_at/type",
+                keyword: "type",
+                params: { type: schema14.properties.signed_up_at.type },
+                message: "must be integer,null"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -476,7 +770,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.last_seen_at !== undefined) {
         let data8 = data.last_seen_at;
         if ((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)) {
-            const err12 = { instancePath: instancePath + "/last_seen_at", schemaPath: "#/properties/last_seen_at/type", keyword: "type", params: { type: schema14.properties.last_seen_at.type }, message: "must be integer,null" };
+            const err12 = {
+                instancePath: instancePath + "/last_seen_at",
+                schemaPath: "#/properties/last_seen_at/type",
+                keyword: "type",
+                params: { type: schema14.properties.last_seen_at.type },
+                message: "must be integer,null"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -489,7 +789,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.owner_id !== undefined) {
         let data9 = data.owner_id;
         if ((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (data9 !== null)) {
-            const err13 = { instancePath: instancePath + "/owner_id", schemaPath: "#/properties/owner_id/type", keyword: "type", params: { type: schema14.properties.owner_id.type }, message: "must be integer,null" };
+            const err13 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: schema14.properties.owner_id.type },
+                message: "must be integer,null"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -502,7 +808,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.unsubscribed_from_emails !== undefined) {
         let data10 = data.unsubscribed_from_emails;
         if ((typeof data10 !== "boolean") && (data10 !== null)) {
-            const err14 = { instancePath: instancePath + "/unsubscribed_from_emails", schemaPath: "#/properties/unsubscribed_from_emails/type", keyword: "type", params: { type: schema14.properties.unsubscribed_from_emails.type }, message: "must be boolean,null" };
+            const err14 = {
+                instancePath: instancePath + "/unsubscribed_from_emails",
+                schemaPath: "#/properties/unsubscribed_from_emails/type",
+                keyword: "type",
+                params: { type: schema14.properties.unsubscribed_from_emails.type },
+                message: "must be boolean,null"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -515,7 +827,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_attributes !== undefined) {
         let data11 = data.custom_attributes;
         if ((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)) {
-            const err15 = { instancePath: instancePath + "/custom_attributes", schemaPath: "#/properties/custom_attributes/type", keyword: "type", params: { type: schema14.properties.custom_attributes.type }, message: "must be object,null" };
+            const err15 = {
+                instancePath: instancePath + "/custom_attributes",
+                schemaPath: "#/properties/custom_attributes/type",
+                keyword: "type",
+                params: { type: schema14.properties.custom_attributes.type },
+                message: "must be object,null"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -537,10 +855,22 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const contacts__delete = validate14;
-const schema15 = { "$id": "contacts__delete", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } }, "required": ["id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "contacts__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -551,7 +881,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -565,7 +901,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -576,7 +918,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -598,11 +946,34 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const conversations__list = validate15;
-const schema16 = { "$id": "conversations__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 150, "default": 20, "description": "Conversations per page, 1 to 150 (Intercom's default is 20)." }, "starting_after": { "type": "string", "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page." } }, "additionalProperties": false };
+const schema16 = {
+    "$id": "conversations__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 150,
+            "default": 20,
+            "description": "Conversations per page, 1 to 150 (Intercom's default is 20)."
+        },
+        "starting_after": {
+            "type": "string",
+            "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "per_page") || (key0 === "starting_after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -615,7 +986,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data0 = data.per_page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -626,7 +1003,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 150 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 150 }, message: "must be <= 150" };
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 150 },
+                    message: "must be <= 150"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -636,7 +1019,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -649,7 +1038,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.starting_after !== undefined) {
         if (typeof data.starting_after !== "string") {
-            const err4 = { instancePath: instancePath + "/starting_after", schemaPath: "#/properties/starting_after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/starting_after",
+                schemaPath: "#/properties/starting_after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -671,10 +1066,44 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const conversations__api_search = validate16;
-const schema17 = { "$id": "conversations__api_search", "type": "object", "properties": { "query": { "type": "object", "properties": { "field": { "type": "string" }, "operator": { "type": "string", "enum": ["=", "!=", "IN", "NIN", ">", "<", "~", "!~", "^", "$", "AND", "OR"] }, "value": {} }, "required": ["operator", "value"], "description": "A filter {\"field\": \"created_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, created_at, updated_at, source.type, source.subject, source.body, source.author.email, contact_ids, teammate_ids, admin_assignee_id, team_assignee_id, open, read, state, waiting_since, snoozed_until, tag_ids, priority, statistics.*, conversation_rating.*, ai_agent_participated. Operators: = != IN NIN > < ~ !~ ^ $." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 150, "default": 20, "description": "Conversations per page, 1 to 150 (Intercom's default is 20)." }, "starting_after": { "type": "string", "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page." } }, "required": ["query"], "additionalProperties": false };
+const schema17 = {
+    "$id": "conversations__api_search",
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "object",
+            "properties": {
+                "field": { "type": "string" },
+                "operator": { "type": "string", "enum": ["=", "!=", "IN", "NIN", ">", "<", "~", "!~", "^", "$", "AND", "OR"] },
+                "value": {}
+            },
+            "required": ["operator", "value"],
+            "description": "A filter {\"field\": \"created_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, created_at, updated_at, source.type, source.subject, source.body, source.author.email, contact_ids, teammate_ids, admin_assignee_id, team_assignee_id, open, read, state, waiting_since, snoozed_until, tag_ids, priority, statistics.*, conversation_rating.*, ai_agent_participated. Operators: = != IN NIN > < ~ !~ ^ $."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 150,
+            "default": 20,
+            "description": "Conversations per page, 1 to 150 (Intercom's default is 20)."
+        },
+        "starting_after": {
+            "type": "string",
+            "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+        }
+    },
+    "required": ["query"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.query === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property '" + "query" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "query" },
+            message: "must have required property '" + "query" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -685,7 +1114,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "query") || (key0 === "per_page")) || (key0 === "starting_after"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -699,7 +1134,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.query;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.operator === undefined) {
-                const err2 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/required", keyword: "required", params: { missingProperty: "operator" }, message: "must have required property '" + "operator" + "'" };
+                const err2 = {
+                    instancePath: instancePath + "/query",
+                    schemaPath: "#/properties/query/required",
+                    keyword: "required",
+                    params: { missingProperty: "operator" },
+                    message: "must have required property '" + "operator" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -709,7 +1150,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.value === undefined) {
-                const err3 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/required", keyword: "required", params: { missingProperty: "value" }, message: "must have required property '" + "value" + "'" };
+                const err3 = {
+                    instancePath: instancePath + "/query",
+                    schemaPath: "#/properties/query/required",
+                    keyword: "required",
+                    params: { missingProperty: "value" },
+                    message: "must have required property '" + "value" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -720,7 +1167,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.field !== undefined) {
                 if (typeof data0.field !== "string") {
-                    const err4 = { instancePath: instancePath + "/query/field", schemaPath: "#/properties/query/properties/field/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err4 = {
+                        instancePath: instancePath + "/query/field",
+                        schemaPath: "#/properties/query/properties/field/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -733,7 +1186,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.operator !== undefined) {
                 let data2 = data0.operator;
                 if (typeof data2 !== "string") {
-                    const err5 = { instancePath: instancePath + "/query/operator", schemaPath: "#/properties/query/properties/operator/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err5 = {
+                        instancePath: instancePath + "/query/operator",
+                        schemaPath: "#/properties/query/properties/operator/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -743,7 +1202,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((((((((((((data2 === "=") || (data2 === "!=")) || (data2 === "IN")) || (data2 === "NIN")) || (data2 === ">")) || (data2 === "<")) || (data2 === "~")) || (data2 === "!~")) || (data2 === "^")) || (data2 === "$")) || (data2 === "AND")) || (data2 === "OR"))) {
-                    const err6 = { instancePath: instancePath + "/query/operator", schemaPath: "#/properties/query/properties/operator/enum", keyword: "enum", params: { allowedValues: schema17.properties.query.properties.operator.enum }, message: "must be equal to one of the allowed values" };
+                    const err6 = {
+                        instancePath: instancePath + "/query/operator",
+                        schemaPath: "#/properties/query/properties/operator/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema17.properties.query.properties.operator.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -755,7 +1220,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err7 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -768,7 +1239,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data3 = data.per_page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err8 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err8 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -779,7 +1256,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 > 150 || isNaN(data3)) {
-                const err9 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 150 }, message: "must be <= 150" };
+                const err9 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 150 },
+                    message: "must be <= 150"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -789,7 +1272,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data3 < 1 || isNaN(data3)) {
-                const err10 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err10 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -802,7 +1291,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.starting_after !== undefined) {
         if (typeof data.starting_after !== "string") {
-            const err11 = { instancePath: instancePath + "/starting_after", schemaPath: "#/properties/starting_after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/starting_after",
+                schemaPath: "#/properties/starting_after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -824,10 +1319,38 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const conversations__create = validate17;
-const schema18 = { "$id": "conversations__create", "type": "object", "properties": { "from": { "type": "object", "required": ["type", "id"], "properties": { "type": { "type": "string", "enum": ["user", "lead", "contact"] }, "id": { "type": "string", "minLength": 1 } }, "description": "The contact the message is from: {\"type\": \"user\" | \"lead\" | \"contact\", \"id\": \"<contact id>\"}." }, "body": { "type": "string", "minLength": 1, "description": "The content of the message (plain text; HTML is not supported)." }, "created_at": { "type": "integer", "description": "When the conversation was created, as a Unix timestamp (for migrating past conversations; default now)." } }, "required": ["from", "body"], "additionalProperties": false };
+const schema18 = {
+    "$id": "conversations__create",
+    "type": "object",
+    "properties": {
+        "from": {
+            "type": "object",
+            "required": ["type", "id"],
+            "properties": { "type": { "type": "string", "enum": ["user", "lead", "contact"] }, "id": { "type": "string", "minLength": 1 } },
+            "description": "The contact the message is from: {\"type\": \"user\" | \"lead\" | \"contact\", \"id\": \"<contact id>\"}."
+        },
+        "body": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The content of the message (plain text; HTML is not supported)."
+        },
+        "created_at": {
+            "type": "integer",
+            "description": "When the conversation was created, as a Unix timestamp (for migrating past conversations; default now)."
+        }
+    },
+    "required": ["from", "body"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.from === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "from" }, message: "must have required property '" + "from" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "from" },
+            message: "must have required property '" + "from" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -837,7 +1360,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property '" + "body" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body" },
+            message: "must have required property '" + "body" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -848,7 +1377,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "from") || (key0 === "body")) || (key0 === "created_at"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -862,7 +1397,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.from;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.type === undefined) {
-                const err3 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property '" + "type" + "'" };
+                const err3 = {
+                    instancePath: instancePath + "/from",
+                    schemaPath: "#/properties/from/required",
+                    keyword: "required",
+                    params: { missingProperty: "type" },
+                    message: "must have required property '" + "type" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -872,7 +1413,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.id === undefined) {
-                const err4 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                const err4 = {
+                    instancePath: instancePath + "/from",
+                    schemaPath: "#/properties/from/required",
+                    keyword: "required",
+                    params: { missingProperty: "id" },
+                    message: "must have required property '" + "id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -884,7 +1431,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.type !== undefined) {
                 let data1 = data0.type;
                 if (typeof data1 !== "string") {
-                    const err5 = { instancePath: instancePath + "/from/type", schemaPath: "#/properties/from/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err5 = {
+                        instancePath: instancePath + "/from/type",
+                        schemaPath: "#/properties/from/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -894,7 +1447,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(((data1 === "user") || (data1 === "lead")) || (data1 === "contact"))) {
-                    const err6 = { instancePath: instancePath + "/from/type", schemaPath: "#/properties/from/properties/type/enum", keyword: "enum", params: { allowedValues: schema18.properties.from.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err6 = {
+                        instancePath: instancePath + "/from/type",
+                        schemaPath: "#/properties/from/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema18.properties.from.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -908,7 +1467,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data0.id;
                 if (typeof data2 === "string") {
                     if (func3(data2) < 1) {
-                        const err7 = { instancePath: instancePath + "/from/id", schemaPath: "#/properties/from/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err7 = {
+                            instancePath: instancePath + "/from/id",
+                            schemaPath: "#/properties/from/properties/id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err7];
                         }
@@ -919,7 +1484,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err8 = { instancePath: instancePath + "/from/id", schemaPath: "#/properties/from/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err8 = {
+                        instancePath: instancePath + "/from/id",
+                        schemaPath: "#/properties/from/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -931,7 +1502,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err9 = {
+                instancePath: instancePath + "/from",
+                schemaPath: "#/properties/from/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -945,7 +1522,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.body;
         if (typeof data3 === "string") {
             if (func3(data3) < 1) {
-                const err10 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err10 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -956,7 +1539,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -969,7 +1558,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.created_at !== undefined) {
         let data4 = data.created_at;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err12 = { instancePath: instancePath + "/created_at", schemaPath: "#/properties/created_at/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/created_at",
+                schemaPath: "#/properties/created_at/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -991,11 +1586,34 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const conversations__get = validate18;
-const schema19 = { "$id": "conversations__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." }, "display_as": { "type": "string", "enum": ["plaintext"], "description": "plaintext returns the message bodies as plain text instead of HTML." }, "include_translations": { "type": "boolean", "description": "Translate the conversation parts to the detected language of the conversation." } }, "required": ["id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "conversations__get",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." },
+        "display_as": {
+            "type": "string",
+            "enum": ["plaintext"],
+            "description": "plaintext returns the message bodies as plain text instead of HTML."
+        },
+        "include_translations": {
+            "type": "boolean",
+            "description": "Translate the conversation parts to the detected language of the conversation."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[0-9]+$", "u");
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1006,7 +1624,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "id") || (key0 === "display_as")) || (key0 === "include_translations"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1020,7 +1644,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1031,7 +1661,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1044,7 +1680,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.display_as !== undefined) {
         let data1 = data.display_as;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/display_as", schemaPath: "#/properties/display_as/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/display_as",
+                schemaPath: "#/properties/display_as/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1054,7 +1696,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(data1 === "plaintext")) {
-            const err5 = { instancePath: instancePath + "/display_as", schemaPath: "#/properties/display_as/enum", keyword: "enum", params: { allowedValues: schema19.properties.display_as.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/display_as",
+                schemaPath: "#/properties/display_as/enum",
+                keyword: "enum",
+                params: { allowedValues: schema19.properties.display_as.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1066,7 +1714,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.include_translations !== undefined) {
         if (typeof data.include_translations !== "boolean") {
-            const err6 = { instancePath: instancePath + "/include_translations", schemaPath: "#/properties/include_translations/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err6 = {
+                instancePath: instancePath + "/include_translations",
+                schemaPath: "#/properties/include_translations/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1088,10 +1742,36 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const conversations__update = validate19;
-const schema20 = { "$id": "conversations__update", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." }, "display_as": { "type": "string", "enum": ["plaintext"], "description": "plaintext returns the message bodies as plain text instead of HTML." }, "read": { "type": "boolean", "description": "Mark the conversation as read." }, "title": { "type": "string", "description": "The title of the conversation." }, "custom_attributes": { "type": "object", "description": "Conversation data attributes, e.g. {\"issue_type\": \"Billing\"}." }, "company_id": { "type": ["string", "null"], "description": "Intercom id of the company the conversation is associated with; null removes the company." } }, "required": ["id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "conversations__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." },
+        "display_as": {
+            "type": "string",
+            "enum": ["plaintext"],
+            "description": "plaintext returns the message bodies as plain text instead of HTML."
+        },
+        "read": { "type": "boolean", "description": "Mark the conversation as read." },
+        "title": { "type": "string", "description": "The title of the conversation." },
+        "custom_attributes": { "type": "object", "description": "Conversation data attributes, e.g. {\"issue_type\": \"Billing\"}." },
+        "company_id": {
+            "type": ["string", "null"],
+            "description": "Intercom id of the company the conversation is associated with; null removes the company."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1102,7 +1782,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "id") || (key0 === "display_as")) || (key0 === "read")) || (key0 === "title")) || (key0 === "custom_attributes")) || (key0 === "company_id"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1116,7 +1802,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1127,7 +1819,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1140,7 +1838,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.display_as !== undefined) {
         let data1 = data.display_as;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/display_as", schemaPath: "#/properties/display_as/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/display_as",
+                schemaPath: "#/properties/display_as/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1150,7 +1854,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(data1 === "plaintext")) {
-            const err5 = { instancePath: instancePath + "/display_as", schemaPath: "#/properties/display_as/enum", keyword: "enum", params: { allowedValues: schema20.properties.display_as.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/display_as",
+                schemaPath: "#/properties/display_as/enum",
+                keyword: "enum",
+                params: { allowedValues: schema20.properties.display_as.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1162,7 +1872,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.read !== undefined) {
         if (typeof data.read !== "boolean") {
-            const err6 = { instancePath: instancePath + "/read", schemaPath: "#/properties/read/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err6 = {
+                instancePath: instancePath + "/read",
+                schemaPath: "#/properties/read/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1174,7 +1890,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.title !== undefined) {
         if (typeof data.title !== "string") {
-            const err7 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1187,7 +1909,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_attributes !== undefined) {
         let data4 = data.custom_attributes;
         if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-            const err8 = { instancePath: instancePath + "/custom_attributes", schemaPath: "#/properties/custom_attributes/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err8 = {
+                instancePath: instancePath + "/custom_attributes",
+                schemaPath: "#/properties/custom_attributes/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1200,7 +1928,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.company_id !== undefined) {
         let data5 = data.company_id;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-            const err9 = { instancePath: instancePath + "/company_id", schemaPath: "#/properties/company_id/type", keyword: "type", params: { type: schema20.properties.company_id.type }, message: "must be string,null" };
+            const err9 = {
+                instancePath: instancePath + "/company_id",
+                schemaPath: "#/properties/company_id/type",
+                keyword: "type",
+                params: { type: schema20.properties.company_id.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1222,10 +1956,22 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const conversations__delete = validate20;
-const schema21 = { "$id": "conversations__delete", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." } }, "required": ["id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "conversations__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1236,7 +1982,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1250,7 +2002,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1261,7 +2019,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1283,11 +2047,34 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const companies__list = validate21;
-const schema22 = { "$id": "companies__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "The page to fetch (next_page of the previous page); default 1." }, "per_page": { "type": "integer", "minimum": 1, "default": 15, "description": "Companies per page (Intercom's default is 15)." } }, "additionalProperties": false };
+const schema22 = {
+    "$id": "companies__list",
+    "type": "object",
+    "properties": {
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The page to fetch (next_page of the previous page); default 1."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 15,
+            "description": "Companies per page (Intercom's default is 15)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1300,7 +2087,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1311,7 +2104,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1325,7 +2124,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data1 = data.per_page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1336,7 +2141,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err4 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1359,11 +2170,38 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const companies__api_search = validate22;
-const schema23 = { "$id": "companies__api_search", "type": "object", "properties": { "name": { "type": "string", "description": "The name of the company." }, "company_id": { "type": "string", "description": "The company_id you gave the company." }, "tag_id": { "type": "string", "description": "Only companies with this tag." }, "segment_id": { "type": "string", "description": "Only companies in this segment." }, "page": { "type": "integer", "minimum": 1, "description": "The page to fetch (next_page of the previous page); default 1." }, "per_page": { "type": "integer", "minimum": 1, "default": 15, "description": "Companies per page (Intercom's default is 15)." } }, "additionalProperties": false };
+const schema23 = {
+    "$id": "companies__api_search",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string", "description": "The name of the company." },
+        "company_id": { "type": "string", "description": "The company_id you gave the company." },
+        "tag_id": { "type": "string", "description": "Only companies with this tag." },
+        "segment_id": { "type": "string", "description": "Only companies in this segment." },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The page to fetch (next_page of the previous page); default 1."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 15,
+            "description": "Companies per page (Intercom's default is 15)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((((key0 === "name") || (key0 === "company_id")) || (key0 === "tag_id")) || (key0 === "segment_id")) || (key0 === "page")) || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1375,7 +2213,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
         if (typeof data.name !== "string") {
-            const err1 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1387,7 +2231,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.company_id !== undefined) {
         if (typeof data.company_id !== "string") {
-            const err2 = { instancePath: instancePath + "/company_id", schemaPath: "#/properties/company_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/company_id",
+                schemaPath: "#/properties/company_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1399,7 +2249,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.tag_id !== undefined) {
         if (typeof data.tag_id !== "string") {
-            const err3 = { instancePath: instancePath + "/tag_id", schemaPath: "#/properties/tag_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/tag_id",
+                schemaPath: "#/properties/tag_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1411,7 +2267,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.segment_id !== undefined) {
         if (typeof data.segment_id !== "string") {
-            const err4 = { instancePath: instancePath + "/segment_id", schemaPath: "#/properties/segment_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/segment_id",
+                schemaPath: "#/properties/segment_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1424,7 +2286,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data4 = data.page;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1435,7 +2303,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 < 1 || isNaN(data4)) {
-                const err6 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1449,7 +2323,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data5 = data.per_page;
         if (!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))) {
-            const err7 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err7 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1460,7 +2340,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data5 == "number") {
             if (data5 < 1 || isNaN(data5)) {
-                const err8 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1483,11 +2369,37 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const companies__create = validate23;
-const schema24 = { "$id": "companies__create", "type": "object", "properties": { "company_id": { "type": "string", "description": "Your own unique identifier for the company; set once, at creation." }, "name": { "type": "string", "description": "The name of the company." }, "plan": { "type": "string", "description": "The name of the plan associated with the company." }, "size": { "type": "integer", "description": "The number of employees of the company." }, "website": { "type": "string", "description": "The URL of the company's website (not validated)." }, "industry": { "type": "string", "description": "The industry the company operates in." }, "custom_attributes": { "type": "object", "description": "Custom data attributes of the company, e.g. {\"tier\": \"gold\"}." }, "monthly_spend": { "type": "integer", "minimum": 0, "maximum": 2147483647, "description": "Revenue the company generates for you (whole number; Intercom truncates decimals)." }, "remote_created_at": { "type": "integer", "description": "When you created the company, as a Unix timestamp in seconds." } }, "additionalProperties": false };
+const schema24 = {
+    "$id": "companies__create",
+    "type": "object",
+    "properties": {
+        "company_id": { "type": "string", "description": "Your own unique identifier for the company; set once, at creation." },
+        "name": { "type": "string", "description": "The name of the company." },
+        "plan": { "type": "string", "description": "The name of the plan associated with the company." },
+        "size": { "type": "integer", "description": "The number of employees of the company." },
+        "website": { "type": "string", "description": "The URL of the company's website (not validated)." },
+        "industry": { "type": "string", "description": "The industry the company operates in." },
+        "custom_attributes": { "type": "object", "description": "Custom data attributes of the company, e.g. {\"tier\": \"gold\"}." },
+        "monthly_spend": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 2147483647,
+            "description": "Revenue the company generates for you (whole number; Intercom truncates decimals)."
+        },
+        "remote_created_at": { "type": "integer", "description": "When you created the company, as a Unix timestamp in seconds." }
+    },
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(func2.call(schema24.properties, key0))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1499,7 +2411,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.company_id !== undefined) {
         if (typeof data.company_id !== "string") {
-            const err1 = { instancePath: instancePath + "/company_id", schemaPath: "#/properties/company_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/company_id",
+                schemaPath: "#/properties/company_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1511,7 +2429,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
         if (typeof data.name !== "string") {
-            const err2 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1523,7 +2447,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.plan !== undefined) {
         if (typeof data.plan !== "string") {
-            const err3 = { instancePath: instancePath + "/plan", schemaPath: "#/properties/plan/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/plan",
+                schemaPath: "#/properties/plan/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1536,7 +2466,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.size !== undefined) {
         let data3 = data.size;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err4 = { instancePath: instancePath + "/size", schemaPath: "#/properties/size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/size",
+                schemaPath: "#/properties/size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1548,7 +2484,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.website !== undefined) {
         if (typeof data.website !== "string") {
-            const err5 = { instancePath: instancePath + "/website", schemaPath: "#/properties/website/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/website",
+                schemaPath: "#/properties/website/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1560,7 +2502,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.industry !== undefined) {
         if (typeof data.industry !== "string") {
-            const err6 = { instancePath: instancePath + "/industry", schemaPath: "#/properties/industry/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/industry",
+                schemaPath: "#/properties/industry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1573,7 +2521,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_attributes !== undefined) {
         let data6 = data.custom_attributes;
         if (!(data6 && typeof data6 == "object" && !Array.isArray(data6))) {
-            const err7 = { instancePath: instancePath + "/custom_attributes", schemaPath: "#/properties/custom_attributes/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err7 = {
+                instancePath: instancePath + "/custom_attributes",
+                schemaPath: "#/properties/custom_attributes/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1586,7 +2540,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.monthly_spend !== undefined) {
         let data7 = data.monthly_spend;
         if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
-            const err8 = { instancePath: instancePath + "/monthly_spend", schemaPath: "#/properties/monthly_spend/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err8 = {
+                instancePath: instancePath + "/monthly_spend",
+                schemaPath: "#/properties/monthly_spend/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1597,7 +2557,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data7 == "number") {
             if (data7 > 2147483647 || isNaN(data7)) {
-                const err9 = { instancePath: instancePath + "/monthly_spend", schemaPath: "#/properties/monthly_spend/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
+                const err9 = {
+                    instancePath: instancePath + "/monthly_spend",
+                    schemaPath: "#/properties/monthly_spend/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2147483647 },
+                    message: "must be <= 2147483647"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -1607,7 +2573,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data7 < 0 || isNaN(data7)) {
-                const err10 = { instancePath: instancePath + "/monthly_spend", schemaPath: "#/properties/monthly_spend/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err10 = {
+                    instancePath: instancePath + "/monthly_spend",
+                    schemaPath: "#/properties/monthly_spend/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -1621,7 +2593,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.remote_created_at !== undefined) {
         let data8 = data.remote_created_at;
         if (!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) {
-            const err11 = { instancePath: instancePath + "/remote_created_at", schemaPath: "#/properties/remote_created_at/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err11 = {
+                instancePath: instancePath + "/remote_created_at",
+                schemaPath: "#/properties/remote_created_at/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1643,10 +2621,28 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const companies__get = validate24;
-const schema25 = { "$id": "companies__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the company (the record's id, not your company_id)." } }, "required": ["id"], "additionalProperties": false };
+const schema25 = {
+    "$id": "companies__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The Intercom id of the company (the record's id, not your company_id)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1657,7 +2653,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1671,7 +2673,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1682,7 +2690,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1704,10 +2718,40 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const companies__update = validate25;
-const schema26 = { "$id": "companies__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the company (the record's id, not your company_id)." }, "name": { "type": "string", "description": "The name of the company." }, "plan": { "type": "string", "description": "The name of the plan associated with the company." }, "size": { "type": "integer", "description": "The number of employees of the company." }, "website": { "type": "string", "description": "The URL of the company's website (not validated)." }, "industry": { "type": "string", "description": "The industry the company operates in." }, "custom_attributes": { "type": "object", "description": "Custom data attributes of the company, e.g. {\"tier\": \"gold\"}." }, "monthly_spend": { "type": "integer", "minimum": 0, "maximum": 2147483647, "description": "Revenue the company generates for you (whole number; Intercom truncates decimals)." } }, "required": ["id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "companies__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The Intercom id of the company (the record's id, not your company_id)."
+        },
+        "name": { "type": "string", "description": "The name of the company." },
+        "plan": { "type": "string", "description": "The name of the plan associated with the company." },
+        "size": { "type": "integer", "description": "The number of employees of the company." },
+        "website": { "type": "string", "description": "The URL of the company's website (not validated)." },
+        "industry": { "type": "string", "description": "The industry the company operates in." },
+        "custom_attributes": { "type": "object", "description": "Custom data attributes of the company, e.g. {\"tier\": \"gold\"}." },
+        "monthly_spend": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 2147483647,
+            "description": "Revenue the company generates for you (whole number; Intercom truncates decimals)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1718,7 +2762,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((((key0 === "id") || (key0 === "name")) || (key0 === "plan")) || (key0 === "size")) || (key0 === "website")) || (key0 === "industry")) || (key0 === "custom_attributes")) || (key0 === "monthly_spend"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1732,7 +2782,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1743,7 +2799,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1755,7 +2817,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
         if (typeof data.name !== "string") {
-            const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1767,7 +2835,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.plan !== undefined) {
         if (typeof data.plan !== "string") {
-            const err5 = { instancePath: instancePath + "/plan", schemaPath: "#/properties/plan/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/plan",
+                schemaPath: "#/properties/plan/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1780,7 +2854,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.size !== undefined) {
         let data3 = data.size;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err6 = { instancePath: instancePath + "/size", schemaPath: "#/properties/size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/size",
+                schemaPath: "#/properties/size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1792,7 +2872,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.website !== undefined) {
         if (typeof data.website !== "string") {
-            const err7 = { instancePath: instancePath + "/website", schemaPath: "#/properties/website/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/website",
+                schemaPath: "#/properties/website/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1804,7 +2890,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.industry !== undefined) {
         if (typeof data.industry !== "string") {
-            const err8 = { instancePath: instancePath + "/industry", schemaPath: "#/properties/industry/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/industry",
+                schemaPath: "#/properties/industry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1817,7 +2909,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.custom_attributes !== undefined) {
         let data6 = data.custom_attributes;
         if (!(data6 && typeof data6 == "object" && !Array.isArray(data6))) {
-            const err9 = { instancePath: instancePath + "/custom_attributes", schemaPath: "#/properties/custom_attributes/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err9 = {
+                instancePath: instancePath + "/custom_attributes",
+                schemaPath: "#/properties/custom_attributes/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1830,7 +2928,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.monthly_spend !== undefined) {
         let data7 = data.monthly_spend;
         if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
-            const err10 = { instancePath: instancePath + "/monthly_spend", schemaPath: "#/properties/monthly_spend/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/monthly_spend",
+                schemaPath: "#/properties/monthly_spend/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1841,7 +2945,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data7 == "number") {
             if (data7 > 2147483647 || isNaN(data7)) {
-                const err11 = { instancePath: instancePath + "/monthly_spend", schemaPath: "#/properties/monthly_spend/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2147483647 }, message: "must be <= 2147483647" };
+                const err11 = {
+                    instancePath: instancePath + "/monthly_spend",
+                    schemaPath: "#/properties/monthly_spend/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2147483647 },
+                    message: "must be <= 2147483647"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -1851,7 +2961,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data7 < 0 || isNaN(data7)) {
-                const err12 = { instancePath: instancePath + "/monthly_spend", schemaPath: "#/properties/monthly_spend/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err12 = {
+                    instancePath: instancePath + "/monthly_spend",
+                    schemaPath: "#/properties/monthly_spend/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -1874,10 +2990,22 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const companies__delete = validate26;
-const schema27 = { "$id": "companies__delete", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the company." } }, "required": ["id"], "additionalProperties": false };
+const schema27 = {
+    "$id": "companies__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the company." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1888,7 +3016,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1902,7 +3036,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1913,7 +3053,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1938,7 +3084,13 @@ export const teams__list = validate27;
 const schema28 = { "$id": "teams__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1959,10 +3111,22 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 export const teams__get = validate28;
-const schema29 = { "$id": "teams__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the team." } }, "required": ["id"], "additionalProperties": false };
+const schema29 = {
+    "$id": "teams__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the team." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1973,7 +3137,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1987,7 +3157,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1998,7 +3174,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2023,7 +3205,13 @@ export const admins__list = validate29;
 const schema30 = { "$id": "admins__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2044,10 +3232,22 @@ else {
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
 export const admins__get = validate30;
-const schema31 = { "$id": "admins__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the admin." } }, "required": ["id"], "additionalProperties": false };
+const schema31 = {
+    "$id": "admins__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the admin." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2058,7 +3258,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2072,7 +3278,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2083,7 +3295,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2108,7 +3326,13 @@ export const tags__list = validate31;
 const schema32 = { "$id": "tags__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2129,10 +3353,42 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const tags__create = validate32;
-const schema33 = { "$id": "tags__create", "type": "object", "properties": { "name": { "type": "string", "minLength": 1, "description": "The tag name (case-insensitive); the new name when id is given." }, "id": { "type": "string", "description": "The id of an existing tag to rename." }, "companies": { "type": "array", "items": { "type": "object", "properties": { "id": { "type": "string" }, "company_id": { "type": "string" }, "untag": { "type": "boolean" } } }, "description": "Companies to tag, by Intercom id or your company_id: [{\"id\": \"...\"} | {\"company_id\": \"...\"}]; add \"untag\": true to an item to remove the tag instead." }, "users": { "type": "array", "items": { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" } } }, "description": "Contacts to tag, by Intercom id: [{\"id\": \"...\"}]." } }, "required": ["name"], "additionalProperties": false };
+const schema33 = {
+    "$id": "tags__create",
+    "type": "object",
+    "properties": {
+        "name": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The tag name (case-insensitive); the new name when id is given."
+        },
+        "id": { "type": "string", "description": "The id of an existing tag to rename." },
+        "companies": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": { "id": { "type": "string" }, "company_id": { "type": "string" }, "untag": { "type": "boolean" } }
+            },
+            "description": "Companies to tag, by Intercom id or your company_id: [{\"id\": \"...\"} | {\"company_id\": \"...\"}]; add \"untag\": true to an item to remove the tag instead."
+        },
+        "users": {
+            "type": "array",
+            "items": { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" } } },
+            "description": "Contacts to tag, by Intercom id: [{\"id\": \"...\"}]."
+        }
+    },
+    "required": ["name"],
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2143,7 +3399,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "name") || (key0 === "id")) || (key0 === "companies")) || (key0 === "users"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2157,7 +3419,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.name;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2168,7 +3436,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2180,7 +3454,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err4 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2199,7 +3479,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                 if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
                     if (data3.id !== undefined) {
                         if (typeof data3.id !== "string") {
-                            const err5 = { instancePath: instancePath + "/companies/" + i0 + "/id", schemaPath: "#/properties/companies/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err5 = {
+                                instancePath: instancePath + "/companies/" + i0 + "/id",
+                                schemaPath: "#/properties/companies/items/properties/id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err5];
                             }
@@ -2211,7 +3497,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data3.company_id !== undefined) {
                         if (typeof data3.company_id !== "string") {
-                            const err6 = { instancePath: instancePath + "/companies/" + i0 + "/company_id", schemaPath: "#/properties/companies/items/properties/company_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err6 = {
+                                instancePath: instancePath + "/companies/" + i0 + "/company_id",
+                                schemaPath: "#/properties/companies/items/properties/company_id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err6];
                             }
@@ -2223,7 +3515,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data3.untag !== undefined) {
                         if (typeof data3.untag !== "boolean") {
-                            const err7 = { instancePath: instancePath + "/companies/" + i0 + "/untag", schemaPath: "#/properties/companies/items/properties/untag/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                            const err7 = {
+                                instancePath: instancePath + "/companies/" + i0 + "/untag",
+                                schemaPath: "#/properties/companies/items/properties/untag/type",
+                                keyword: "type",
+                                params: { type: "boolean" },
+                                message: "must be boolean"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err7];
                             }
@@ -2235,7 +3533,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err8 = { instancePath: instancePath + "/companies/" + i0, schemaPath: "#/properties/companies/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err8 = {
+                        instancePath: instancePath + "/companies/" + i0,
+                        schemaPath: "#/properties/companies/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -2247,7 +3551,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/companies", schemaPath: "#/properties/companies/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err9 = {
+                instancePath: instancePath + "/companies",
+                schemaPath: "#/properties/companies/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -2265,7 +3575,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                 let data8 = data7[i1];
                 if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
                     if (data8.id === undefined) {
-                        const err10 = { instancePath: instancePath + "/users/" + i1, schemaPath: "#/properties/users/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                        const err10 = {
+                            instancePath: instancePath + "/users/" + i1,
+                            schemaPath: "#/properties/users/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "id" },
+                            message: "must have required property '" + "id" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err10];
                         }
@@ -2276,7 +3592,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data8.id !== undefined) {
                         if (typeof data8.id !== "string") {
-                            const err11 = { instancePath: instancePath + "/users/" + i1 + "/id", schemaPath: "#/properties/users/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err11 = {
+                                instancePath: instancePath + "/users/" + i1 + "/id",
+                                schemaPath: "#/properties/users/items/properties/id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err11];
                             }
@@ -2288,7 +3610,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err12 = { instancePath: instancePath + "/users/" + i1, schemaPath: "#/properties/users/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err12 = {
+                        instancePath: instancePath + "/users/" + i1,
+                        schemaPath: "#/properties/users/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -2300,7 +3628,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/users", schemaPath: "#/properties/users/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err13 = {
+                instancePath: instancePath + "/users",
+                schemaPath: "#/properties/users/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -2322,10 +3656,22 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const tags__get = validate33;
-const schema34 = { "$id": "tags__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } }, "required": ["id"], "additionalProperties": false };
+const schema34 = {
+    "$id": "tags__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2336,7 +3682,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2350,7 +3702,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2361,7 +3719,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2383,10 +3747,22 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const tags__delete = validate34;
-const schema35 = { "$id": "tags__delete", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } }, "required": ["id"], "additionalProperties": false };
+const schema35 = {
+    "$id": "tags__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2397,7 +3773,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2411,7 +3793,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2422,7 +3810,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2444,10 +3838,26 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const notes__create = validate35;
-const schema36 = { "$id": "notes__create", "type": "object", "properties": { "contact_id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." }, "body": { "type": "string", "minLength": 1, "description": "The text of the note (HTML paragraphs are kept)." }, "admin_id": { "type": "string", "description": "The id of the admin the note is from." } }, "required": ["contact_id", "body"], "additionalProperties": false };
+const schema36 = {
+    "$id": "notes__create",
+    "type": "object",
+    "properties": {
+        "contact_id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." },
+        "body": { "type": "string", "minLength": 1, "description": "The text of the note (HTML paragraphs are kept)." },
+        "admin_id": { "type": "string", "description": "The id of the admin the note is from." }
+    },
+    "required": ["contact_id", "body"],
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.contact_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "contact_id" }, message: "must have required property '" + "contact_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "contact_id" },
+            message: "must have required property '" + "contact_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2457,7 +3867,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property '" + "body" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body" },
+            message: "must have required property '" + "body" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2468,7 +3884,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "contact_id") || (key0 === "body")) || (key0 === "admin_id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2482,7 +3904,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.contact_id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/contact_id", schemaPath: "#/properties/contact_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/contact_id",
+                    schemaPath: "#/properties/contact_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2493,7 +3921,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/contact_id", schemaPath: "#/properties/contact_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/contact_id",
+                schemaPath: "#/properties/contact_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2507,7 +3941,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.body;
         if (typeof data1 === "string") {
             if (func3(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2518,7 +3958,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2530,7 +3976,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.admin_id !== undefined) {
         if (typeof data.admin_id !== "string") {
-            const err7 = { instancePath: instancePath + "/admin_id", schemaPath: "#/properties/admin_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/admin_id",
+                schemaPath: "#/properties/admin_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2555,7 +4007,13 @@ export const segments__list = validate36;
 const schema37 = { "$id": "segments__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2576,10 +4034,22 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 export const segments__get = validate37;
-const schema38 = { "$id": "segments__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the segment." } }, "required": ["id"], "additionalProperties": false };
+const schema38 = {
+    "$id": "segments__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the segment." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2590,7 +4060,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2604,7 +4080,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func3(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2615,7 +4097,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2640,7 +4128,13 @@ export const internal_articles__list = validate38;
 const schema39 = { "$id": "internal_articles__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2661,10 +4155,22 @@ else {
     errors++;
 } validate38.errors = vErrors; return errors === 0; }
 export const internal_articles__get = validate39;
-const schema40 = { "$id": "internal_articles__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the internal article." } }, "required": ["id"], "additionalProperties": false };
+const schema40 = {
+    "$id": "internal_articles__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the internal article." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2675,7 +4181,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2689,7 +4201,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2700,7 +4218,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }

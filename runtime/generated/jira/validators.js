@@ -2,12 +2,63 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const issues__api_search = validate10;
-const schema11 = { "$id": "issues__api_search", "type": "object", "properties": { "jql": { "type": "string", "description": "A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\".", "examples": ["project = ABC AND status = Open ORDER BY created DESC"] }, "nextPageToken": { "type": "string", "description": "Token of the page to fetch (from the previous page's nextPageToken); omit for the first page." }, "maxResults": { "type": "integer", "minimum": 1, "maximum": 5000, "default": 50, "description": "Maximum issues per page (Jira may return fewer when many fields are requested)." }, "fields": { "type": "string", "description": "Comma-separated fields to return, e.g. \"summary,status,assignee\", \"*all\", \"*navigable\" or \"-description\". Jira's default is \"id\" (ids only)." }, "expand": { "type": "string", "description": "Comma-separated expand options: renderedFields, names, schema, transitions, operations, editmeta, changelog, versionedRepresentations." }, "properties": { "type": "string", "pattern": "^[^,]+(,[^,]+){0,4}$", "description": "Comma-separated issue property keys to include, at most 5." }, "fieldsByKeys": { "type": "boolean", "default": false, "description": "Reference fields in `fields` by key rather than id." }, "failFast": { "type": "boolean", "default": false, "description": "Fail the request early if some field data cannot be retrieved." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "issues__api_search",
+    "type": "object",
+    "properties": {
+        "jql": {
+            "type": "string",
+            "description": "A bounded JQL expression, e.g. \"project = ABC AND status = Open ORDER BY created DESC\".",
+            "examples": ["project = ABC AND status = Open ORDER BY created DESC"]
+        },
+        "nextPageToken": {
+            "type": "string",
+            "description": "Token of the page to fetch (from the previous page's nextPageToken); omit for the first page."
+        },
+        "maxResults": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 5000,
+            "default": 50,
+            "description": "Maximum issues per page (Jira may return fewer when many fields are requested)."
+        },
+        "fields": {
+            "type": "string",
+            "description": "Comma-separated fields to return, e.g. \"summary,status,assignee\", \"*all\", \"*navigable\" or \"-description\". Jira's default is \"id\" (ids only)."
+        },
+        "expand": {
+            "type": "string",
+            "description": "Comma-separated expand options: renderedFields, names, schema, transitions, operations, editmeta, changelog, versionedRepresentations."
+        },
+        "properties": {
+            "type": "string",
+            "pattern": "^[^,]+(,[^,]+){0,4}$",
+            "description": "Comma-separated issue property keys to include, at most 5."
+        },
+        "fieldsByKeys": {
+            "type": "boolean",
+            "default": false,
+            "description": "Reference fields in `fields` by key rather than id."
+        },
+        "failFast": {
+            "type": "boolean",
+            "default": false,
+            "description": "Fail the request early if some field data cannot be retrieved."
+        }
+    },
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[^,]+(,[^,]+){0,4}$", "u");
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((((((key0 === "jql") || (key0 === "nextPageToken")) || (key0 === "maxResults")) || (key0 === "fields")) || (key0 === "expand")) || (key0 === "properties")) || (key0 === "fieldsByKeys")) || (key0 === "failFast"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +70,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.jql !== undefined) {
         if (typeof data.jql !== "string") {
-            const err1 = { instancePath: instancePath + "/jql", schemaPath: "#/properties/jql/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/jql",
+                schemaPath: "#/properties/jql/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -31,7 +88,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.nextPageToken !== undefined) {
         if (typeof data.nextPageToken !== "string") {
-            const err2 = { instancePath: instancePath + "/nextPageToken", schemaPath: "#/properties/nextPageToken/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/nextPageToken",
+                schemaPath: "#/properties/nextPageToken/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -44,7 +107,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.maxResults !== undefined) {
         let data2 = data.maxResults;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err3 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -55,7 +124,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 5000 || isNaN(data2)) {
-                const err4 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/maximum", keyword: "maximum", params: { comparison: "<=", limit: 5000 }, message: "must be <= 5000" };
+                const err4 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 5000 },
+                    message: "must be <= 5000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -65,7 +140,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err5 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -78,7 +159,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err6 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -90,7 +177,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.expand !== undefined) {
         if (typeof data.expand !== "string") {
-            const err7 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -104,7 +197,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.properties;
         if (typeof data5 === "string") {
             if (!pattern0.test(data5)) {
-                const err8 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/pattern", keyword: "pattern", params: { pattern: "^[^,]+(,[^,]+){0,4}$" }, message: "must match pattern \"" + "^[^,]+(,[^,]+){0,4}$" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/properties",
+                    schemaPath: "#/properties/properties/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[^,]+(,[^,]+){0,4}$" },
+                    message: "must match pattern \"" + "^[^,]+(,[^,]+){0,4}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -115,7 +214,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -127,7 +232,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fieldsByKeys !== undefined) {
         if (typeof data.fieldsByKeys !== "boolean") {
-            const err10 = { instancePath: instancePath + "/fieldsByKeys", schemaPath: "#/properties/fieldsByKeys/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err10 = {
+                instancePath: instancePath + "/fieldsByKeys",
+                schemaPath: "#/properties/fieldsByKeys/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -139,7 +250,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.failFast !== undefined) {
         if (typeof data.failFast !== "boolean") {
-            const err11 = { instancePath: instancePath + "/failFast", schemaPath: "#/properties/failFast/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err11 = {
+                instancePath: instancePath + "/failFast",
+                schemaPath: "#/properties/failFast/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -161,11 +278,77 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const issues__create = validate11;
-const schema12 = { "$id": "issues__create", "type": "object", "properties": { "fields": { "type": "object", "required": ["project", "issuetype", "summary"], "properties": { "project": { "description": "The project, by id or key.", "anyOf": [{ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }, { "type": "object", "required": ["key"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }] }, "issuetype": { "description": "The issue type, by id or name.", "anyOf": [{ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }, { "type": "object", "required": ["name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }] }, "summary": { "type": "string", "minLength": 1 }, "description": { "type": "object", "description": "Atlassian Document Format document.", "required": ["type", "version", "content"], "properties": { "type": { "type": "string", "enum": ["doc"] }, "version": { "type": "integer", "enum": [1] }, "content": { "type": "array" } } }, "priority": { "description": "The priority, by id or name.", "anyOf": [{ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }, { "type": "object", "required": ["name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }] }, "assignee": { "type": "object", "properties": { "accountId": { "type": ["string", "null"] } } }, "labels": { "type": "array", "items": { "type": "string" } }, "parent": { "type": "object", "description": "Parent issue (for subtasks and child issues), by key or id.", "properties": { "key": { "type": "string" }, "id": { "type": "string" } } } }, "additionalProperties": true, "description": "Field values of the new issue; custom fields go here too (customfield_NNNNN)." }, "update": { "type": "object", "description": "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}]}." }, "updateHistory": { "type": "boolean", "default": false, "description": "Add the issue's project to the user's recently viewed projects." } }, "required": ["fields"], "additionalProperties": false };
+const schema12 = {
+    "$id": "issues__create",
+    "type": "object",
+    "properties": {
+        "fields": {
+            "type": "object",
+            "required": ["project", "issuetype", "summary"],
+            "properties": {
+                "project": {
+                    "description": "The project, by id or key.",
+                    "anyOf": [
+                        { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } },
+                        { "type": "object", "required": ["key"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }
+                    ]
+                },
+                "issuetype": {
+                    "description": "The issue type, by id or name.",
+                    "anyOf": [
+                        { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } },
+                        { "type": "object", "required": ["name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }
+                    ]
+                },
+                "summary": { "type": "string", "minLength": 1 },
+                "description": {
+                    "type": "object",
+                    "description": "Atlassian Document Format document.",
+                    "required": ["type", "version", "content"],
+                    "properties": {
+                        "type": { "type": "string", "enum": ["doc"] },
+                        "version": { "type": "integer", "enum": [1] },
+                        "content": { "type": "array" }
+                    }
+                },
+                "priority": {
+                    "description": "The priority, by id or name.",
+                    "anyOf": [
+                        { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } },
+                        { "type": "object", "required": ["name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }
+                    ]
+                },
+                "assignee": { "type": "object", "properties": { "accountId": { "type": ["string", "null"] } } },
+                "labels": { "type": "array", "items": { "type": "string" } },
+                "parent": {
+                    "type": "object",
+                    "description": "Parent issue (for subtasks and child issues), by key or id.",
+                    "properties": { "key": { "type": "string" }, "id": { "type": "string" } }
+                }
+            },
+            "additionalProperties": true,
+            "description": "Field values of the new issue; custom fields go here too (customfield_NNNNN)."
+        },
+        "update": { "type": "object", "description": "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}]}." },
+        "updateHistory": {
+            "type": "boolean",
+            "default": false,
+            "description": "Add the issue's project to the user's recently viewed projects."
+        }
+    },
+    "required": ["fields"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.fields === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "fields" }, message: "must have required property '" + "fields" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "fields" },
+            message: "must have required property '" + "fields" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -176,7 +359,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "fields") || (key0 === "update")) || (key0 === "updateHistory"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -190,7 +379,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.fields;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.project === undefined) {
-                const err2 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/required", keyword: "required", params: { missingProperty: "project" }, message: "must have required property '" + "project" + "'" };
+                const err2 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/required",
+                    keyword: "required",
+                    params: { missingProperty: "project" },
+                    message: "must have required property '" + "project" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -200,7 +395,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.issuetype === undefined) {
-                const err3 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/required", keyword: "required", params: { missingProperty: "issuetype" }, message: "must have required property '" + "issuetype" + "'" };
+                const err3 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/required",
+                    keyword: "required",
+                    params: { missingProperty: "issuetype" },
+                    message: "must have required property '" + "issuetype" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -210,7 +411,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.summary === undefined) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/required", keyword: "required", params: { missingProperty: "summary" }, message: "must have required property '" + "summary" + "'" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/required",
+                    keyword: "required",
+                    params: { missingProperty: "summary" },
+                    message: "must have required property '" + "summary" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -226,7 +433,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 const _errs7 = errors;
                 if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
                     if (data1.id === undefined) {
-                        const err5 = { instancePath: instancePath + "/fields/project", schemaPath: "#/properties/fields/properties/project/anyOf/0/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                        const err5 = {
+                            instancePath: instancePath + "/fields/project",
+                            schemaPath: "#/properties/fields/properties/project/anyOf/0/required",
+                            keyword: "required",
+                            params: { missingProperty: "id" },
+                            message: "must have required property '" + "id" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err5];
                         }
@@ -237,7 +450,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data1.id !== undefined) {
                         if (typeof data1.id !== "string") {
-                            const err6 = { instancePath: instancePath + "/fields/project/id", schemaPath: "#/properties/fields/properties/project/anyOf/0/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err6 = {
+                                instancePath: instancePath + "/fields/project/id",
+                                schemaPath: "#/properties/fields/properties/project/anyOf/0/properties/id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err6];
                             }
@@ -249,7 +468,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data1.key !== undefined) {
                         if (typeof data1.key !== "string") {
-                            const err7 = { instancePath: instancePath + "/fields/project/key", schemaPath: "#/properties/fields/properties/project/anyOf/0/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err7 = {
+                                instancePath: instancePath + "/fields/project/key",
+                                schemaPath: "#/properties/fields/properties/project/anyOf/0/properties/key/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err7];
                             }
@@ -261,7 +486,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err8 = { instancePath: instancePath + "/fields/project", schemaPath: "#/properties/fields/properties/project/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err8 = {
+                        instancePath: instancePath + "/fields/project",
+                        schemaPath: "#/properties/fields/properties/project/anyOf/0/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -276,7 +507,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     const _errs13 = errors;
                     if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
                         if (data1.key === undefined) {
-                            const err9 = { instancePath: instancePath + "/fields/project", schemaPath: "#/properties/fields/properties/project/anyOf/1/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                            const err9 = {
+                                instancePath: instancePath + "/fields/project",
+                                schemaPath: "#/properties/fields/properties/project/anyOf/1/required",
+                                keyword: "required",
+                                params: { missingProperty: "key" },
+                                message: "must have required property '" + "key" + "'"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err9];
                             }
@@ -287,7 +524,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         if (data1.id !== undefined) {
                             if (typeof data1.id !== "string") {
-                                const err10 = { instancePath: instancePath + "/fields/project/id", schemaPath: "#/properties/fields/properties/project/anyOf/1/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                                const err10 = {
+                                    instancePath: instancePath + "/fields/project/id",
+                                    schemaPath: "#/properties/fields/properties/project/anyOf/1/properties/id/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string"
+                                };
                                 if (vErrors === null) {
                                     vErrors = [err10];
                                 }
@@ -299,7 +542,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         if (data1.key !== undefined) {
                             if (typeof data1.key !== "string") {
-                                const err11 = { instancePath: instancePath + "/fields/project/key", schemaPath: "#/properties/fields/properties/project/anyOf/1/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                                const err11 = {
+                                    instancePath: instancePath + "/fields/project/key",
+                                    schemaPath: "#/properties/fields/properties/project/anyOf/1/properties/key/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string"
+                                };
                                 if (vErrors === null) {
                                     vErrors = [err11];
                                 }
@@ -311,7 +560,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                     }
                     else {
-                        const err12 = { instancePath: instancePath + "/fields/project", schemaPath: "#/properties/fields/properties/project/anyOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err12 = {
+                            instancePath: instancePath + "/fields/project",
+                            schemaPath: "#/properties/fields/properties/project/anyOf/1/type",
+                            keyword: "type",
+                            params: { type: "object" },
+                            message: "must be object"
+                        };
                         if (vErrors === null) {
                             vErrors = [err12];
                         }
@@ -324,7 +579,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     valid2 = valid2 || _valid0;
                 }
                 if (!valid2) {
-                    const err13 = { instancePath: instancePath + "/fields/project", schemaPath: "#/properties/fields/properties/project/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+                    const err13 = {
+                        instancePath: instancePath + "/fields/project",
+                        schemaPath: "#/properties/fields/properties/project/anyOf",
+                        keyword: "anyOf",
+                        params: {},
+                        message: "must match a schema in anyOf"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -352,7 +613,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 const _errs21 = errors;
                 if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
                     if (data6.id === undefined) {
-                        const err14 = { instancePath: instancePath + "/fields/issuetype", schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                        const err14 = {
+                            instancePath: instancePath + "/fields/issuetype",
+                            schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/required",
+                            keyword: "required",
+                            params: { missingProperty: "id" },
+                            message: "must have required property '" + "id" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err14];
                         }
@@ -363,7 +630,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data6.id !== undefined) {
                         if (typeof data6.id !== "string") {
-                            const err15 = { instancePath: instancePath + "/fields/issuetype/id", schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err15 = {
+                                instancePath: instancePath + "/fields/issuetype/id",
+                                schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/properties/id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err15];
                             }
@@ -375,7 +648,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data6.name !== undefined) {
                         if (typeof data6.name !== "string") {
-                            const err16 = { instancePath: instancePath + "/fields/issuetype/name", schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err16 = {
+                                instancePath: instancePath + "/fields/issuetype/name",
+                                schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/properties/name/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err16];
                             }
@@ -387,7 +666,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err17 = { instancePath: instancePath + "/fields/issuetype", schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err17 = {
+                        instancePath: instancePath + "/fields/issuetype",
+                        schemaPath: "#/properties/fields/properties/issuetype/anyOf/0/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -402,7 +687,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     const _errs27 = errors;
                     if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
                         if (data6.name === undefined) {
-                            const err18 = { instancePath: instancePath + "/fields/issuetype", schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+                            const err18 = {
+                                instancePath: instancePath + "/fields/issuetype",
+                                schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/required",
+                                keyword: "required",
+                                params: { missingProperty: "name" },
+                                message: "must have required property '" + "name" + "'"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err18];
                             }
@@ -413,7 +704,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         if (data6.id !== undefined) {
                             if (typeof data6.id !== "string") {
-                                const err19 = { instancePath: instancePath + "/fields/issuetype/id", schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                                const err19 = {
+                                    instancePath: instancePath + "/fields/issuetype/id",
+                                    schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/properties/id/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string"
+                                };
                                 if (vErrors === null) {
                                     vErrors = [err19];
                                 }
@@ -425,7 +722,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         if (data6.name !== undefined) {
                             if (typeof data6.name !== "string") {
-                                const err20 = { instancePath: instancePath + "/fields/issuetype/name", schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                                const err20 = {
+                                    instancePath: instancePath + "/fields/issuetype/name",
+                                    schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/properties/name/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string"
+                                };
                                 if (vErrors === null) {
                                     vErrors = [err20];
                                 }
@@ -437,7 +740,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                     }
                     else {
-                        const err21 = { instancePath: instancePath + "/fields/issuetype", schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err21 = {
+                            instancePath: instancePath + "/fields/issuetype",
+                            schemaPath: "#/properties/fields/properties/issuetype/anyOf/1/type",
+                            keyword: "type",
+                            params: { type: "object" },
+                            message: "must be object"
+                        };
                         if (vErrors === null) {
                             vErrors = [err21];
                         }
@@ -450,7 +759,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     valid5 = valid5 || _valid1;
                 }
                 if (!valid5) {
-                    const err22 = { instancePath: instancePath + "/fields/issuetype", schemaPath: "#/properties/fields/properties/issuetype/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+                    const err22 = {
+                        instancePath: instancePath + "/fields/issuetype",
+                        schemaPath: "#/properties/fields/properties/issuetype/anyOf",
+                        keyword: "anyOf",
+                        params: {},
+                        message: "must match a schema in anyOf"
+                    };
                     if (vErrors === null) {
                         vErrors = [err22];
                     }
@@ -475,7 +790,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 let data11 = data0.summary;
                 if (typeof data11 === "string") {
                     if (func2(data11) < 1) {
-                        const err23 = { instancePath: instancePath + "/fields/summary", schemaPath: "#/properties/fields/properties/summary/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err23 = {
+                            instancePath: instancePath + "/fields/summary",
+                            schemaPath: "#/properties/fields/properties/summary/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err23];
                         }
@@ -486,7 +807,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err24 = { instancePath: instancePath + "/fields/summary", schemaPath: "#/properties/fields/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err24 = {
+                        instancePath: instancePath + "/fields/summary",
+                        schemaPath: "#/properties/fields/properties/summary/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -500,7 +827,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 let data12 = data0.description;
                 if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
                     if (data12.type === undefined) {
-                        const err25 = { instancePath: instancePath + "/fields/description", schemaPath: "#/properties/fields/properties/description/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property '" + "type" + "'" };
+                        const err25 = {
+                            instancePath: instancePath + "/fields/description",
+                            schemaPath: "#/properties/fields/properties/description/required",
+                            keyword: "required",
+                            params: { missingProperty: "type" },
+                            message: "must have required property '" + "type" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err25];
                         }
@@ -510,7 +843,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data12.version === undefined) {
-                        const err26 = { instancePath: instancePath + "/fields/description", schemaPath: "#/properties/fields/properties/description/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'" };
+                        const err26 = {
+                            instancePath: instancePath + "/fields/description",
+                            schemaPath: "#/properties/fields/properties/description/required",
+                            keyword: "required",
+                            params: { missingProperty: "version" },
+                            message: "must have required property '" + "version" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err26];
                         }
@@ -520,7 +859,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                     }
                     if (data12.content === undefined) {
-                        const err27 = { instancePath: instancePath + "/fields/description", schemaPath: "#/properties/fields/properties/description/required", keyword: "required", params: { missingProperty: "content" }, message: "must have required property '" + "content" + "'" };
+                        const err27 = {
+                            instancePath: instancePath + "/fields/description",
+                            schemaPath: "#/properties/fields/properties/description/required",
+                            keyword: "required",
+                            params: { missingProperty: "content" },
+                            message: "must have required property '" + "content" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err27];
                         }
@@ -532,7 +877,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     if (data12.type !== undefined) {
                         let data13 = data12.type;
                         if (typeof data13 !== "string") {
-                            const err28 = { instancePath: instancePath + "/fields/description/type", schemaPath: "#/properties/fields/properties/description/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err28 = {
+                                instancePath: instancePath + "/fields/description/type",
+                                schemaPath: "#/properties/fields/properties/description/properties/type/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err28];
                             }
@@ -542,7 +893,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                         }
                         if (!(data13 === "doc")) {
-                            const err29 = { instancePath: instancePath + "/fields/description/type", schemaPath: "#/properties/fields/properties/description/properties/type/enum", keyword: "enum", params: { allowedValues: schema12.properties.fields.properties.description.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                            const err29 = {
+                                instancePath: instancePath + "/fields/description/type",
+                                schemaPath: "#/properties/fields/properties/description/properties/type/enum",
+                                keyword: "enum",
+                                params: { allowedValues: schema12.properties.fields.properties.description.properties.type.enum },
+                                message: "must be equal to one of the allowed values"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err29];
                             }
@@ -555,7 +912,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     if (data12.version !== undefined) {
                         let data14 = data12.version;
                         if (!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))) {
-                            const err30 = { instancePath: instancePath + "/fields/description/version", schemaPath: "#/properties/fields/properties/description/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                            const err30 = {
+                                instancePath: instancePath + "/fields/description/version",
+                                schemaPath: "#/properties/fields/properties/description/properties/version/type",
+                                keyword: "type",
+                                params: { type: "integer" },
+                                message: "must be integer"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err30];
                             }
@@ -565,7 +928,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                         }
                         if (!(data14 === 1)) {
-                            const err31 = { instancePath: instancePath + "/fields/description/version", schemaPath: "#/properties/fields/properties/description/properties/version/enum", keyword: "enum", params: { allowedValues: schema12.properties.fields.properties.description.properties.version.enum }, message: "must be equal to one of the allowed values" };
+                            const err31 = {
+                                instancePath: instancePath + "/fields/description/version",
+                                schemaPath: "#/properties/fields/properties/description/properties/version/enum",
+                                keyword: "enum",
+                                params: { allowedValues: schema12.properties.fields.properties.description.properties.version.enum },
+                                message: "must be equal to one of the allowed values"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err31];
                             }
@@ -577,7 +946,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data12.content !== undefined) {
                         if (!(Array.isArray(data12.content))) {
-                            const err32 = { instancePath: instancePath + "/fields/description/content", schemaPath: "#/properties/fields/properties/description/properties/content/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                            const err32 = {
+                                instancePath: instancePath + "/fields/description/content",
+                                schemaPath: "#/properties/fields/properties/description/properties/content/type",
+                                keyword: "type",
+                                params: { type: "array" },
+                                message: "must be array"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err32];
                             }
@@ -589,7 +964,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err33 = { instancePath: instancePath + "/fields/description", schemaPath: "#/properties/fields/properties/description/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err33 = {
+                        instancePath: instancePath + "/fields/description",
+                        schemaPath: "#/properties/fields/properties/description/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err33];
                     }
@@ -606,7 +987,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 const _errs45 = errors;
                 if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
                     if (data16.id === undefined) {
-                        const err34 = { instancePath: instancePath + "/fields/priority", schemaPath: "#/properties/fields/properties/priority/anyOf/0/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                        const err34 = {
+                            instancePath: instancePath + "/fields/priority",
+                            schemaPath: "#/properties/fields/properties/priority/anyOf/0/required",
+                            keyword: "required",
+                            params: { missingProperty: "id" },
+                            message: "must have required property '" + "id" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err34];
                         }
@@ -617,7 +1004,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data16.id !== undefined) {
                         if (typeof data16.id !== "string") {
-                            const err35 = { instancePath: instancePath + "/fields/priority/id", schemaPath: "#/properties/fields/properties/priority/anyOf/0/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err35 = {
+                                instancePath: instancePath + "/fields/priority/id",
+                                schemaPath: "#/properties/fields/properties/priority/anyOf/0/properties/id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err35];
                             }
@@ -629,7 +1022,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data16.name !== undefined) {
                         if (typeof data16.name !== "string") {
-                            const err36 = { instancePath: instancePath + "/fields/priority/name", schemaPath: "#/properties/fields/properties/priority/anyOf/0/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err36 = {
+                                instancePath: instancePath + "/fields/priority/name",
+                                schemaPath: "#/properties/fields/properties/priority/anyOf/0/properties/name/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err36];
                             }
@@ -641,7 +1040,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err37 = { instancePath: instancePath + "/fields/priority", schemaPath: "#/properties/fields/properties/priority/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err37 = {
+                        instancePath: instancePath + "/fields/priority",
+                        schemaPath: "#/properties/fields/properties/priority/anyOf/0/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err37];
                     }
@@ -656,7 +1061,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     const _errs51 = errors;
                     if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
                         if (data16.name === undefined) {
-                            const err38 = { instancePath: instancePath + "/fields/priority", schemaPath: "#/properties/fields/properties/priority/anyOf/1/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+                            const err38 = {
+                                instancePath: instancePath + "/fields/priority",
+                                schemaPath: "#/properties/fields/properties/priority/anyOf/1/required",
+                                keyword: "required",
+                                params: { missingProperty: "name" },
+                                message: "must have required property '" + "name" + "'"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err38];
                             }
@@ -667,7 +1078,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         if (data16.id !== undefined) {
                             if (typeof data16.id !== "string") {
-                                const err39 = { instancePath: instancePath + "/fields/priority/id", schemaPath: "#/properties/fields/properties/priority/anyOf/1/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                                const err39 = {
+                                    instancePath: instancePath + "/fields/priority/id",
+                                    schemaPath: "#/properties/fields/properties/priority/anyOf/1/properties/id/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string"
+                                };
                                 if (vErrors === null) {
                                     vErrors = [err39];
                                 }
@@ -679,7 +1096,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         if (data16.name !== undefined) {
                             if (typeof data16.name !== "string") {
-                                const err40 = { instancePath: instancePath + "/fields/priority/name", schemaPath: "#/properties/fields/properties/priority/anyOf/1/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                                const err40 = {
+                                    instancePath: instancePath + "/fields/priority/name",
+                                    schemaPath: "#/properties/fields/properties/priority/anyOf/1/properties/name/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string"
+                                };
                                 if (vErrors === null) {
                                     vErrors = [err40];
                                 }
@@ -691,7 +1114,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                     }
                     else {
-                        const err41 = { instancePath: instancePath + "/fields/priority", schemaPath: "#/properties/fields/properties/priority/anyOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err41 = {
+                            instancePath: instancePath + "/fields/priority",
+                            schemaPath: "#/properties/fields/properties/priority/anyOf/1/type",
+                            keyword: "type",
+                            params: { type: "object" },
+                            message: "must be object"
+                        };
                         if (vErrors === null) {
                             vErrors = [err41];
                         }
@@ -704,7 +1133,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     valid9 = valid9 || _valid2;
                 }
                 if (!valid9) {
-                    const err42 = { instancePath: instancePath + "/fields/priority", schemaPath: "#/properties/fields/properties/priority/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+                    const err42 = {
+                        instancePath: instancePath + "/fields/priority",
+                        schemaPath: "#/properties/fields/properties/priority/anyOf",
+                        keyword: "anyOf",
+                        params: {},
+                        message: "must match a schema in anyOf"
+                    };
                     if (vErrors === null) {
                         vErrors = [err42];
                     }
@@ -731,7 +1166,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     if (data21.accountId !== undefined) {
                         let data22 = data21.accountId;
                         if ((typeof data22 !== "string") && (data22 !== null)) {
-                            const err43 = { instancePath: instancePath + "/fields/assignee/accountId", schemaPath: "#/properties/fields/properties/assignee/properties/accountId/type", keyword: "type", params: { type: schema12.properties.fields.properties.assignee.properties.accountId.type }, message: "must be string,null" };
+                            const err43 = {
+                                instancePath: instancePath + "/fields/assignee/accountId",
+                                schemaPath: "#/properties/fields/properties/assignee/properties/accountId/type",
+                                keyword: "type",
+                                params: { type: schema12.properties.fields.properties.assignee.properties.accountId.type },
+                                message: "must be string,null"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err43];
                             }
@@ -743,7 +1184,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err44 = { instancePath: instancePath + "/fields/assignee", schemaPath: "#/properties/fields/properties/assignee/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err44 = {
+                        instancePath: instancePath + "/fields/assignee",
+                        schemaPath: "#/properties/fields/properties/assignee/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err44];
                     }
@@ -759,7 +1206,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     const len0 = data23.length;
                     for (let i0 = 0; i0 < len0; i0++) {
                         if (typeof data23[i0] !== "string") {
-                            const err45 = { instancePath: instancePath + "/fields/labels/" + i0, schemaPath: "#/properties/fields/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err45 = {
+                                instancePath: instancePath + "/fields/labels/" + i0,
+                                schemaPath: "#/properties/fields/properties/labels/items/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err45];
                             }
@@ -771,7 +1224,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err46 = { instancePath: instancePath + "/fields/labels", schemaPath: "#/properties/fields/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err46 = {
+                        instancePath: instancePath + "/fields/labels",
+                        schemaPath: "#/properties/fields/properties/labels/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err46];
                     }
@@ -786,7 +1245,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 if (data25 && typeof data25 == "object" && !Array.isArray(data25)) {
                     if (data25.key !== undefined) {
                         if (typeof data25.key !== "string") {
-                            const err47 = { instancePath: instancePath + "/fields/parent/key", schemaPath: "#/properties/fields/properties/parent/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err47 = {
+                                instancePath: instancePath + "/fields/parent/key",
+                                schemaPath: "#/properties/fields/properties/parent/properties/key/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err47];
                             }
@@ -798,7 +1263,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data25.id !== undefined) {
                         if (typeof data25.id !== "string") {
-                            const err48 = { instancePath: instancePath + "/fields/parent/id", schemaPath: "#/properties/fields/properties/parent/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err48 = {
+                                instancePath: instancePath + "/fields/parent/id",
+                                schemaPath: "#/properties/fields/properties/parent/properties/id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err48];
                             }
@@ -810,7 +1281,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err49 = { instancePath: instancePath + "/fields/parent", schemaPath: "#/properties/fields/properties/parent/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err49 = {
+                        instancePath: instancePath + "/fields/parent",
+                        schemaPath: "#/properties/fields/properties/parent/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err49];
                     }
@@ -822,7 +1299,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err50 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err50 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err50];
             }
@@ -835,7 +1318,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.update !== undefined) {
         let data28 = data.update;
         if (!(data28 && typeof data28 == "object" && !Array.isArray(data28))) {
-            const err51 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err51 = {
+                instancePath: instancePath + "/update",
+                schemaPath: "#/properties/update/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err51];
             }
@@ -847,7 +1336,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.updateHistory !== undefined) {
         if (typeof data.updateHistory !== "boolean") {
-            const err52 = { instancePath: instancePath + "/updateHistory", schemaPath: "#/properties/updateHistory/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err52 = {
+                instancePath: instancePath + "/updateHistory",
+                schemaPath: "#/properties/updateHistory/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err52];
             }
@@ -869,10 +1364,40 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const issues__get = validate12;
-const schema13 = { "$id": "issues__get", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1, "description": "Issue id (10002) or key (ABC-1)." }, "fields": { "type": "string", "description": "Comma-separated fields to return, e.g. \"summary,comment\", \"*navigable\" or \"-description\"." }, "expand": { "type": "string", "description": "Comma-separated expand options (renderedFields, names, schema, transitions, editmeta, changelog, versionedRepresentations)." }, "properties": { "type": "string", "description": "Comma-separated issue property keys, \"*all\", or \"*all,-prop1\"." }, "fieldsByKeys": { "type": "boolean", "default": false }, "updateHistory": { "type": "boolean", "default": false, "description": "Add the issue's project to the user's recently viewed projects and update lastViewed." }, "failFast": { "type": "boolean", "default": false } }, "required": ["issueIdOrKey"], "additionalProperties": false };
+const schema13 = {
+    "$id": "issues__get",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1, "description": "Issue id (10002) or key (ABC-1)." },
+        "fields": {
+            "type": "string",
+            "description": "Comma-separated fields to return, e.g. \"summary,comment\", \"*navigable\" or \"-description\"."
+        },
+        "expand": {
+            "type": "string",
+            "description": "Comma-separated expand options (renderedFields, names, schema, transitions, editmeta, changelog, versionedRepresentations)."
+        },
+        "properties": { "type": "string", "description": "Comma-separated issue property keys, \"*all\", or \"*all,-prop1\"." },
+        "fieldsByKeys": { "type": "boolean", "default": false },
+        "updateHistory": {
+            "type": "boolean",
+            "default": false,
+            "description": "Add the issue's project to the user's recently viewed projects and update lastViewed."
+        },
+        "failFast": { "type": "boolean", "default": false }
+    },
+    "required": ["issueIdOrKey"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -883,7 +1408,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((((key0 === "issueIdOrKey") || (key0 === "fields")) || (key0 === "expand")) || (key0 === "properties")) || (key0 === "fieldsByKeys")) || (key0 === "updateHistory")) || (key0 === "failFast"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -897,7 +1428,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -908,7 +1445,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -920,7 +1463,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -932,7 +1481,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.expand !== undefined) {
         if (typeof data.expand !== "string") {
-            const err5 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -944,7 +1499,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.properties !== undefined) {
         if (typeof data.properties !== "string") {
-            const err6 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -956,7 +1517,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fieldsByKeys !== undefined) {
         if (typeof data.fieldsByKeys !== "boolean") {
-            const err7 = { instancePath: instancePath + "/fieldsByKeys", schemaPath: "#/properties/fieldsByKeys/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err7 = {
+                instancePath: instancePath + "/fieldsByKeys",
+                schemaPath: "#/properties/fieldsByKeys/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -968,7 +1535,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.updateHistory !== undefined) {
         if (typeof data.updateHistory !== "boolean") {
-            const err8 = { instancePath: instancePath + "/updateHistory", schemaPath: "#/properties/updateHistory/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err8 = {
+                instancePath: instancePath + "/updateHistory",
+                schemaPath: "#/properties/updateHistory/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -980,7 +1553,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.failFast !== undefined) {
         if (typeof data.failFast !== "boolean") {
-            const err9 = { instancePath: instancePath + "/failFast", schemaPath: "#/properties/failFast/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err9 = {
+                instancePath: instancePath + "/failFast",
+                schemaPath: "#/properties/failFast/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1002,11 +1581,54 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const issues__update = validate13;
-const schema14 = { "$id": "issues__update", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "fields": { "type": "object", "properties": { "assignee": { "type": "object", "properties": { "accountId": { "type": ["string", "null"] } } } }, "additionalProperties": true, "description": "Field values to set, e.g. {\"summary\": \"New title\", \"assignee\": {\"accountId\": null}}." }, "update": { "type": "object", "description": "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}, {\"remove\": \"blocker\"}]}." }, "transition": { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" } }, "description": "A transition, by id, sent with the edit. Jira's edit operation documents that it ignores transitions: to change an issue's status use issue_transitions.create." }, "notifyUsers": { "type": "boolean", "default": true, "description": "Send a notification email to watchers (false needs admin permissions)." }, "overrideScreenSecurity": { "type": "boolean", "default": false }, "overrideEditableFlag": { "type": "boolean", "default": false }, "returnIssue": { "type": "boolean", "default": false, "description": "Return the edited issue instead of an empty result." }, "expand": { "type": "string", "description": "Expand options for the returned issue when returnIssue is true." } }, "required": ["issueIdOrKey"], "additionalProperties": false };
+const schema14 = {
+    "$id": "issues__update",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "fields": {
+            "type": "object",
+            "properties": { "assignee": { "type": "object", "properties": { "accountId": { "type": ["string", "null"] } } } },
+            "additionalProperties": true,
+            "description": "Field values to set, e.g. {\"summary\": \"New title\", \"assignee\": {\"accountId\": null}}."
+        },
+        "update": {
+            "type": "object",
+            "description": "Field operations, e.g. {\"labels\": [{\"add\": \"triaged\"}, {\"remove\": \"blocker\"}]}."
+        },
+        "transition": {
+            "type": "object",
+            "required": ["id"],
+            "properties": { "id": { "type": "string" } },
+            "description": "A transition, by id, sent with the edit. Jira's edit operation documents that it ignores transitions: to change an issue's status use issue_transitions.create."
+        },
+        "notifyUsers": {
+            "type": "boolean",
+            "default": true,
+            "description": "Send a notification email to watchers (false needs admin permissions)."
+        },
+        "overrideScreenSecurity": { "type": "boolean", "default": false },
+        "overrideEditableFlag": { "type": "boolean", "default": false },
+        "returnIssue": {
+            "type": "boolean",
+            "default": false,
+            "description": "Return the edited issue instead of an empty result."
+        },
+        "expand": { "type": "string", "description": "Expand options for the returned issue when returnIssue is true." }
+    },
+    "required": ["issueIdOrKey"],
+    "additionalProperties": false
+};
 const func4 = Object.prototype.hasOwnProperty;
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1017,7 +1639,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func4.call(schema14.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1031,7 +1659,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1042,7 +1676,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1061,7 +1701,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     if (data2.accountId !== undefined) {
                         let data3 = data2.accountId;
                         if ((typeof data3 !== "string") && (data3 !== null)) {
-                            const err4 = { instancePath: instancePath + "/fields/assignee/accountId", schemaPath: "#/properties/fields/properties/assignee/properties/accountId/type", keyword: "type", params: { type: schema14.properties.fields.properties.assignee.properties.accountId.type }, message: "must be string,null" };
+                            const err4 = {
+                                instancePath: instancePath + "/fields/assignee/accountId",
+                                schemaPath: "#/properties/fields/properties/assignee/properties/accountId/type",
+                                keyword: "type",
+                                params: { type: schema14.properties.fields.properties.assignee.properties.accountId.type },
+                                message: "must be string,null"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err4];
                             }
@@ -1073,7 +1719,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err5 = { instancePath: instancePath + "/fields/assignee", schemaPath: "#/properties/fields/properties/assignee/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err5 = {
+                        instancePath: instancePath + "/fields/assignee",
+                        schemaPath: "#/properties/fields/properties/assignee/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -1085,7 +1737,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err6 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1098,7 +1756,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.update !== undefined) {
         let data4 = data.update;
         if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-            const err7 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err7 = {
+                instancePath: instancePath + "/update",
+                schemaPath: "#/properties/update/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1112,7 +1776,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.transition;
         if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
             if (data5.id === undefined) {
-                const err8 = { instancePath: instancePath + "/transition", schemaPath: "#/properties/transition/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                const err8 = {
+                    instancePath: instancePath + "/transition",
+                    schemaPath: "#/properties/transition/required",
+                    keyword: "required",
+                    params: { missingProperty: "id" },
+                    message: "must have required property '" + "id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1123,7 +1793,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data5.id !== undefined) {
                 if (typeof data5.id !== "string") {
-                    const err9 = { instancePath: instancePath + "/transition/id", schemaPath: "#/properties/transition/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err9 = {
+                        instancePath: instancePath + "/transition/id",
+                        schemaPath: "#/properties/transition/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -1135,7 +1811,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/transition", schemaPath: "#/properties/transition/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err10 = {
+                instancePath: instancePath + "/transition",
+                schemaPath: "#/properties/transition/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1147,7 +1829,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.notifyUsers !== undefined) {
         if (typeof data.notifyUsers !== "boolean") {
-            const err11 = { instancePath: instancePath + "/notifyUsers", schemaPath: "#/properties/notifyUsers/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err11 = {
+                instancePath: instancePath + "/notifyUsers",
+                schemaPath: "#/properties/notifyUsers/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1159,7 +1847,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.overrideScreenSecurity !== undefined) {
         if (typeof data.overrideScreenSecurity !== "boolean") {
-            const err12 = { instancePath: instancePath + "/overrideScreenSecurity", schemaPath: "#/properties/overrideScreenSecurity/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err12 = {
+                instancePath: instancePath + "/overrideScreenSecurity",
+                schemaPath: "#/properties/overrideScreenSecurity/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1171,7 +1865,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.overrideEditableFlag !== undefined) {
         if (typeof data.overrideEditableFlag !== "boolean") {
-            const err13 = { instancePath: instancePath + "/overrideEditableFlag", schemaPath: "#/properties/overrideEditableFlag/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err13 = {
+                instancePath: instancePath + "/overrideEditableFlag",
+                schemaPath: "#/properties/overrideEditableFlag/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -1183,7 +1883,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.returnIssue !== undefined) {
         if (typeof data.returnIssue !== "boolean") {
-            const err14 = { instancePath: instancePath + "/returnIssue", schemaPath: "#/properties/returnIssue/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err14 = {
+                instancePath: instancePath + "/returnIssue",
+                schemaPath: "#/properties/returnIssue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -1195,7 +1901,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.expand !== undefined) {
         if (typeof data.expand !== "string") {
-            const err15 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -1217,10 +1929,25 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const issues__delete = validate14;
-const schema15 = { "$id": "issues__delete", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "deleteSubtasks": { "type": "boolean", "default": false, "description": "Delete the issue's subtasks with it." } }, "required": ["issueIdOrKey"], "additionalProperties": false };
+const schema15 = {
+    "$id": "issues__delete",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "deleteSubtasks": { "type": "boolean", "default": false, "description": "Delete the issue's subtasks with it." }
+    },
+    "required": ["issueIdOrKey"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1231,7 +1958,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "issueIdOrKey") || (key0 === "deleteSubtasks"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1245,7 +1978,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1256,7 +1995,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1268,7 +2013,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.deleteSubtasks !== undefined) {
         if (typeof data.deleteSubtasks !== "boolean") {
-            const err4 = { instancePath: instancePath + "/deleteSubtasks", schemaPath: "#/properties/deleteSubtasks/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err4 = {
+                instancePath: instancePath + "/deleteSubtasks",
+                schemaPath: "#/properties/deleteSubtasks/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1290,11 +2041,31 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const projects__list = validate15;
-const schema16 = { "$id": "projects__list", "type": "object", "properties": { "startAt": { "type": "integer", "minimum": 0, "default": 0, "description": "Index of the first project to return." }, "maxResults": { "type": "integer", "minimum": 1, "maximum": 100, "default": 50, "description": "Projects per page (max 100)." } }, "additionalProperties": false };
+const schema16 = {
+    "$id": "projects__list",
+    "type": "object",
+    "properties": {
+        "startAt": { "type": "integer", "minimum": 0, "default": 0, "description": "Index of the first project to return." },
+        "maxResults": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 50,
+            "description": "Projects per page (max 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "startAt") || (key0 === "maxResults"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1307,7 +2078,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.startAt !== undefined) {
         let data0 = data.startAt;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/startAt",
+                schemaPath: "#/properties/startAt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1318,7 +2095,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err2 = {
+                    instancePath: instancePath + "/startAt",
+                    schemaPath: "#/properties/startAt/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1332,7 +2115,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.maxResults !== undefined) {
         let data1 = data.maxResults;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1343,7 +2132,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err4 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1353,7 +2148,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1376,10 +2177,22 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const projects__get = validate16;
-const schema17 = { "$id": "projects__get", "type": "object", "properties": { "projectIdOrKey": { "type": "string", "minLength": 1, "description": "Project id (10000) or key (ABC)." } }, "required": ["projectIdOrKey"], "additionalProperties": false };
+const schema17 = {
+    "$id": "projects__get",
+    "type": "object",
+    "properties": { "projectIdOrKey": { "type": "string", "minLength": 1, "description": "Project id (10000) or key (ABC)." } },
+    "required": ["projectIdOrKey"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.projectIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "projectIdOrKey" }, message: "must have required property '" + "projectIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "projectIdOrKey" },
+            message: "must have required property '" + "projectIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1390,7 +2203,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "projectIdOrKey")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1404,7 +2223,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.projectIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/projectIdOrKey", schemaPath: "#/properties/projectIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/projectIdOrKey",
+                    schemaPath: "#/properties/projectIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1415,7 +2240,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/projectIdOrKey", schemaPath: "#/properties/projectIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/projectIdOrKey",
+                schemaPath: "#/properties/projectIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1437,11 +2268,31 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const users__list = validate17;
-const schema18 = { "$id": "users__list", "type": "object", "properties": { "startAt": { "type": "integer", "minimum": 0, "default": 0 }, "maxResults": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Users per page (max 1000)." } }, "additionalProperties": false };
+const schema18 = {
+    "$id": "users__list",
+    "type": "object",
+    "properties": {
+        "startAt": { "type": "integer", "minimum": 0, "default": 0 },
+        "maxResults": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "default": 50,
+            "description": "Users per page (max 1000)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "startAt") || (key0 === "maxResults"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1454,7 +2305,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.startAt !== undefined) {
         let data0 = data.startAt;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/startAt",
+                schemaPath: "#/properties/startAt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1465,7 +2322,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err2 = {
+                    instancePath: instancePath + "/startAt",
+                    schemaPath: "#/properties/startAt/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1479,7 +2342,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.maxResults !== undefined) {
         let data1 = data.maxResults;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1490,7 +2359,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err4 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1500,7 +2375,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1523,10 +2404,29 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const users__get = validate18;
-const schema19 = { "$id": "users__get", "type": "object", "properties": { "accountId": { "type": "string", "minLength": 1, "maxLength": 128, "description": "Account id, e.g. 5b10ac8d82e05b22cc7d4ef5." } }, "required": ["accountId"], "additionalProperties": false };
+const schema19 = {
+    "$id": "users__get",
+    "type": "object",
+    "properties": {
+        "accountId": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 128,
+            "description": "Account id, e.g. 5b10ac8d82e05b22cc7d4ef5."
+        }
+    },
+    "required": ["accountId"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.accountId === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "accountId" }, message: "must have required property '" + "accountId" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "accountId" },
+            message: "must have required property '" + "accountId" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1537,7 +2437,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "accountId")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1551,7 +2457,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.accountId;
         if (typeof data0 === "string") {
             if (func2(data0) > 128) {
-                const err2 = { instancePath: instancePath + "/accountId", schemaPath: "#/properties/accountId/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/accountId",
+                    schemaPath: "#/properties/accountId/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1561,7 +2473,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/accountId", schemaPath: "#/properties/accountId/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/accountId",
+                    schemaPath: "#/properties/accountId/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1572,7 +2490,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/accountId", schemaPath: "#/properties/accountId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/accountId",
+                schemaPath: "#/properties/accountId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1597,7 +2521,13 @@ export const issue_fields__list = validate19;
 const schema20 = { "$id": "issue_fields__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1618,10 +2548,26 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const issue_comments__list = validate20;
-const schema21 = { "$id": "issue_comments__list", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "startAt": { "type": "integer", "minimum": 0, "default": 0 }, "maxResults": { "type": "integer", "minimum": 1, "default": 100 } }, "required": ["issueIdOrKey"], "additionalProperties": false };
+const schema21 = {
+    "$id": "issue_comments__list",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "startAt": { "type": "integer", "minimum": 0, "default": 0 },
+        "maxResults": { "type": "integer", "minimum": 1, "default": 100 }
+    },
+    "required": ["issueIdOrKey"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1632,7 +2578,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "issueIdOrKey") || (key0 === "startAt")) || (key0 === "maxResults"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1646,7 +2598,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1657,7 +2615,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1670,7 +2634,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.startAt !== undefined) {
         let data1 = data.startAt;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/startAt",
+                schemaPath: "#/properties/startAt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1681,7 +2651,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 0 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err5 = {
+                    instancePath: instancePath + "/startAt",
+                    schemaPath: "#/properties/startAt/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1695,7 +2671,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.maxResults !== undefined) {
         let data2 = data.maxResults;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1706,7 +2688,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 < 1 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1729,10 +2717,25 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const issue_comments__get = validate21;
-const schema22 = { "$id": "issue_comments__get", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1, "description": "Comment id." } }, "required": ["issueIdOrKey", "id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "issue_comments__get",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "id": { "type": "string", "minLength": 1, "description": "Comment id." }
+    },
+    "required": ["issueIdOrKey", "id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1742,7 +2745,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1753,7 +2762,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "issueIdOrKey") || (key0 === "id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1767,7 +2782,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1778,7 +2799,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1792,7 +2819,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1803,7 +2836,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1825,10 +2864,49 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const issue_comments__create = validate22;
-const schema23 = { "$id": "issue_comments__create", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "body": { "type": "object", "required": ["type", "version", "content"], "properties": { "type": { "type": "string", "enum": ["doc"] }, "version": { "type": "integer", "enum": [1] }, "content": { "type": "array" } }, "description": "Comment text as an Atlassian Document Format document." }, "visibility": { "type": "object", "properties": { "type": { "type": "string", "enum": ["group", "role"] }, "value": { "type": "string" }, "identifier": { "type": ["string", "null"] } }, "description": "Restrict the comment to a group or role, e.g. {\"type\": \"role\", \"value\": \"Administrators\"}." }, "properties": { "type": "array", "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } }, "description": "Comment properties, each {key, value}." }, "expand": { "type": "string", "description": "renderedBody returns the comment rendered in HTML." } }, "required": ["issueIdOrKey", "body"], "additionalProperties": false };
+const schema23 = {
+    "$id": "issue_comments__create",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "body": {
+            "type": "object",
+            "required": ["type", "version", "content"],
+            "properties": {
+                "type": { "type": "string", "enum": ["doc"] },
+                "version": { "type": "integer", "enum": [1] },
+                "content": { "type": "array" }
+            },
+            "description": "Comment text as an Atlassian Document Format document."
+        },
+        "visibility": {
+            "type": "object",
+            "properties": {
+                "type": { "type": "string", "enum": ["group", "role"] },
+                "value": { "type": "string" },
+                "identifier": { "type": ["string", "null"] }
+            },
+            "description": "Restrict the comment to a group or role, e.g. {\"type\": \"role\", \"value\": \"Administrators\"}."
+        },
+        "properties": {
+            "type": "array",
+            "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } },
+            "description": "Comment properties, each {key, value}."
+        },
+        "expand": { "type": "string", "description": "renderedBody returns the comment rendered in HTML." }
+    },
+    "required": ["issueIdOrKey", "body"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1838,7 +2916,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property '" + "body" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body" },
+            message: "must have required property '" + "body" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1849,7 +2933,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "issueIdOrKey") || (key0 === "body")) || (key0 === "visibility")) || (key0 === "properties")) || (key0 === "expand"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1863,7 +2953,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1874,7 +2970,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1888,7 +2990,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.body;
         if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
             if (data1.type === undefined) {
-                const err5 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property '" + "type" + "'" };
+                const err5 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/required",
+                    keyword: "required",
+                    params: { missingProperty: "type" },
+                    message: "must have required property '" + "type" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1898,7 +3006,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1.version === undefined) {
-                const err6 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'" };
+                const err6 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/required",
+                    keyword: "required",
+                    params: { missingProperty: "version" },
+                    message: "must have required property '" + "version" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1908,7 +3022,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1.content === undefined) {
-                const err7 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/required", keyword: "required", params: { missingProperty: "content" }, message: "must have required property '" + "content" + "'" };
+                const err7 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/required",
+                    keyword: "required",
+                    params: { missingProperty: "content" },
+                    message: "must have required property '" + "content" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1920,7 +3040,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.type !== undefined) {
                 let data2 = data1.type;
                 if (typeof data2 !== "string") {
-                    const err8 = { instancePath: instancePath + "/body/type", schemaPath: "#/properties/body/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err8 = {
+                        instancePath: instancePath + "/body/type",
+                        schemaPath: "#/properties/body/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -1930,7 +3056,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data2 === "doc")) {
-                    const err9 = { instancePath: instancePath + "/body/type", schemaPath: "#/properties/body/properties/type/enum", keyword: "enum", params: { allowedValues: schema23.properties.body.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err9 = {
+                        instancePath: instancePath + "/body/type",
+                        schemaPath: "#/properties/body/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema23.properties.body.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -1943,7 +3075,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             if (data1.version !== undefined) {
                 let data3 = data1.version;
                 if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-                    const err10 = { instancePath: instancePath + "/body/version", schemaPath: "#/properties/body/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                    const err10 = {
+                        instancePath: instancePath + "/body/version",
+                        schemaPath: "#/properties/body/properties/version/type",
+                        keyword: "type",
+                        params: { type: "integer" },
+                        message: "must be integer"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -1953,7 +3091,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data3 === 1)) {
-                    const err11 = { instancePath: instancePath + "/body/version", schemaPath: "#/properties/body/properties/version/enum", keyword: "enum", params: { allowedValues: schema23.properties.body.properties.version.enum }, message: "must be equal to one of the allowed values" };
+                    const err11 = {
+                        instancePath: instancePath + "/body/version",
+                        schemaPath: "#/properties/body/properties/version/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema23.properties.body.properties.version.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -1965,7 +3109,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data1.content !== undefined) {
                 if (!(Array.isArray(data1.content))) {
-                    const err12 = { instancePath: instancePath + "/body/content", schemaPath: "#/properties/body/properties/content/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err12 = {
+                        instancePath: instancePath + "/body/content",
+                        schemaPath: "#/properties/body/properties/content/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -1977,7 +3127,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err13 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -1993,7 +3149,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.type !== undefined) {
                 let data6 = data5.type;
                 if (typeof data6 !== "string") {
-                    const err14 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -2003,7 +3165,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((data6 === "group") || (data6 === "role"))) {
-                    const err15 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/enum", keyword: "enum", params: { allowedValues: schema23.properties.visibility.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err15 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema23.properties.visibility.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -2015,7 +3183,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data5.value !== undefined) {
                 if (typeof data5.value !== "string") {
-                    const err16 = { instancePath: instancePath + "/visibility/value", schemaPath: "#/properties/visibility/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err16 = {
+                        instancePath: instancePath + "/visibility/value",
+                        schemaPath: "#/properties/visibility/properties/value/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -2028,7 +3202,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.identifier !== undefined) {
                 let data8 = data5.identifier;
                 if ((typeof data8 !== "string") && (data8 !== null)) {
-                    const err17 = { instancePath: instancePath + "/visibility/identifier", schemaPath: "#/properties/visibility/properties/identifier/type", keyword: "type", params: { type: schema23.properties.visibility.properties.identifier.type }, message: "must be string,null" };
+                    const err17 = {
+                        instancePath: instancePath + "/visibility/identifier",
+                        schemaPath: "#/properties/visibility/properties/identifier/type",
+                        keyword: "type",
+                        params: { type: schema23.properties.visibility.properties.identifier.type },
+                        message: "must be string,null"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -2040,7 +3220,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err18 = { instancePath: instancePath + "/visibility", schemaPath: "#/properties/visibility/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err18 = {
+                instancePath: instancePath + "/visibility",
+                schemaPath: "#/properties/visibility/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -2058,7 +3244,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 let data10 = data9[i0];
                 if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
                     if (data10.key === undefined) {
-                        const err19 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                        const err19 = {
+                            instancePath: instancePath + "/properties/" + i0,
+                            schemaPath: "#/properties/properties/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "key" },
+                            message: "must have required property '" + "key" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err19];
                         }
@@ -2069,7 +3261,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data10.key !== undefined) {
                         if (typeof data10.key !== "string") {
-                            const err20 = { instancePath: instancePath + "/properties/" + i0 + "/key", schemaPath: "#/properties/properties/items/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err20 = {
+                                instancePath: instancePath + "/properties/" + i0 + "/key",
+                                schemaPath: "#/properties/properties/items/properties/key/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err20];
                             }
@@ -2081,7 +3279,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err21 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err21 = {
+                        instancePath: instancePath + "/properties/" + i0,
+                        schemaPath: "#/properties/properties/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -2093,7 +3297,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err22 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err22 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -2105,7 +3315,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.expand !== undefined) {
         if (typeof data.expand !== "string") {
-            const err23 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err23 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -2127,10 +3343,50 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const issue_comments__update = validate23;
-const schema24 = { "$id": "issue_comments__update", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1 }, "body": { "type": "object", "required": ["type", "version", "content"], "properties": { "type": { "type": "string", "enum": ["doc"] }, "version": { "type": "integer", "enum": [1] }, "content": { "type": "array" } }, "description": "New comment text (Atlassian Document Format)." }, "visibility": { "type": "object", "properties": { "type": { "type": "string", "enum": ["group", "role"] }, "value": { "type": "string" }, "identifier": { "type": ["string", "null"] } } }, "properties": { "type": "array", "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } } }, "notifyUsers": { "type": "boolean", "default": true }, "overrideEditableFlag": { "type": "boolean", "default": false }, "expand": { "type": "string" } }, "required": ["issueIdOrKey", "id", "body"], "additionalProperties": false };
+const schema24 = {
+    "$id": "issue_comments__update",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "id": { "type": "string", "minLength": 1 },
+        "body": {
+            "type": "object",
+            "required": ["type", "version", "content"],
+            "properties": {
+                "type": { "type": "string", "enum": ["doc"] },
+                "version": { "type": "integer", "enum": [1] },
+                "content": { "type": "array" }
+            },
+            "description": "New comment text (Atlassian Document Format)."
+        },
+        "visibility": {
+            "type": "object",
+            "properties": {
+                "type": { "type": "string", "enum": ["group", "role"] },
+                "value": { "type": "string" },
+                "identifier": { "type": ["string", "null"] }
+            }
+        },
+        "properties": {
+            "type": "array",
+            "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } }
+        },
+        "notifyUsers": { "type": "boolean", "default": true },
+        "overrideEditableFlag": { "type": "boolean", "default": false },
+        "expand": { "type": "string" }
+    },
+    "required": ["issueIdOrKey", "id", "body"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2140,7 +3396,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2150,7 +3412,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property '" + "body" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body" },
+            message: "must have required property '" + "body" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -2161,7 +3429,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((((key0 === "issueIdOrKey") || (key0 === "id")) || (key0 === "body")) || (key0 === "visibility")) || (key0 === "properties")) || (key0 === "notifyUsers")) || (key0 === "overrideEditableFlag")) || (key0 === "expand"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2175,7 +3449,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2186,7 +3466,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2200,7 +3486,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err6 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2211,7 +3503,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2225,7 +3523,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.body;
         if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
             if (data2.type === undefined) {
-                const err8 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property '" + "type" + "'" };
+                const err8 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/required",
+                    keyword: "required",
+                    params: { missingProperty: "type" },
+                    message: "must have required property '" + "type" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2235,7 +3539,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2.version === undefined) {
-                const err9 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'" };
+                const err9 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/required",
+                    keyword: "required",
+                    params: { missingProperty: "version" },
+                    message: "must have required property '" + "version" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -2245,7 +3555,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2.content === undefined) {
-                const err10 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/required", keyword: "required", params: { missingProperty: "content" }, message: "must have required property '" + "content" + "'" };
+                const err10 = {
+                    instancePath: instancePath + "/body",
+                    schemaPath: "#/properties/body/required",
+                    keyword: "required",
+                    params: { missingProperty: "content" },
+                    message: "must have required property '" + "content" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -2257,7 +3573,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.type !== undefined) {
                 let data3 = data2.type;
                 if (typeof data3 !== "string") {
-                    const err11 = { instancePath: instancePath + "/body/type", schemaPath: "#/properties/body/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/body/type",
+                        schemaPath: "#/properties/body/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -2267,7 +3589,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data3 === "doc")) {
-                    const err12 = { instancePath: instancePath + "/body/type", schemaPath: "#/properties/body/properties/type/enum", keyword: "enum", params: { allowedValues: schema24.properties.body.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err12 = {
+                        instancePath: instancePath + "/body/type",
+                        schemaPath: "#/properties/body/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema24.properties.body.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -2280,7 +3608,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             if (data2.version !== undefined) {
                 let data4 = data2.version;
                 if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-                    const err13 = { instancePath: instancePath + "/body/version", schemaPath: "#/properties/body/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                    const err13 = {
+                        instancePath: instancePath + "/body/version",
+                        schemaPath: "#/properties/body/properties/version/type",
+                        keyword: "type",
+                        params: { type: "integer" },
+                        message: "must be integer"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -2290,7 +3624,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data4 === 1)) {
-                    const err14 = { instancePath: instancePath + "/body/version", schemaPath: "#/properties/body/properties/version/enum", keyword: "enum", params: { allowedValues: schema24.properties.body.properties.version.enum }, message: "must be equal to one of the allowed values" };
+                    const err14 = {
+                        instancePath: instancePath + "/body/version",
+                        schemaPath: "#/properties/body/properties/version/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema24.properties.body.properties.version.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -2302,7 +3642,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data2.content !== undefined) {
                 if (!(Array.isArray(data2.content))) {
-                    const err15 = { instancePath: instancePath + "/body/content", schemaPath: "#/properties/body/properties/content/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err15 = {
+                        instancePath: instancePath + "/body/content",
+                        schemaPath: "#/properties/body/properties/content/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -2314,7 +3660,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err16 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -2330,7 +3682,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             if (data6.type !== undefined) {
                 let data7 = data6.type;
                 if (typeof data7 !== "string") {
-                    const err17 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err17 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -2340,7 +3698,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((data7 === "group") || (data7 === "role"))) {
-                    const err18 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/enum", keyword: "enum", params: { allowedValues: schema24.properties.visibility.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err18 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema24.properties.visibility.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err18];
                     }
@@ -2352,7 +3716,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data6.value !== undefined) {
                 if (typeof data6.value !== "string") {
-                    const err19 = { instancePath: instancePath + "/visibility/value", schemaPath: "#/properties/visibility/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err19 = {
+                        instancePath: instancePath + "/visibility/value",
+                        schemaPath: "#/properties/visibility/properties/value/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err19];
                     }
@@ -2365,7 +3735,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             if (data6.identifier !== undefined) {
                 let data9 = data6.identifier;
                 if ((typeof data9 !== "string") && (data9 !== null)) {
-                    const err20 = { instancePath: instancePath + "/visibility/identifier", schemaPath: "#/properties/visibility/properties/identifier/type", keyword: "type", params: { type: schema24.properties.visibility.properties.identifier.type }, message: "must be string,null" };
+                    const err20 = {
+                        instancePath: instancePath + "/visibility/identifier",
+                        schemaPath: "#/properties/visibility/properties/identifier/type",
+                        keyword: "type",
+                        params: { type: schema24.properties.visibility.properties.identifier.type },
+                        message: "must be string,null"
+                    };
                     if (vErrors === null) {
                         vErrors = [err20];
                     }
@@ -2377,7 +3753,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err21 = { instancePath: instancePath + "/visibility", schemaPath: "#/properties/visibility/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err21 = {
+                instancePath: instancePath + "/visibility",
+                schemaPath: "#/properties/visibility/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -2395,7 +3777,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 let data11 = data10[i0];
                 if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
                     if (data11.key === undefined) {
-                        const err22 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                        const err22 = {
+                            instancePath: instancePath + "/properties/" + i0,
+                            schemaPath: "#/properties/properties/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "key" },
+                            message: "must have required property '" + "key" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err22];
                         }
@@ -2406,7 +3794,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data11.key !== undefined) {
                         if (typeof data11.key !== "string") {
-                            const err23 = { instancePath: instancePath + "/properties/" + i0 + "/key", schemaPath: "#/properties/properties/items/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err23 = {
+                                instancePath: instancePath + "/properties/" + i0 + "/key",
+                                schemaPath: "#/properties/properties/items/properties/key/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err23];
                             }
@@ -2418,7 +3812,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err24 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err24 = {
+                        instancePath: instancePath + "/properties/" + i0,
+                        schemaPath: "#/properties/properties/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -2430,7 +3830,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err25 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err25 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -2442,7 +3848,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.notifyUsers !== undefined) {
         if (typeof data.notifyUsers !== "boolean") {
-            const err26 = { instancePath: instancePath + "/notifyUsers", schemaPath: "#/properties/notifyUsers/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err26 = {
+                instancePath: instancePath + "/notifyUsers",
+                schemaPath: "#/properties/notifyUsers/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -2454,7 +3866,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.overrideEditableFlag !== undefined) {
         if (typeof data.overrideEditableFlag !== "boolean") {
-            const err27 = { instancePath: instancePath + "/overrideEditableFlag", schemaPath: "#/properties/overrideEditableFlag/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err27 = {
+                instancePath: instancePath + "/overrideEditableFlag",
+                schemaPath: "#/properties/overrideEditableFlag/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -2466,7 +3884,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.expand !== undefined) {
         if (typeof data.expand !== "string") {
-            const err28 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err28 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -2488,10 +3912,22 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const issue_comments__delete = validate24;
-const schema25 = { "$id": "issue_comments__delete", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1 } }, "required": ["issueIdOrKey", "id"], "additionalProperties": false };
+const schema25 = {
+    "$id": "issue_comments__delete",
+    "type": "object",
+    "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1 } },
+    "required": ["issueIdOrKey", "id"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_comments__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2501,7 +3937,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2512,7 +3954,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "issueIdOrKey") || (key0 === "id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2526,7 +3974,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2537,7 +3991,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2551,7 +4011,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2562,7 +4028,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2584,10 +4056,26 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const issue_worklogs__list = validate25;
-const schema26 = { "$id": "issue_worklogs__list", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "startAt": { "type": "integer", "minimum": 0, "default": 0 }, "maxResults": { "type": "integer", "minimum": 1, "maximum": 5000, "default": 5000 } }, "required": ["issueIdOrKey"], "additionalProperties": false };
+const schema26 = {
+    "$id": "issue_worklogs__list",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "startAt": { "type": "integer", "minimum": 0, "default": 0 },
+        "maxResults": { "type": "integer", "minimum": 1, "maximum": 5000, "default": 5000 }
+    },
+    "required": ["issueIdOrKey"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2598,7 +4086,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "issueIdOrKey") || (key0 === "startAt")) || (key0 === "maxResults"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2612,7 +4106,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2623,7 +4123,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2636,7 +4142,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.startAt !== undefined) {
         let data1 = data.startAt;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/startAt",
+                schemaPath: "#/properties/startAt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2647,7 +4159,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 0 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/startAt", schemaPath: "#/properties/startAt/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err5 = {
+                    instancePath: instancePath + "/startAt",
+                    schemaPath: "#/properties/startAt/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2661,7 +4179,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.maxResults !== undefined) {
         let data2 = data.maxResults;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/maxResults",
+                schemaPath: "#/properties/maxResults/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2672,7 +4196,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 5000 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/maximum", keyword: "maximum", params: { comparison: "<=", limit: 5000 }, message: "must be <= 5000" };
+                const err7 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 5000 },
+                    message: "must be <= 5000"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -2682,7 +4212,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/maxResults", schemaPath: "#/properties/maxResults/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/maxResults",
+                    schemaPath: "#/properties/maxResults/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2705,10 +4241,25 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const issue_worklogs__get = validate26;
-const schema27 = { "$id": "issue_worklogs__get", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1, "description": "Worklog id." } }, "required": ["issueIdOrKey", "id"], "additionalProperties": false };
+const schema27 = {
+    "$id": "issue_worklogs__get",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "id": { "type": "string", "minLength": 1, "description": "Worklog id." }
+    },
+    "required": ["issueIdOrKey", "id"],
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2718,7 +4269,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2729,7 +4286,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "issueIdOrKey") || (key0 === "id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2743,7 +4306,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2754,7 +4323,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2768,7 +4343,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2779,7 +4360,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2801,10 +4388,63 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const issue_worklogs__create = validate27;
-const schema28 = { "$id": "issue_worklogs__create", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "started": { "type": "string", "description": "When the work started, e.g. 2021-01-17T12:34:00.000+0000." }, "timeSpent": { "type": "string", "description": "Time spent as \"3h 20m\", \"1d\" or \"45m\"." }, "timeSpentSeconds": { "type": "integer", "minimum": 1 }, "comment": { "type": "object", "required": ["type", "version", "content"], "properties": { "type": { "type": "string", "enum": ["doc"] }, "version": { "type": "integer", "enum": [1] }, "content": { "type": "array" } }, "description": "Worklog comment (Atlassian Document Format)." }, "visibility": { "type": "object", "properties": { "type": { "type": "string", "enum": ["group", "role"] }, "value": { "type": "string" }, "identifier": { "type": ["string", "null"] } } }, "properties": { "type": "array", "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } } }, "notifyUsers": { "type": "boolean", "default": true }, "adjustEstimate": { "type": "string", "enum": ["new", "leave", "manual", "auto"], "default": "auto", "description": "How the remaining estimate changes." }, "newEstimate": { "type": "string", "description": "New remaining estimate when adjustEstimate is new." }, "reduceBy": { "type": "string", "description": "Amount to reduce the remaining estimate by when adjustEstimate is manual." }, "expand": { "type": "string" }, "overrideEditableFlag": { "type": "boolean", "default": false } }, "required": ["issueIdOrKey", "started"], "additionalProperties": false };
+const schema28 = {
+    "$id": "issue_worklogs__create",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "started": { "type": "string", "description": "When the work started, e.g. 2021-01-17T12:34:00.000+0000." },
+        "timeSpent": { "type": "string", "description": "Time spent as \"3h 20m\", \"1d\" or \"45m\"." },
+        "timeSpentSeconds": { "type": "integer", "minimum": 1 },
+        "comment": {
+            "type": "object",
+            "required": ["type", "version", "content"],
+            "properties": {
+                "type": { "type": "string", "enum": ["doc"] },
+                "version": { "type": "integer", "enum": [1] },
+                "content": { "type": "array" }
+            },
+            "description": "Worklog comment (Atlassian Document Format)."
+        },
+        "visibility": {
+            "type": "object",
+            "properties": {
+                "type": { "type": "string", "enum": ["group", "role"] },
+                "value": { "type": "string" },
+                "identifier": { "type": ["string", "null"] }
+            }
+        },
+        "properties": {
+            "type": "array",
+            "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } }
+        },
+        "notifyUsers": { "type": "boolean", "default": true },
+        "adjustEstimate": {
+            "type": "string",
+            "enum": ["new", "leave", "manual", "auto"],
+            "default": "auto",
+            "description": "How the remaining estimate changes."
+        },
+        "newEstimate": { "type": "string", "description": "New remaining estimate when adjustEstimate is new." },
+        "reduceBy": {
+            "type": "string",
+            "description": "Amount to reduce the remaining estimate by when adjustEstimate is manual."
+        },
+        "expand": { "type": "string" },
+        "overrideEditableFlag": { "type": "boolean", "default": false }
+    },
+    "required": ["issueIdOrKey", "started"],
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2814,7 +4454,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.started === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "started" }, message: "must have required property '" + "started" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "started" },
+            message: "must have required property '" + "started" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2825,7 +4471,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func4.call(schema28.properties, key0))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2839,7 +4491,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -2850,7 +4508,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2862,7 +4526,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.started !== undefined) {
         if (typeof data.started !== "string") {
-            const err5 = { instancePath: instancePath + "/started", schemaPath: "#/properties/started/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/started",
+                schemaPath: "#/properties/started/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2874,7 +4544,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.timeSpent !== undefined) {
         if (typeof data.timeSpent !== "string") {
-            const err6 = { instancePath: instancePath + "/timeSpent", schemaPath: "#/properties/timeSpent/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/timeSpent",
+                schemaPath: "#/properties/timeSpent/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2887,7 +4563,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.timeSpentSeconds !== undefined) {
         let data3 = data.timeSpentSeconds;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err7 = { instancePath: instancePath + "/timeSpentSeconds", schemaPath: "#/properties/timeSpentSeconds/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err7 = {
+                instancePath: instancePath + "/timeSpentSeconds",
+                schemaPath: "#/properties/timeSpentSeconds/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2898,7 +4580,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err8 = { instancePath: instancePath + "/timeSpentSeconds", schemaPath: "#/properties/timeSpentSeconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/timeSpentSeconds",
+                    schemaPath: "#/properties/timeSpentSeconds/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2913,7 +4601,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data4 = data.comment;
         if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
             if (data4.type === undefined) {
-                const err9 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property '" + "type" + "'" };
+                const err9 = {
+                    instancePath: instancePath + "/comment",
+                    schemaPath: "#/properties/comment/required",
+                    keyword: "required",
+                    params: { missingProperty: "type" },
+                    message: "must have required property '" + "type" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -2923,7 +4617,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4.version === undefined) {
-                const err10 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'" };
+                const err10 = {
+                    instancePath: instancePath + "/comment",
+                    schemaPath: "#/properties/comment/required",
+                    keyword: "required",
+                    params: { missingProperty: "version" },
+                    message: "must have required property '" + "version" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -2933,7 +4633,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4.content === undefined) {
-                const err11 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/required", keyword: "required", params: { missingProperty: "content" }, message: "must have required property '" + "content" + "'" };
+                const err11 = {
+                    instancePath: instancePath + "/comment",
+                    schemaPath: "#/properties/comment/required",
+                    keyword: "required",
+                    params: { missingProperty: "content" },
+                    message: "must have required property '" + "content" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -2945,7 +4651,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             if (data4.type !== undefined) {
                 let data5 = data4.type;
                 if (typeof data5 !== "string") {
-                    const err12 = { instancePath: instancePath + "/comment/type", schemaPath: "#/properties/comment/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/comment/type",
+                        schemaPath: "#/properties/comment/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -2955,7 +4667,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data5 === "doc")) {
-                    const err13 = { instancePath: instancePath + "/comment/type", schemaPath: "#/properties/comment/properties/type/enum", keyword: "enum", params: { allowedValues: schema28.properties.comment.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err13 = {
+                        instancePath: instancePath + "/comment/type",
+                        schemaPath: "#/properties/comment/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema28.properties.comment.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -2968,7 +4686,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             if (data4.version !== undefined) {
                 let data6 = data4.version;
                 if (!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) {
-                    const err14 = { instancePath: instancePath + "/comment/version", schemaPath: "#/properties/comment/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                    const err14 = {
+                        instancePath: instancePath + "/comment/version",
+                        schemaPath: "#/properties/comment/properties/version/type",
+                        keyword: "type",
+                        params: { type: "integer" },
+                        message: "must be integer"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -2978,7 +4702,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data6 === 1)) {
-                    const err15 = { instancePath: instancePath + "/comment/version", schemaPath: "#/properties/comment/properties/version/enum", keyword: "enum", params: { allowedValues: schema28.properties.comment.properties.version.enum }, message: "must be equal to one of the allowed values" };
+                    const err15 = {
+                        instancePath: instancePath + "/comment/version",
+                        schemaPath: "#/properties/comment/properties/version/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema28.properties.comment.properties.version.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -2990,7 +4720,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data4.content !== undefined) {
                 if (!(Array.isArray(data4.content))) {
-                    const err16 = { instancePath: instancePath + "/comment/content", schemaPath: "#/properties/comment/properties/content/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err16 = {
+                        instancePath: instancePath + "/comment/content",
+                        schemaPath: "#/properties/comment/properties/content/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -3002,7 +4738,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err17 = {
+                instancePath: instancePath + "/comment",
+                schemaPath: "#/properties/comment/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -3018,7 +4760,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             if (data8.type !== undefined) {
                 let data9 = data8.type;
                 if (typeof data9 !== "string") {
-                    const err18 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err18 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err18];
                     }
@@ -3028,7 +4776,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((data9 === "group") || (data9 === "role"))) {
-                    const err19 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/enum", keyword: "enum", params: { allowedValues: schema28.properties.visibility.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err19 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema28.properties.visibility.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err19];
                     }
@@ -3040,7 +4794,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data8.value !== undefined) {
                 if (typeof data8.value !== "string") {
-                    const err20 = { instancePath: instancePath + "/visibility/value", schemaPath: "#/properties/visibility/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err20 = {
+                        instancePath: instancePath + "/visibility/value",
+                        schemaPath: "#/properties/visibility/properties/value/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err20];
                     }
@@ -3053,7 +4813,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             if (data8.identifier !== undefined) {
                 let data11 = data8.identifier;
                 if ((typeof data11 !== "string") && (data11 !== null)) {
-                    const err21 = { instancePath: instancePath + "/visibility/identifier", schemaPath: "#/properties/visibility/properties/identifier/type", keyword: "type", params: { type: schema28.properties.visibility.properties.identifier.type }, message: "must be string,null" };
+                    const err21 = {
+                        instancePath: instancePath + "/visibility/identifier",
+                        schemaPath: "#/properties/visibility/properties/identifier/type",
+                        keyword: "type",
+                        params: { type: schema28.properties.visibility.properties.identifier.type },
+                        message: "must be string,null"
+                    };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -3065,7 +4831,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err22 = { instancePath: instancePath + "/visibility", schemaPath: "#/properties/visibility/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err22 = {
+                instancePath: instancePath + "/visibility",
+                schemaPath: "#/properties/visibility/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -3083,7 +4855,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                 let data13 = data12[i0];
                 if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
                     if (data13.key === undefined) {
-                        const err23 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                        const err23 = {
+                            instancePath: instancePath + "/properties/" + i0,
+                            schemaPath: "#/properties/properties/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "key" },
+                            message: "must have required property '" + "key" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err23];
                         }
@@ -3094,7 +4872,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data13.key !== undefined) {
                         if (typeof data13.key !== "string") {
-                            const err24 = { instancePath: instancePath + "/properties/" + i0 + "/key", schemaPath: "#/properties/properties/items/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err24 = {
+                                instancePath: instancePath + "/properties/" + i0 + "/key",
+                                schemaPath: "#/properties/properties/items/properties/key/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err24];
                             }
@@ -3106,7 +4890,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err25 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err25 = {
+                        instancePath: instancePath + "/properties/" + i0,
+                        schemaPath: "#/properties/properties/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err25];
                     }
@@ -3118,7 +4908,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err26 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err26 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -3130,7 +4926,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.notifyUsers !== undefined) {
         if (typeof data.notifyUsers !== "boolean") {
-            const err27 = { instancePath: instancePath + "/notifyUsers", schemaPath: "#/properties/notifyUsers/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err27 = {
+                instancePath: instancePath + "/notifyUsers",
+                schemaPath: "#/properties/notifyUsers/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -3143,7 +4945,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.adjustEstimate !== undefined) {
         let data16 = data.adjustEstimate;
         if (typeof data16 !== "string") {
-            const err28 = { instancePath: instancePath + "/adjustEstimate", schemaPath: "#/properties/adjustEstimate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err28 = {
+                instancePath: instancePath + "/adjustEstimate",
+                schemaPath: "#/properties/adjustEstimate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -3153,7 +4961,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data16 === "new") || (data16 === "leave")) || (data16 === "manual")) || (data16 === "auto"))) {
-            const err29 = { instancePath: instancePath + "/adjustEstimate", schemaPath: "#/properties/adjustEstimate/enum", keyword: "enum", params: { allowedValues: schema28.properties.adjustEstimate.enum }, message: "must be equal to one of the allowed values" };
+            const err29 = {
+                instancePath: instancePath + "/adjustEstimate",
+                schemaPath: "#/properties/adjustEstimate/enum",
+                keyword: "enum",
+                params: { allowedValues: schema28.properties.adjustEstimate.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -3165,7 +4979,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.newEstimate !== undefined) {
         if (typeof data.newEstimate !== "string") {
-            const err30 = { instancePath: instancePath + "/newEstimate", schemaPath: "#/properties/newEstimate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err30 = {
+                instancePath: instancePath + "/newEstimate",
+                schemaPath: "#/properties/newEstimate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -3177,7 +4997,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.reduceBy !== undefined) {
         if (typeof data.reduceBy !== "string") {
-            const err31 = { instancePath: instancePath + "/reduceBy", schemaPath: "#/properties/reduceBy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err31 = {
+                instancePath: instancePath + "/reduceBy",
+                schemaPath: "#/properties/reduceBy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -3189,7 +5015,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.expand !== undefined) {
         if (typeof data.expand !== "string") {
-            const err32 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err32 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -3201,7 +5033,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.overrideEditableFlag !== undefined) {
         if (typeof data.overrideEditableFlag !== "boolean") {
-            const err33 = { instancePath: instancePath + "/overrideEditableFlag", schemaPath: "#/properties/overrideEditableFlag/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err33 = {
+                instancePath: instancePath + "/overrideEditableFlag",
+                schemaPath: "#/properties/overrideEditableFlag/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err33];
             }
@@ -3223,10 +5061,54 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 export const issue_worklogs__update = validate28;
-const schema29 = { "$id": "issue_worklogs__update", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1 }, "started": { "type": "string" }, "timeSpent": { "type": "string" }, "timeSpentSeconds": { "type": "integer", "minimum": 1 }, "comment": { "type": "object", "required": ["type", "version", "content"], "properties": { "type": { "type": "string", "enum": ["doc"] }, "version": { "type": "integer", "enum": [1] }, "content": { "type": "array" } } }, "visibility": { "type": "object", "properties": { "type": { "type": "string", "enum": ["group", "role"] }, "value": { "type": "string" }, "identifier": { "type": ["string", "null"] } } }, "properties": { "type": "array", "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } } }, "notifyUsers": { "type": "boolean", "default": true }, "adjustEstimate": { "type": "string", "enum": ["new", "leave", "manual", "auto"], "default": "auto" }, "newEstimate": { "type": "string" }, "expand": { "type": "string" }, "overrideEditableFlag": { "type": "boolean", "default": false } }, "required": ["issueIdOrKey", "id"], "additionalProperties": false };
+const schema29 = {
+    "$id": "issue_worklogs__update",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "id": { "type": "string", "minLength": 1 },
+        "started": { "type": "string" },
+        "timeSpent": { "type": "string" },
+        "timeSpentSeconds": { "type": "integer", "minimum": 1 },
+        "comment": {
+            "type": "object",
+            "required": ["type", "version", "content"],
+            "properties": {
+                "type": { "type": "string", "enum": ["doc"] },
+                "version": { "type": "integer", "enum": [1] },
+                "content": { "type": "array" }
+            }
+        },
+        "visibility": {
+            "type": "object",
+            "properties": {
+                "type": { "type": "string", "enum": ["group", "role"] },
+                "value": { "type": "string" },
+                "identifier": { "type": ["string", "null"] }
+            }
+        },
+        "properties": {
+            "type": "array",
+            "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } }
+        },
+        "notifyUsers": { "type": "boolean", "default": true },
+        "adjustEstimate": { "type": "string", "enum": ["new", "leave", "manual", "auto"], "default": "auto" },
+        "newEstimate": { "type": "string" },
+        "expand": { "type": "string" },
+        "overrideEditableFlag": { "type": "boolean", "default": false }
+    },
+    "required": ["issueIdOrKey", "id"],
+    "additionalProperties": false
+};
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3236,7 +5118,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3247,7 +5135,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func4.call(schema29.properties, key0))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3261,7 +5155,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -3272,7 +5172,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3286,7 +5192,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3297,7 +5209,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -3309,7 +5227,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.started !== undefined) {
         if (typeof data.started !== "string") {
-            const err7 = { instancePath: instancePath + "/started", schemaPath: "#/properties/started/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/started",
+                schemaPath: "#/properties/started/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3321,7 +5245,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.timeSpent !== undefined) {
         if (typeof data.timeSpent !== "string") {
-            const err8 = { instancePath: instancePath + "/timeSpent", schemaPath: "#/properties/timeSpent/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/timeSpent",
+                schemaPath: "#/properties/timeSpent/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -3334,7 +5264,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.timeSpentSeconds !== undefined) {
         let data4 = data.timeSpentSeconds;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err9 = { instancePath: instancePath + "/timeSpentSeconds", schemaPath: "#/properties/timeSpentSeconds/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err9 = {
+                instancePath: instancePath + "/timeSpentSeconds",
+                schemaPath: "#/properties/timeSpentSeconds/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -3345,7 +5281,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 < 1 || isNaN(data4)) {
-                const err10 = { instancePath: instancePath + "/timeSpentSeconds", schemaPath: "#/properties/timeSpentSeconds/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err10 = {
+                    instancePath: instancePath + "/timeSpentSeconds",
+                    schemaPath: "#/properties/timeSpentSeconds/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -3360,7 +5302,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.comment;
         if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
             if (data5.type === undefined) {
-                const err11 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property '" + "type" + "'" };
+                const err11 = {
+                    instancePath: instancePath + "/comment",
+                    schemaPath: "#/properties/comment/required",
+                    keyword: "required",
+                    params: { missingProperty: "type" },
+                    message: "must have required property '" + "type" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -3370,7 +5318,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data5.version === undefined) {
-                const err12 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'" };
+                const err12 = {
+                    instancePath: instancePath + "/comment",
+                    schemaPath: "#/properties/comment/required",
+                    keyword: "required",
+                    params: { missingProperty: "version" },
+                    message: "must have required property '" + "version" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -3380,7 +5334,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data5.content === undefined) {
-                const err13 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/required", keyword: "required", params: { missingProperty: "content" }, message: "must have required property '" + "content" + "'" };
+                const err13 = {
+                    instancePath: instancePath + "/comment",
+                    schemaPath: "#/properties/comment/required",
+                    keyword: "required",
+                    params: { missingProperty: "content" },
+                    message: "must have required property '" + "content" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -3392,7 +5352,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.type !== undefined) {
                 let data6 = data5.type;
                 if (typeof data6 !== "string") {
-                    const err14 = { instancePath: instancePath + "/comment/type", schemaPath: "#/properties/comment/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/comment/type",
+                        schemaPath: "#/properties/comment/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -3402,7 +5368,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data6 === "doc")) {
-                    const err15 = { instancePath: instancePath + "/comment/type", schemaPath: "#/properties/comment/properties/type/enum", keyword: "enum", params: { allowedValues: schema29.properties.comment.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err15 = {
+                        instancePath: instancePath + "/comment/type",
+                        schemaPath: "#/properties/comment/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema29.properties.comment.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -3415,7 +5387,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             if (data5.version !== undefined) {
                 let data7 = data5.version;
                 if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
-                    const err16 = { instancePath: instancePath + "/comment/version", schemaPath: "#/properties/comment/properties/version/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                    const err16 = {
+                        instancePath: instancePath + "/comment/version",
+                        schemaPath: "#/properties/comment/properties/version/type",
+                        keyword: "type",
+                        params: { type: "integer" },
+                        message: "must be integer"
+                    };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -3425,7 +5403,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data7 === 1)) {
-                    const err17 = { instancePath: instancePath + "/comment/version", schemaPath: "#/properties/comment/properties/version/enum", keyword: "enum", params: { allowedValues: schema29.properties.comment.properties.version.enum }, message: "must be equal to one of the allowed values" };
+                    const err17 = {
+                        instancePath: instancePath + "/comment/version",
+                        schemaPath: "#/properties/comment/properties/version/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema29.properties.comment.properties.version.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -3437,7 +5421,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data5.content !== undefined) {
                 if (!(Array.isArray(data5.content))) {
-                    const err18 = { instancePath: instancePath + "/comment/content", schemaPath: "#/properties/comment/properties/content/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err18 = {
+                        instancePath: instancePath + "/comment/content",
+                        schemaPath: "#/properties/comment/properties/content/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array"
+                    };
                     if (vErrors === null) {
                         vErrors = [err18];
                     }
@@ -3449,7 +5439,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err19 = {
+                instancePath: instancePath + "/comment",
+                schemaPath: "#/properties/comment/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -3465,7 +5461,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             if (data9.type !== undefined) {
                 let data10 = data9.type;
                 if (typeof data10 !== "string") {
-                    const err20 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err20 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err20];
                     }
@@ -3475,7 +5477,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((data10 === "group") || (data10 === "role"))) {
-                    const err21 = { instancePath: instancePath + "/visibility/type", schemaPath: "#/properties/visibility/properties/type/enum", keyword: "enum", params: { allowedValues: schema29.properties.visibility.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err21 = {
+                        instancePath: instancePath + "/visibility/type",
+                        schemaPath: "#/properties/visibility/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema29.properties.visibility.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err21];
                     }
@@ -3487,7 +5495,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data9.value !== undefined) {
                 if (typeof data9.value !== "string") {
-                    const err22 = { instancePath: instancePath + "/visibility/value", schemaPath: "#/properties/visibility/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err22 = {
+                        instancePath: instancePath + "/visibility/value",
+                        schemaPath: "#/properties/visibility/properties/value/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err22];
                     }
@@ -3500,7 +5514,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             if (data9.identifier !== undefined) {
                 let data12 = data9.identifier;
                 if ((typeof data12 !== "string") && (data12 !== null)) {
-                    const err23 = { instancePath: instancePath + "/visibility/identifier", schemaPath: "#/properties/visibility/properties/identifier/type", keyword: "type", params: { type: schema29.properties.visibility.properties.identifier.type }, message: "must be string,null" };
+                    const err23 = {
+                        instancePath: instancePath + "/visibility/identifier",
+                        schemaPath: "#/properties/visibility/properties/identifier/type",
+                        keyword: "type",
+                        params: { type: schema29.properties.visibility.properties.identifier.type },
+                        message: "must be string,null"
+                    };
                     if (vErrors === null) {
                         vErrors = [err23];
                     }
@@ -3512,7 +5532,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err24 = { instancePath: instancePath + "/visibility", schemaPath: "#/properties/visibility/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err24 = {
+                instancePath: instancePath + "/visibility",
+                schemaPath: "#/properties/visibility/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -3530,7 +5556,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                 let data14 = data13[i0];
                 if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
                     if (data14.key === undefined) {
-                        const err25 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                        const err25 = {
+                            instancePath: instancePath + "/properties/" + i0,
+                            schemaPath: "#/properties/properties/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "key" },
+                            message: "must have required property '" + "key" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err25];
                         }
@@ -3541,7 +5573,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data14.key !== undefined) {
                         if (typeof data14.key !== "string") {
-                            const err26 = { instancePath: instancePath + "/properties/" + i0 + "/key", schemaPath: "#/properties/properties/items/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err26 = {
+                                instancePath: instancePath + "/properties/" + i0 + "/key",
+                                schemaPath: "#/properties/properties/items/properties/key/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err26];
                             }
@@ -3553,7 +5591,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err27 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err27 = {
+                        instancePath: instancePath + "/properties/" + i0,
+                        schemaPath: "#/properties/properties/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err27];
                     }
@@ -3565,7 +5609,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err28 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err28 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -3577,7 +5627,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.notifyUsers !== undefined) {
         if (typeof data.notifyUsers !== "boolean") {
-            const err29 = { instancePath: instancePath + "/notifyUsers", schemaPath: "#/properties/notifyUsers/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err29 = {
+                instancePath: instancePath + "/notifyUsers",
+                schemaPath: "#/properties/notifyUsers/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err29];
             }
@@ -3590,7 +5646,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.adjustEstimate !== undefined) {
         let data17 = data.adjustEstimate;
         if (typeof data17 !== "string") {
-            const err30 = { instancePath: instancePath + "/adjustEstimate", schemaPath: "#/properties/adjustEstimate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err30 = {
+                instancePath: instancePath + "/adjustEstimate",
+                schemaPath: "#/properties/adjustEstimate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -3600,7 +5662,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data17 === "new") || (data17 === "leave")) || (data17 === "manual")) || (data17 === "auto"))) {
-            const err31 = { instancePath: instancePath + "/adjustEstimate", schemaPath: "#/properties/adjustEstimate/enum", keyword: "enum", params: { allowedValues: schema29.properties.adjustEstimate.enum }, message: "must be equal to one of the allowed values" };
+            const err31 = {
+                instancePath: instancePath + "/adjustEstimate",
+                schemaPath: "#/properties/adjustEstimate/enum",
+                keyword: "enum",
+                params: { allowedValues: schema29.properties.adjustEstimate.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -3612,7 +5680,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.newEstimate !== undefined) {
         if (typeof data.newEstimate !== "string") {
-            const err32 = { instancePath: instancePath + "/newEstimate", schemaPath: "#/properties/newEstimate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err32 = {
+                instancePath: instancePath + "/newEstimate",
+                schemaPath: "#/properties/newEstimate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -3624,7 +5698,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.expand !== undefined) {
         if (typeof data.expand !== "string") {
-            const err33 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err33 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err33];
             }
@@ -3636,7 +5716,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.overrideEditableFlag !== undefined) {
         if (typeof data.overrideEditableFlag !== "boolean") {
-            const err34 = { instancePath: instancePath + "/overrideEditableFlag", schemaPath: "#/properties/overrideEditableFlag/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err34 = {
+                instancePath: instancePath + "/overrideEditableFlag",
+                schemaPath: "#/properties/overrideEditableFlag/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err34];
             }
@@ -3658,10 +5744,33 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const issue_worklogs__delete = validate29;
-const schema30 = { "$id": "issue_worklogs__delete", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "id": { "type": "string", "minLength": 1 }, "notifyUsers": { "type": "boolean", "default": true }, "adjustEstimate": { "type": "string", "enum": ["new", "leave", "manual", "auto"], "default": "auto" }, "newEstimate": { "type": "string" }, "increaseBy": { "type": "string", "description": "Amount to increase the remaining estimate by when adjustEstimate is manual." }, "overrideEditableFlag": { "type": "boolean", "default": false } }, "required": ["issueIdOrKey", "id"], "additionalProperties": false };
+const schema30 = {
+    "$id": "issue_worklogs__delete",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "id": { "type": "string", "minLength": 1 },
+        "notifyUsers": { "type": "boolean", "default": true },
+        "adjustEstimate": { "type": "string", "enum": ["new", "leave", "manual", "auto"], "default": "auto" },
+        "newEstimate": { "type": "string" },
+        "increaseBy": {
+            "type": "string",
+            "description": "Amount to increase the remaining estimate by when adjustEstimate is manual."
+        },
+        "overrideEditableFlag": { "type": "boolean", "default": false }
+    },
+    "required": ["issueIdOrKey", "id"],
+    "additionalProperties": false
+};
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_worklogs__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3671,7 +5780,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3682,7 +5797,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((((key0 === "issueIdOrKey") || (key0 === "id")) || (key0 === "notifyUsers")) || (key0 === "adjustEstimate")) || (key0 === "newEstimate")) || (key0 === "increaseBy")) || (key0 === "overrideEditableFlag"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3696,7 +5817,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -3707,7 +5834,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3721,7 +5854,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3732,7 +5871,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -3744,7 +5889,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.notifyUsers !== undefined) {
         if (typeof data.notifyUsers !== "boolean") {
-            const err7 = { instancePath: instancePath + "/notifyUsers", schemaPath: "#/properties/notifyUsers/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err7 = {
+                instancePath: instancePath + "/notifyUsers",
+                schemaPath: "#/properties/notifyUsers/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3757,7 +5908,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.adjustEstimate !== undefined) {
         let data3 = data.adjustEstimate;
         if (typeof data3 !== "string") {
-            const err8 = { instancePath: instancePath + "/adjustEstimate", schemaPath: "#/properties/adjustEstimate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/adjustEstimate",
+                schemaPath: "#/properties/adjustEstimate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -3767,7 +5924,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data3 === "new") || (data3 === "leave")) || (data3 === "manual")) || (data3 === "auto"))) {
-            const err9 = { instancePath: instancePath + "/adjustEstimate", schemaPath: "#/properties/adjustEstimate/enum", keyword: "enum", params: { allowedValues: schema30.properties.adjustEstimate.enum }, message: "must be equal to one of the allowed values" };
+            const err9 = {
+                instancePath: instancePath + "/adjustEstimate",
+                schemaPath: "#/properties/adjustEstimate/enum",
+                keyword: "enum",
+                params: { allowedValues: schema30.properties.adjustEstimate.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -3779,7 +5942,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.newEstimate !== undefined) {
         if (typeof data.newEstimate !== "string") {
-            const err10 = { instancePath: instancePath + "/newEstimate", schemaPath: "#/properties/newEstimate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/newEstimate",
+                schemaPath: "#/properties/newEstimate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -3791,7 +5960,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.increaseBy !== undefined) {
         if (typeof data.increaseBy !== "string") {
-            const err11 = { instancePath: instancePath + "/increaseBy", schemaPath: "#/properties/increaseBy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/increaseBy",
+                schemaPath: "#/properties/increaseBy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -3803,7 +5978,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.overrideEditableFlag !== undefined) {
         if (typeof data.overrideEditableFlag !== "boolean") {
-            const err12 = { instancePath: instancePath + "/overrideEditableFlag", schemaPath: "#/properties/overrideEditableFlag/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err12 = {
+                instancePath: instancePath + "/overrideEditableFlag",
+                schemaPath: "#/properties/overrideEditableFlag/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -3825,10 +6006,29 @@ else {
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
 export const issues_assignee__update = validate30;
-const schema31 = { "$id": "issues_assignee__update", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "accountId": { "type": ["string", "null"], "maxLength": 128, "description": "Account id of the new assignee; null unassigns; \"-1\" assigns the project's default assignee." } }, "required": ["issueIdOrKey", "accountId"], "additionalProperties": false };
+const schema31 = {
+    "$id": "issues_assignee__update",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "accountId": {
+            "type": ["string", "null"],
+            "maxLength": 128,
+            "description": "Account id of the new assignee; null unassigns; \"-1\" assigns the project's default assignee."
+        }
+    },
+    "required": ["issueIdOrKey", "accountId"],
+    "additionalProperties": false
+};
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues_assignee__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3838,7 +6038,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.accountId === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "accountId" }, message: "must have required property '" + "accountId" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "accountId" },
+            message: "must have required property '" + "accountId" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3849,7 +6055,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "issueIdOrKey") || (key0 === "accountId"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3863,7 +6075,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -3874,7 +6092,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3887,7 +6111,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.accountId !== undefined) {
         let data1 = data.accountId;
         if ((typeof data1 !== "string") && (data1 !== null)) {
-            const err5 = { instancePath: instancePath + "/accountId", schemaPath: "#/properties/accountId/type", keyword: "type", params: { type: schema31.properties.accountId.type }, message: "must be string,null" };
+            const err5 = {
+                instancePath: instancePath + "/accountId",
+                schemaPath: "#/properties/accountId/type",
+                keyword: "type",
+                params: { type: schema31.properties.accountId.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3898,7 +6128,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 === "string") {
             if (func2(data1) > 128) {
-                const err6 = { instancePath: instancePath + "/accountId", schemaPath: "#/properties/accountId/maxLength", keyword: "maxLength", params: { limit: 128 }, message: "must NOT have more than 128 characters" };
+                const err6 = {
+                    instancePath: instancePath + "/accountId",
+                    schemaPath: "#/properties/accountId/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 128 },
+                    message: "must NOT have more than 128 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3921,10 +6157,22 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const issue_transitions__list = validate31;
-const schema32 = { "$id": "issue_transitions__list", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 } }, "required": ["issueIdOrKey"], "additionalProperties": false };
+const schema32 = {
+    "$id": "issue_transitions__list",
+    "type": "object",
+    "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 } },
+    "required": ["issueIdOrKey"],
+    "additionalProperties": false
+};
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_transitions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3935,7 +6183,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "issueIdOrKey")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3949,7 +6203,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3960,7 +6220,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3982,10 +6248,43 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const issue_transitions__create = validate32;
-const schema33 = { "$id": "issue_transitions__create", "type": "object", "properties": { "issueIdOrKey": { "type": "string", "minLength": 1 }, "transition": { "type": "object", "required": ["id"], "properties": { "id": { "type": "string", "minLength": 1 } }, "description": "The transition to perform, by id (from issue_transitions.list)." }, "fields": { "type": "object", "description": "Transition-screen field values, e.g. {\"resolution\": {\"name\": \"Fixed\"}}." }, "update": { "type": "object", "description": "Field operations, e.g. {\"comment\": [{\"add\": {\"body\": <ADF document>}}]}." }, "historyMetadata": { "type": "object" }, "properties": { "type": "array", "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } } } }, "required": ["issueIdOrKey", "transition"], "additionalProperties": false };
+const schema33 = {
+    "$id": "issue_transitions__create",
+    "type": "object",
+    "properties": {
+        "issueIdOrKey": { "type": "string", "minLength": 1 },
+        "transition": {
+            "type": "object",
+            "required": ["id"],
+            "properties": { "id": { "type": "string", "minLength": 1 } },
+            "description": "The transition to perform, by id (from issue_transitions.list)."
+        },
+        "fields": {
+            "type": "object",
+            "description": "Transition-screen field values, e.g. {\"resolution\": {\"name\": \"Fixed\"}}."
+        },
+        "update": {
+            "type": "object",
+            "description": "Field operations, e.g. {\"comment\": [{\"add\": {\"body\": <ADF document>}}]}."
+        },
+        "historyMetadata": { "type": "object" },
+        "properties": {
+            "type": "array",
+            "items": { "type": "object", "required": ["key"], "properties": { "key": { "type": "string" }, "value": {} } }
+        }
+    },
+    "required": ["issueIdOrKey", "transition"],
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_transitions__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueIdOrKey === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueIdOrKey" }, message: "must have required property '" + "issueIdOrKey" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueIdOrKey" },
+            message: "must have required property '" + "issueIdOrKey" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3995,7 +6294,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.transition === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "transition" }, message: "must have required property '" + "transition" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "transition" },
+            message: "must have required property '" + "transition" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4006,7 +6311,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "issueIdOrKey") || (key0 === "transition")) || (key0 === "fields")) || (key0 === "update")) || (key0 === "historyMetadata")) || (key0 === "properties"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -4020,7 +6331,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issueIdOrKey;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issueIdOrKey",
+                    schemaPath: "#/properties/issueIdOrKey/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -4031,7 +6348,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issueIdOrKey", schemaPath: "#/properties/issueIdOrKey/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issueIdOrKey",
+                schemaPath: "#/properties/issueIdOrKey/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -4045,7 +6368,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.transition;
         if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
             if (data1.id === undefined) {
-                const err5 = { instancePath: instancePath + "/transition", schemaPath: "#/properties/transition/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                const err5 = {
+                    instancePath: instancePath + "/transition",
+                    schemaPath: "#/properties/transition/required",
+                    keyword: "required",
+                    params: { missingProperty: "id" },
+                    message: "must have required property '" + "id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4058,7 +6387,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                 let data2 = data1.id;
                 if (typeof data2 === "string") {
                     if (func2(data2) < 1) {
-                        const err6 = { instancePath: instancePath + "/transition/id", schemaPath: "#/properties/transition/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err6 = {
+                            instancePath: instancePath + "/transition/id",
+                            schemaPath: "#/properties/transition/properties/id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err6];
                         }
@@ -4069,7 +6404,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err7 = { instancePath: instancePath + "/transition/id", schemaPath: "#/properties/transition/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err7 = {
+                        instancePath: instancePath + "/transition/id",
+                        schemaPath: "#/properties/transition/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -4081,7 +6422,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/transition", schemaPath: "#/properties/transition/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err8 = {
+                instancePath: instancePath + "/transition",
+                schemaPath: "#/properties/transition/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -4094,7 +6441,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.fields !== undefined) {
         let data3 = data.fields;
         if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
-            const err9 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err9 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -4107,7 +6460,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.update !== undefined) {
         let data4 = data.update;
         if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-            const err10 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err10 = {
+                instancePath: instancePath + "/update",
+                schemaPath: "#/properties/update/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -4120,7 +6479,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.historyMetadata !== undefined) {
         let data5 = data.historyMetadata;
         if (!(data5 && typeof data5 == "object" && !Array.isArray(data5))) {
-            const err11 = { instancePath: instancePath + "/historyMetadata", schemaPath: "#/properties/historyMetadata/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err11 = {
+                instancePath: instancePath + "/historyMetadata",
+                schemaPath: "#/properties/historyMetadata/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -4138,7 +6503,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                 let data7 = data6[i0];
                 if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
                     if (data7.key === undefined) {
-                        const err12 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                        const err12 = {
+                            instancePath: instancePath + "/properties/" + i0,
+                            schemaPath: "#/properties/properties/items/required",
+                            keyword: "required",
+                            params: { missingProperty: "key" },
+                            message: "must have required property '" + "key" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err12];
                         }
@@ -4149,7 +6520,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data7.key !== undefined) {
                         if (typeof data7.key !== "string") {
-                            const err13 = { instancePath: instancePath + "/properties/" + i0 + "/key", schemaPath: "#/properties/properties/items/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err13 = {
+                                instancePath: instancePath + "/properties/" + i0 + "/key",
+                                schemaPath: "#/properties/properties/items/properties/key/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err13];
                             }
@@ -4161,7 +6538,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err14 = { instancePath: instancePath + "/properties/" + i0, schemaPath: "#/properties/properties/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err14 = {
+                        instancePath: instancePath + "/properties/" + i0,
+                        schemaPath: "#/properties/properties/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -4173,7 +6556,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err15 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -4195,10 +6584,48 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const issue_links__create = validate33;
-const schema34 = { "$id": "issue_links__create", "type": "object", "properties": { "type": { "anyOf": [{ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }, { "type": "object", "required": ["name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }], "description": "Link type, by name (e.g. \"Duplicate\", \"Blocks\") or id." }, "inwardIssue": { "anyOf": [{ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }, { "type": "object", "required": ["key"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }], "description": "The inward issue, by key or id." }, "outwardIssue": { "anyOf": [{ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }, { "type": "object", "required": ["key"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }], "description": "The outward issue, by key or id (a comment, if any, is added to it)." }, "comment": { "type": "object", "description": "A comment added to the outward issue, e.g. {\"body\": <ADF document>}." } }, "required": ["type", "inwardIssue", "outwardIssue"], "additionalProperties": false };
+const schema34 = {
+    "$id": "issue_links__create",
+    "type": "object",
+    "properties": {
+        "type": {
+            "anyOf": [
+                { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } },
+                { "type": "object", "required": ["name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" } } }
+            ],
+            "description": "Link type, by name (e.g. \"Duplicate\", \"Blocks\") or id."
+        },
+        "inwardIssue": {
+            "anyOf": [
+                { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } },
+                { "type": "object", "required": ["key"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }
+            ],
+            "description": "The inward issue, by key or id."
+        },
+        "outwardIssue": {
+            "anyOf": [
+                { "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } },
+                { "type": "object", "required": ["key"], "properties": { "id": { "type": "string" }, "key": { "type": "string" } } }
+            ],
+            "description": "The outward issue, by key or id (a comment, if any, is added to it)."
+        },
+        "comment": {
+            "type": "object",
+            "description": "A comment added to the outward issue, e.g. {\"body\": <ADF document>}."
+        }
+    },
+    "required": ["type", "inwardIssue", "outwardIssue"],
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.type === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property '" + "type" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "type" },
+            message: "must have required property '" + "type" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4208,7 +6635,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.inwardIssue === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "inwardIssue" }, message: "must have required property '" + "inwardIssue" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "inwardIssue" },
+            message: "must have required property '" + "inwardIssue" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4218,7 +6651,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.outwardIssue === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "outwardIssue" }, message: "must have required property '" + "outwardIssue" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "outwardIssue" },
+            message: "must have required property '" + "outwardIssue" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -4229,7 +6668,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "type") || (key0 === "inwardIssue")) || (key0 === "outwardIssue")) || (key0 === "comment"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4246,7 +6691,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs4 = errors;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.id === undefined) {
-                const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/anyOf/0/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                const err4 = {
+                    instancePath: instancePath + "/type",
+                    schemaPath: "#/properties/type/anyOf/0/required",
+                    keyword: "required",
+                    params: { missingProperty: "id" },
+                    message: "must have required property '" + "id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -4257,7 +6708,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.id !== undefined) {
                 if (typeof data0.id !== "string") {
-                    const err5 = { instancePath: instancePath + "/type/id", schemaPath: "#/properties/type/anyOf/0/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err5 = {
+                        instancePath: instancePath + "/type/id",
+                        schemaPath: "#/properties/type/anyOf/0/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -4269,7 +6726,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.name !== undefined) {
                 if (typeof data0.name !== "string") {
-                    const err6 = { instancePath: instancePath + "/type/name", schemaPath: "#/properties/type/anyOf/0/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err6 = {
+                        instancePath: instancePath + "/type/name",
+                        schemaPath: "#/properties/type/anyOf/0/properties/name/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -4281,7 +6744,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err7 = {
+                instancePath: instancePath + "/type",
+                schemaPath: "#/properties/type/anyOf/0/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -4296,7 +6765,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs10 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (data0.name === undefined) {
-                    const err8 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/anyOf/1/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+                    const err8 = {
+                        instancePath: instancePath + "/type",
+                        schemaPath: "#/properties/type/anyOf/1/required",
+                        keyword: "required",
+                        params: { missingProperty: "name" },
+                        message: "must have required property '" + "name" + "'"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -4307,7 +6782,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if (data0.id !== undefined) {
                     if (typeof data0.id !== "string") {
-                        const err9 = { instancePath: instancePath + "/type/id", schemaPath: "#/properties/type/anyOf/1/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err9 = {
+                            instancePath: instancePath + "/type/id",
+                            schemaPath: "#/properties/type/anyOf/1/properties/id/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string"
+                        };
                         if (vErrors === null) {
                             vErrors = [err9];
                         }
@@ -4319,7 +6800,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if (data0.name !== undefined) {
                     if (typeof data0.name !== "string") {
-                        const err10 = { instancePath: instancePath + "/type/name", schemaPath: "#/properties/type/anyOf/1/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err10 = {
+                            instancePath: instancePath + "/type/name",
+                            schemaPath: "#/properties/type/anyOf/1/properties/name/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string"
+                        };
                         if (vErrors === null) {
                             vErrors = [err10];
                         }
@@ -4331,7 +6818,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
             }
             else {
-                const err11 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/anyOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err11 = {
+                    instancePath: instancePath + "/type",
+                    schemaPath: "#/properties/type/anyOf/1/type",
+                    keyword: "type",
+                    params: { type: "object" },
+                    message: "must be object"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -4344,7 +6837,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             valid1 = valid1 || _valid0;
         }
         if (!valid1) {
-            const err12 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+            const err12 = {
+                instancePath: instancePath + "/type",
+                schemaPath: "#/properties/type/anyOf",
+                keyword: "anyOf",
+                params: {},
+                message: "must match a schema in anyOf"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -4372,7 +6871,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs18 = errors;
         if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
             if (data5.id === undefined) {
-                const err13 = { instancePath: instancePath + "/inwardIssue", schemaPath: "#/properties/inwardIssue/anyOf/0/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                const err13 = {
+                    instancePath: instancePath + "/inwardIssue",
+                    schemaPath: "#/properties/inwardIssue/anyOf/0/required",
+                    keyword: "required",
+                    params: { missingProperty: "id" },
+                    message: "must have required property '" + "id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -4383,7 +6888,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data5.id !== undefined) {
                 if (typeof data5.id !== "string") {
-                    const err14 = { instancePath: instancePath + "/inwardIssue/id", schemaPath: "#/properties/inwardIssue/anyOf/0/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/inwardIssue/id",
+                        schemaPath: "#/properties/inwardIssue/anyOf/0/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -4395,7 +6906,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data5.key !== undefined) {
                 if (typeof data5.key !== "string") {
-                    const err15 = { instancePath: instancePath + "/inwardIssue/key", schemaPath: "#/properties/inwardIssue/anyOf/0/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err15 = {
+                        instancePath: instancePath + "/inwardIssue/key",
+                        schemaPath: "#/properties/inwardIssue/anyOf/0/properties/key/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -4407,7 +6924,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/inwardIssue", schemaPath: "#/properties/inwardIssue/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err16 = {
+                instancePath: instancePath + "/inwardIssue",
+                schemaPath: "#/properties/inwardIssue/anyOf/0/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -4422,7 +6945,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs24 = errors;
             if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
                 if (data5.key === undefined) {
-                    const err17 = { instancePath: instancePath + "/inwardIssue", schemaPath: "#/properties/inwardIssue/anyOf/1/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                    const err17 = {
+                        instancePath: instancePath + "/inwardIssue",
+                        schemaPath: "#/properties/inwardIssue/anyOf/1/required",
+                        keyword: "required",
+                        params: { missingProperty: "key" },
+                        message: "must have required property '" + "key" + "'"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -4433,7 +6962,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if (data5.id !== undefined) {
                     if (typeof data5.id !== "string") {
-                        const err18 = { instancePath: instancePath + "/inwardIssue/id", schemaPath: "#/properties/inwardIssue/anyOf/1/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err18 = {
+                            instancePath: instancePath + "/inwardIssue/id",
+                            schemaPath: "#/properties/inwardIssue/anyOf/1/properties/id/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string"
+                        };
                         if (vErrors === null) {
                             vErrors = [err18];
                         }
@@ -4445,7 +6980,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if (data5.key !== undefined) {
                     if (typeof data5.key !== "string") {
-                        const err19 = { instancePath: instancePath + "/inwardIssue/key", schemaPath: "#/properties/inwardIssue/anyOf/1/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err19 = {
+                            instancePath: instancePath + "/inwardIssue/key",
+                            schemaPath: "#/properties/inwardIssue/anyOf/1/properties/key/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string"
+                        };
                         if (vErrors === null) {
                             vErrors = [err19];
                         }
@@ -4457,7 +6998,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
             }
             else {
-                const err20 = { instancePath: instancePath + "/inwardIssue", schemaPath: "#/properties/inwardIssue/anyOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err20 = {
+                    instancePath: instancePath + "/inwardIssue",
+                    schemaPath: "#/properties/inwardIssue/anyOf/1/type",
+                    keyword: "type",
+                    params: { type: "object" },
+                    message: "must be object"
+                };
                 if (vErrors === null) {
                     vErrors = [err20];
                 }
@@ -4470,7 +7017,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             valid4 = valid4 || _valid1;
         }
         if (!valid4) {
-            const err21 = { instancePath: instancePath + "/inwardIssue", schemaPath: "#/properties/inwardIssue/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+            const err21 = {
+                instancePath: instancePath + "/inwardIssue",
+                schemaPath: "#/properties/inwardIssue/anyOf",
+                keyword: "anyOf",
+                params: {},
+                message: "must match a schema in anyOf"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -4498,7 +7051,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs32 = errors;
         if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
             if (data10.id === undefined) {
-                const err22 = { instancePath: instancePath + "/outwardIssue", schemaPath: "#/properties/outwardIssue/anyOf/0/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+                const err22 = {
+                    instancePath: instancePath + "/outwardIssue",
+                    schemaPath: "#/properties/outwardIssue/anyOf/0/required",
+                    keyword: "required",
+                    params: { missingProperty: "id" },
+                    message: "must have required property '" + "id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err22];
                 }
@@ -4509,7 +7068,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data10.id !== undefined) {
                 if (typeof data10.id !== "string") {
-                    const err23 = { instancePath: instancePath + "/outwardIssue/id", schemaPath: "#/properties/outwardIssue/anyOf/0/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err23 = {
+                        instancePath: instancePath + "/outwardIssue/id",
+                        schemaPath: "#/properties/outwardIssue/anyOf/0/properties/id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err23];
                     }
@@ -4521,7 +7086,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data10.key !== undefined) {
                 if (typeof data10.key !== "string") {
-                    const err24 = { instancePath: instancePath + "/outwardIssue/key", schemaPath: "#/properties/outwardIssue/anyOf/0/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err24 = {
+                        instancePath: instancePath + "/outwardIssue/key",
+                        schemaPath: "#/properties/outwardIssue/anyOf/0/properties/key/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -4533,7 +7104,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err25 = { instancePath: instancePath + "/outwardIssue", schemaPath: "#/properties/outwardIssue/anyOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err25 = {
+                instancePath: instancePath + "/outwardIssue",
+                schemaPath: "#/properties/outwardIssue/anyOf/0/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -4548,7 +7125,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs38 = errors;
             if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
                 if (data10.key === undefined) {
-                    const err26 = { instancePath: instancePath + "/outwardIssue", schemaPath: "#/properties/outwardIssue/anyOf/1/required", keyword: "required", params: { missingProperty: "key" }, message: "must have required property '" + "key" + "'" };
+                    const err26 = {
+                        instancePath: instancePath + "/outwardIssue",
+                        schemaPath: "#/properties/outwardIssue/anyOf/1/required",
+                        keyword: "required",
+                        params: { missingProperty: "key" },
+                        message: "must have required property '" + "key" + "'"
+                    };
                     if (vErrors === null) {
                         vErrors = [err26];
                     }
@@ -4559,7 +7142,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if (data10.id !== undefined) {
                     if (typeof data10.id !== "string") {
-                        const err27 = { instancePath: instancePath + "/outwardIssue/id", schemaPath: "#/properties/outwardIssue/anyOf/1/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err27 = {
+                            instancePath: instancePath + "/outwardIssue/id",
+                            schemaPath: "#/properties/outwardIssue/anyOf/1/properties/id/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string"
+                        };
                         if (vErrors === null) {
                             vErrors = [err27];
                         }
@@ -4571,7 +7160,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if (data10.key !== undefined) {
                     if (typeof data10.key !== "string") {
-                        const err28 = { instancePath: instancePath + "/outwardIssue/key", schemaPath: "#/properties/outwardIssue/anyOf/1/properties/key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err28 = {
+                            instancePath: instancePath + "/outwardIssue/key",
+                            schemaPath: "#/properties/outwardIssue/anyOf/1/properties/key/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string"
+                        };
                         if (vErrors === null) {
                             vErrors = [err28];
                         }
@@ -4583,7 +7178,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
                 }
             }
             else {
-                const err29 = { instancePath: instancePath + "/outwardIssue", schemaPath: "#/properties/outwardIssue/anyOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err29 = {
+                    instancePath: instancePath + "/outwardIssue",
+                    schemaPath: "#/properties/outwardIssue/anyOf/1/type",
+                    keyword: "type",
+                    params: { type: "object" },
+                    message: "must be object"
+                };
                 if (vErrors === null) {
                     vErrors = [err29];
                 }
@@ -4596,7 +7197,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             valid7 = valid7 || _valid2;
         }
         if (!valid7) {
-            const err30 = { instancePath: instancePath + "/outwardIssue", schemaPath: "#/properties/outwardIssue/anyOf", keyword: "anyOf", params: {}, message: "must match a schema in anyOf" };
+            const err30 = {
+                instancePath: instancePath + "/outwardIssue",
+                schemaPath: "#/properties/outwardIssue/anyOf",
+                keyword: "anyOf",
+                params: {},
+                message: "must match a schema in anyOf"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -4620,7 +7227,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.comment !== undefined) {
         let data15 = data.comment;
         if (!(data15 && typeof data15 == "object" && !Array.isArray(data15))) {
-            const err31 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err31 = {
+                instancePath: instancePath + "/comment",
+                schemaPath: "#/properties/comment/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -4642,10 +7255,22 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const issue_links__get = validate34;
-const schema35 = { "$id": "issue_links__get", "type": "object", "properties": { "linkId": { "type": "string", "minLength": 1 } }, "required": ["linkId"], "additionalProperties": false };
+const schema35 = {
+    "$id": "issue_links__get",
+    "type": "object",
+    "properties": { "linkId": { "type": "string", "minLength": 1 } },
+    "required": ["linkId"],
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.linkId === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "linkId" }, message: "must have required property '" + "linkId" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "linkId" },
+            message: "must have required property '" + "linkId" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4656,7 +7281,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "linkId")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -4670,7 +7301,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.linkId;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/linkId", schemaPath: "#/properties/linkId/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/linkId",
+                    schemaPath: "#/properties/linkId/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -4681,7 +7318,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/linkId", schemaPath: "#/properties/linkId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/linkId",
+                schemaPath: "#/properties/linkId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4703,10 +7346,22 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const issue_links__delete = validate35;
-const schema36 = { "$id": "issue_links__delete", "type": "object", "properties": { "linkId": { "type": "string", "minLength": 1 } }, "required": ["linkId"], "additionalProperties": false };
+const schema36 = {
+    "$id": "issue_links__delete",
+    "type": "object",
+    "properties": { "linkId": { "type": "string", "minLength": 1 } },
+    "required": ["linkId"],
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_links__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.linkId === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "linkId" }, message: "must have required property '" + "linkId" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "linkId" },
+            message: "must have required property '" + "linkId" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4717,7 +7372,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "linkId")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -4731,7 +7392,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.linkId;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/linkId", schemaPath: "#/properties/linkId/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/linkId",
+                    schemaPath: "#/properties/linkId/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -4742,7 +7409,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/linkId", schemaPath: "#/properties/linkId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/linkId",
+                schemaPath: "#/properties/linkId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }

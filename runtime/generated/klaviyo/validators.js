@@ -2,11 +2,28 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const profiles__list = validate10;
-const schema11 = { "$id": "profiles__list", "type": "object", "properties": { "page[size]": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }, "page[cursor]": { "type": "string", "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "profiles__list",
+    "type": "object",
+    "properties": {
+        "page[size]": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." },
+        "page[cursor]": {
+            "type": "string",
+            "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="profiles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +36,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data["page[size]"] !== undefined) {
         let data0 = data["page[size]"];
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page[size]",
+                schemaPath: "#/properties/page%5Bsize%5D/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +53,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 100 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err2 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -40,7 +69,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -53,7 +88,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data["page[cursor]"] !== undefined) {
         if (typeof data["page[cursor]"] !== "string") {
-            const err4 = { instancePath: instancePath + "/page[cursor]", schemaPath: "#/properties/page%5Bcursor%5D/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/page[cursor]",
+                schemaPath: "#/properties/page%5Bcursor%5D/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -75,11 +116,23 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const profiles__get = validate11;
-const schema12 = { "$id": "profiles__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } }, "required": ["id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "profiles__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="profiles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -90,7 +143,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -104,7 +163,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -115,7 +180,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -137,11 +208,33 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const lists__list = validate12;
-const schema13 = { "$id": "lists__list", "type": "object", "properties": { "page[size]": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Records per page, 1 to 10 (Klaviyo default 10)." }, "page[cursor]": { "type": "string", "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page." } }, "additionalProperties": false };
+const schema13 = {
+    "$id": "lists__list",
+    "type": "object",
+    "properties": {
+        "page[size]": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10,
+            "description": "Records per page, 1 to 10 (Klaviyo default 10)."
+        },
+        "page[cursor]": {
+            "type": "string",
+            "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="lists__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -154,7 +247,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data["page[size]"] !== undefined) {
         let data0 = data["page[size]"];
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page[size]",
+                schemaPath: "#/properties/page%5Bsize%5D/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -165,7 +264,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 10 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10" };
+                const err2 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 10 },
+                    message: "must be <= 10"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -175,7 +280,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -188,7 +299,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data["page[cursor]"] !== undefined) {
         if (typeof data["page[cursor]"] !== "string") {
-            const err4 = { instancePath: instancePath + "/page[cursor]", schemaPath: "#/properties/page%5Bcursor%5D/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/page[cursor]",
+                schemaPath: "#/properties/page%5Bcursor%5D/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -210,10 +327,22 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const lists__get = validate13;
-const schema14 = { "$id": "lists__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } }, "required": ["id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "lists__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="lists__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -224,7 +353,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -238,7 +373,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -249,7 +390,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -271,10 +418,33 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const campaigns__list = validate14;
-const schema15 = { "$id": "campaigns__list", "type": "object", "properties": { "filter": { "type": "string", "enum": ["equals(messages.channel,'email')", "equals(messages.channel,'sms')"], "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns)." }, "page[size]": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }, "page[cursor]": { "type": "string", "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page." } }, "required": ["filter"], "additionalProperties": false };
+const schema15 = {
+    "$id": "campaigns__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "string",
+            "enum": ["equals(messages.channel,'email')", "equals(messages.channel,'sms')"],
+            "description": "The channel filter, exactly one of these strings: \"equals(messages.channel,'email')\" (email campaigns) or \"equals(messages.channel,'sms')\" (SMS campaigns)."
+        },
+        "page[size]": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." },
+        "page[cursor]": {
+            "type": "string",
+            "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        }
+    },
+    "required": ["filter"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.filter === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "filter" }, message: "must have required property '" + "filter" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "filter" },
+            message: "must have required property '" + "filter" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -285,7 +455,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "filter") || (key0 === "page[size]")) || (key0 === "page[cursor]"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -298,7 +474,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.filter !== undefined) {
         let data0 = data.filter;
         if (typeof data0 !== "string") {
-            const err2 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -308,7 +490,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data0 === "equals(messages.channel,'email')") || (data0 === "equals(messages.channel,'sms')"))) {
-            const err3 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/enum", keyword: "enum", params: { allowedValues: schema15.properties.filter.enum }, message: "must be equal to one of the allowed values" };
+            const err3 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.filter.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -321,7 +509,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data["page[size]"] !== undefined) {
         let data1 = data["page[size]"];
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page[size]",
+                schemaPath: "#/properties/page%5Bsize%5D/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -332,7 +526,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err5 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -342,7 +542,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -355,7 +561,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data["page[cursor]"] !== undefined) {
         if (typeof data["page[cursor]"] !== "string") {
-            const err7 = { instancePath: instancePath + "/page[cursor]", schemaPath: "#/properties/page%5Bcursor%5D/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/page[cursor]",
+                schemaPath: "#/properties/page%5Bcursor%5D/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -377,10 +589,22 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const campaigns__get = validate15;
-const schema16 = { "$id": "campaigns__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } }, "required": ["id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "campaigns__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -391,7 +615,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -405,7 +635,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -416,7 +652,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -438,11 +680,33 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const events__list = validate16;
-const schema17 = { "$id": "events__list", "type": "object", "properties": { "page[size]": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }, "page[cursor]": { "type": "string", "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page." }, "sort": { "type": "string", "enum": ["datetime", "-datetime", "timestamp", "-timestamp"], "description": "Sort order; a leading minus sorts descending." } }, "additionalProperties": false };
+const schema17 = {
+    "$id": "events__list",
+    "type": "object",
+    "properties": {
+        "page[size]": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." },
+        "page[cursor]": {
+            "type": "string",
+            "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        },
+        "sort": {
+            "type": "string",
+            "enum": ["datetime", "-datetime", "timestamp", "-timestamp"],
+            "description": "Sort order; a leading minus sorts descending."
+        }
+    },
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "page[size]") || (key0 === "page[cursor]")) || (key0 === "sort"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -455,7 +719,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data["page[size]"] !== undefined) {
         let data0 = data["page[size]"];
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page[size]",
+                schemaPath: "#/properties/page%5Bsize%5D/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -466,7 +736,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 100 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err2 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -476,7 +752,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -489,7 +771,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data["page[cursor]"] !== undefined) {
         if (typeof data["page[cursor]"] !== "string") {
-            const err4 = { instancePath: instancePath + "/page[cursor]", schemaPath: "#/properties/page%5Bcursor%5D/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/page[cursor]",
+                schemaPath: "#/properties/page%5Bcursor%5D/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -502,7 +790,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.sort !== undefined) {
         let data2 = data.sort;
         if (typeof data2 !== "string") {
-            const err5 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -512,7 +806,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data2 === "datetime") || (data2 === "-datetime")) || (data2 === "timestamp")) || (data2 === "-timestamp"))) {
-            const err6 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/enum", keyword: "enum", params: { allowedValues: schema17.properties.sort.enum }, message: "must be equal to one of the allowed values" };
+            const err6 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/enum",
+                keyword: "enum",
+                params: { allowedValues: schema17.properties.sort.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -534,11 +834,27 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const metrics__list = validate17;
-const schema18 = { "$id": "metrics__list", "type": "object", "properties": { "page[cursor]": { "type": "string", "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page." } }, "additionalProperties": false };
+const schema18 = {
+    "$id": "metrics__list",
+    "type": "object",
+    "properties": {
+        "page[cursor]": {
+            "type": "string",
+            "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="metrics__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "page[cursor]")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -550,7 +866,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data["page[cursor]"] !== undefined) {
         if (typeof data["page[cursor]"] !== "string") {
-            const err1 = { instancePath: instancePath + "/page[cursor]", schemaPath: "#/properties/page%5Bcursor%5D/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/page[cursor]",
+                schemaPath: "#/properties/page%5Bcursor%5D/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -572,10 +894,22 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const metrics__get = validate18;
-const schema19 = { "$id": "metrics__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } }, "required": ["id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "metrics__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="metrics__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -586,7 +920,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -600,7 +940,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -611,7 +957,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -633,11 +985,33 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const flows__list = validate19;
-const schema20 = { "$id": "flows__list", "type": "object", "properties": { "page[size]": { "type": "integer", "minimum": 1, "maximum": 50, "description": "Records per page, 1 to 50 (Klaviyo default 50)." }, "page[cursor]": { "type": "string", "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page." } }, "additionalProperties": false };
+const schema20 = {
+    "$id": "flows__list",
+    "type": "object",
+    "properties": {
+        "page[size]": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 50,
+            "description": "Records per page, 1 to 50 (Klaviyo default 50)."
+        },
+        "page[cursor]": {
+            "type": "string",
+            "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="flows__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -650,7 +1024,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data["page[size]"] !== undefined) {
         let data0 = data["page[size]"];
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page[size]",
+                schemaPath: "#/properties/page%5Bsize%5D/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -661,7 +1041,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 50 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/maximum", keyword: "maximum", params: { comparison: "<=", limit: 50 }, message: "must be <= 50" };
+                const err2 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 50 },
+                    message: "must be <= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -671,7 +1057,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -684,7 +1076,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data["page[cursor]"] !== undefined) {
         if (typeof data["page[cursor]"] !== "string") {
-            const err4 = { instancePath: instancePath + "/page[cursor]", schemaPath: "#/properties/page%5Bcursor%5D/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/page[cursor]",
+                schemaPath: "#/properties/page%5Bcursor%5D/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -706,10 +1104,22 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const flows__get = validate20;
-const schema21 = { "$id": "flows__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } }, "required": ["id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "flows__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="flows__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -720,7 +1130,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -734,7 +1150,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -745,7 +1167,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -767,11 +1195,33 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const email_templates__list = validate21;
-const schema22 = { "$id": "email_templates__list", "type": "object", "properties": { "page[size]": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Records per page, 1 to 10 (Klaviyo default 10)." }, "page[cursor]": { "type": "string", "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page." } }, "additionalProperties": false };
+const schema22 = {
+    "$id": "email_templates__list",
+    "type": "object",
+    "properties": {
+        "page[size]": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10,
+            "description": "Records per page, 1 to 10 (Klaviyo default 10)."
+        },
+        "page[cursor]": {
+            "type": "string",
+            "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="email_templates__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -784,7 +1234,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data["page[size]"] !== undefined) {
         let data0 = data["page[size]"];
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page[size]",
+                schemaPath: "#/properties/page%5Bsize%5D/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -795,7 +1251,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 10 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10" };
+                const err2 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 10 },
+                    message: "must be <= 10"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -805,7 +1267,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page[size]", schemaPath: "#/properties/page%5Bsize%5D/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page[size]",
+                    schemaPath: "#/properties/page%5Bsize%5D/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -818,7 +1286,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data["page[cursor]"] !== undefined) {
         if (typeof data["page[cursor]"] !== "string") {
-            const err4 = { instancePath: instancePath + "/page[cursor]", schemaPath: "#/properties/page%5Bcursor%5D/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/page[cursor]",
+                schemaPath: "#/properties/page%5Bcursor%5D/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -840,10 +1314,22 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const email_templates__get = validate22;
-const schema23 = { "$id": "email_templates__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } }, "required": ["id"], "additionalProperties": false };
+const schema23 = {
+    "$id": "email_templates__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The record's Klaviyo ID." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="email_templates__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -854,7 +1340,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -868,7 +1360,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -879,7 +1377,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }

@@ -2,11 +2,30 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const issues__list = validate10;
-const schema11 = { "$id": "issues__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "issues__list",
+    "type": "object",
+    "properties": {
+        "first": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "description": "Page size, 1 to 250 (Linear default 50)."
+        },
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "first") || (key0 === "after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +38,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first !== undefined) {
         let data0 = data.first;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/first",
+                schemaPath: "#/properties/first/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +55,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -40,7 +71,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -53,7 +90,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err4 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -75,10 +118,22 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const issues__get = validate11;
-const schema12 = { "$id": "issues__get", "type": "object", "properties": { "id": { "type": "string", "description": "Issue UUID or identifier (e.g. ENG-123)." } }, "required": ["id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "issues__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "description": "Issue UUID or identifier (e.g. ENG-123)." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -89,7 +144,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -101,7 +162,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -123,10 +190,37 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const issues__create = validate12;
-const schema13 = { "$id": "issues__create", "type": "object", "properties": { "teamId": { "type": "string", "description": "Id of the team that owns the issue." }, "title": { "type": "string", "description": "Issue title." }, "description": { "type": "string", "description": "Issue description in markdown." }, "stateId": { "type": "string", "description": "Workflow state id (must belong to the team); default is the team's default state." }, "priority": { "type": "integer", "minimum": 0, "maximum": 4, "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low." }, "projectId": { "type": "string", "description": "Project to add the issue to." } }, "required": ["teamId", "title"], "additionalProperties": false };
+const schema13 = {
+    "$id": "issues__create",
+    "type": "object",
+    "properties": {
+        "teamId": { "type": "string", "description": "Id of the team that owns the issue." },
+        "title": { "type": "string", "description": "Issue title." },
+        "description": { "type": "string", "description": "Issue description in markdown." },
+        "stateId": {
+            "type": "string",
+            "description": "Workflow state id (must belong to the team); default is the team's default state."
+        },
+        "priority": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 4,
+            "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
+        },
+        "projectId": { "type": "string", "description": "Project to add the issue to." }
+    },
+    "required": ["teamId", "title"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.teamId === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "teamId" }, message: "must have required property '" + "teamId" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "teamId" },
+            message: "must have required property '" + "teamId" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -136,7 +230,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.title === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property '" + "title" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "title" },
+            message: "must have required property '" + "title" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -147,7 +247,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "teamId") || (key0 === "title")) || (key0 === "description")) || (key0 === "stateId")) || (key0 === "priority")) || (key0 === "projectId"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -159,7 +265,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.teamId !== undefined) {
         if (typeof data.teamId !== "string") {
-            const err3 = { instancePath: instancePath + "/teamId", schemaPath: "#/properties/teamId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/teamId",
+                schemaPath: "#/properties/teamId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -171,7 +283,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.title !== undefined) {
         if (typeof data.title !== "string") {
-            const err4 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -183,7 +301,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
         if (typeof data.description !== "string") {
-            const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/description",
+                schemaPath: "#/properties/description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -195,7 +319,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.stateId !== undefined) {
         if (typeof data.stateId !== "string") {
-            const err6 = { instancePath: instancePath + "/stateId", schemaPath: "#/properties/stateId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/stateId",
+                schemaPath: "#/properties/stateId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -208,7 +338,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.priority !== undefined) {
         let data4 = data.priority;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err7 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err7 = {
+                instancePath: instancePath + "/priority",
+                schemaPath: "#/properties/priority/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -219,7 +355,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 > 4 || isNaN(data4)) {
-                const err8 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4 }, message: "must be <= 4" };
+                const err8 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 4 },
+                    message: "must be <= 4"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -229,7 +371,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4 < 0 || isNaN(data4)) {
-                const err9 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err9 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -242,7 +390,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.projectId !== undefined) {
         if (typeof data.projectId !== "string") {
-            const err10 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/projectId",
+                schemaPath: "#/properties/projectId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -264,10 +418,41 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const issues__update = validate13;
-const schema14 = { "$id": "issues__update", "type": "object", "properties": { "id": { "type": "string", "description": "Issue UUID or identifier." }, "title": { "type": "string" }, "description": { "type": "string", "description": "Markdown." }, "stateId": { "type": "string" }, "priority": { "type": "integer", "minimum": 0, "maximum": 4, "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low." }, "assigneeId": { "type": ["string", "null"], "description": "User id; null unassigns; omit to keep the current assignee." }, "projectId": { "type": ["string", "null"], "description": "Project id; null removes the issue from its project; omit to keep it." } }, "required": ["id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "issues__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "description": "Issue UUID or identifier." },
+        "title": { "type": "string" },
+        "description": { "type": "string", "description": "Markdown." },
+        "stateId": { "type": "string" },
+        "priority": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 4,
+            "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
+        },
+        "assigneeId": {
+            "type": ["string", "null"],
+            "description": "User id; null unassigns; omit to keep the current assignee."
+        },
+        "projectId": {
+            "type": ["string", "null"],
+            "description": "Project id; null removes the issue from its project; omit to keep it."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -278,7 +463,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((((key0 === "id") || (key0 === "title")) || (key0 === "description")) || (key0 === "stateId")) || (key0 === "priority")) || (key0 === "assigneeId")) || (key0 === "projectId"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -290,7 +481,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -302,7 +499,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.title !== undefined) {
         if (typeof data.title !== "string") {
-            const err3 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -314,7 +517,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
         if (typeof data.description !== "string") {
-            const err4 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/description",
+                schemaPath: "#/properties/description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -326,7 +535,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.stateId !== undefined) {
         if (typeof data.stateId !== "string") {
-            const err5 = { instancePath: instancePath + "/stateId", schemaPath: "#/properties/stateId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/stateId",
+                schemaPath: "#/properties/stateId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -339,7 +554,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.priority !== undefined) {
         let data4 = data.priority;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err6 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/priority",
+                schemaPath: "#/properties/priority/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -350,7 +571,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 > 4 || isNaN(data4)) {
-                const err7 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4 }, message: "must be <= 4" };
+                const err7 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 4 },
+                    message: "must be <= 4"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -360,7 +587,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4 < 0 || isNaN(data4)) {
-                const err8 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err8 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -374,7 +607,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.assigneeId !== undefined) {
         let data5 = data.assigneeId;
         if ((typeof data5 !== "string") && (data5 !== null)) {
-            const err9 = { instancePath: instancePath + "/assigneeId", schemaPath: "#/properties/assigneeId/type", keyword: "type", params: { type: schema14.properties.assigneeId.type }, message: "must be string,null" };
+            const err9 = {
+                instancePath: instancePath + "/assigneeId",
+                schemaPath: "#/properties/assigneeId/type",
+                keyword: "type",
+                params: { type: schema14.properties.assigneeId.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -387,7 +626,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.projectId !== undefined) {
         let data6 = data.projectId;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-            const err10 = { instancePath: instancePath + "/projectId", schemaPath: "#/properties/projectId/type", keyword: "type", params: { type: schema14.properties.projectId.type }, message: "must be string,null" };
+            const err10 = {
+                instancePath: instancePath + "/projectId",
+                schemaPath: "#/properties/projectId/type",
+                keyword: "type",
+                params: { type: schema14.properties.projectId.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -409,11 +654,30 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const projects__list = validate14;
-const schema15 = { "$id": "projects__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema15 = {
+    "$id": "projects__list",
+    "type": "object",
+    "properties": {
+        "first": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "description": "Page size, 1 to 250 (Linear default 50)."
+        },
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+    },
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "first") || (key0 === "after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -426,7 +690,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first !== undefined) {
         let data0 = data.first;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/first",
+                schemaPath: "#/properties/first/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -437,7 +707,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -447,7 +723,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -460,7 +742,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err4 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -482,10 +770,22 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const projects__get = validate15;
-const schema16 = { "$id": "projects__get", "type": "object", "properties": { "id": { "type": "string", "description": "Project id (UUID) or slug id." } }, "required": ["id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "projects__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "description": "Project id (UUID) or slug id." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -496,7 +796,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -508,7 +814,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -530,12 +842,45 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const projects__create = validate16;
-const schema17 = { "$id": "projects__create", "type": "object", "properties": { "name": { "type": "string" }, "teamIds": { "type": "array", "items": { "type": "string" }, "minItems": 1, "description": "Ids of the teams the project belongs to." }, "description": { "type": "string", "description": "Short summary (plain text)." }, "content": { "type": "string", "description": "Project overview in markdown." }, "leadId": { "type": "string" }, "memberIds": { "type": "array", "items": { "type": "string" } }, "statusId": { "type": "string", "description": "Project status id." }, "priority": { "type": "integer", "minimum": 0, "maximum": 4, "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low." }, "startDate": { "type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." }, "targetDate": { "type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." } }, "required": ["name", "teamIds"], "additionalProperties": false };
+const schema17 = {
+    "$id": "projects__create",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string" },
+        "teamIds": {
+            "type": "array",
+            "items": { "type": "string" },
+            "minItems": 1,
+            "description": "Ids of the teams the project belongs to."
+        },
+        "description": { "type": "string", "description": "Short summary (plain text)." },
+        "content": { "type": "string", "description": "Project overview in markdown." },
+        "leadId": { "type": "string" },
+        "memberIds": { "type": "array", "items": { "type": "string" } },
+        "statusId": { "type": "string", "description": "Project status id." },
+        "priority": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 4,
+            "description": "0 none, 1 urgent, 2 high, 3 medium, 4 low."
+        },
+        "startDate": { "type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." },
+        "targetDate": { "type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." }
+    },
+    "required": ["name", "teamIds"],
+    "additionalProperties": false
+};
 const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -545,7 +890,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.teamIds === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "teamIds" }, message: "must have required property '" + "teamIds" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "teamIds" },
+            message: "must have required property '" + "teamIds" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -556,7 +907,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema17.properties, key0))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -568,7 +925,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
         if (typeof data.name !== "string") {
-            const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -582,7 +945,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.teamIds;
         if (Array.isArray(data1)) {
             if (data1.length < 1) {
-                const err4 = { instancePath: instancePath + "/teamIds", schemaPath: "#/properties/teamIds/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" };
+                const err4 = {
+                    instancePath: instancePath + "/teamIds",
+                    schemaPath: "#/properties/teamIds/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -594,7 +963,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data1.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data1[i0] !== "string") {
-                    const err5 = { instancePath: instancePath + "/teamIds/" + i0, schemaPath: "#/properties/teamIds/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err5 = {
+                        instancePath: instancePath + "/teamIds/" + i0,
+                        schemaPath: "#/properties/teamIds/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -606,7 +981,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/teamIds", schemaPath: "#/properties/teamIds/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err6 = {
+                instancePath: instancePath + "/teamIds",
+                schemaPath: "#/properties/teamIds/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -618,7 +999,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
         if (typeof data.description !== "string") {
-            const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/description",
+                schemaPath: "#/properties/description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -630,7 +1017,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.content !== undefined) {
         if (typeof data.content !== "string") {
-            const err8 = { instancePath: instancePath + "/content", schemaPath: "#/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/content",
+                schemaPath: "#/properties/content/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -642,7 +1035,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.leadId !== undefined) {
         if (typeof data.leadId !== "string") {
-            const err9 = { instancePath: instancePath + "/leadId", schemaPath: "#/properties/leadId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/leadId",
+                schemaPath: "#/properties/leadId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -658,7 +1057,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data6.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data6[i1] !== "string") {
-                    const err10 = { instancePath: instancePath + "/memberIds/" + i1, schemaPath: "#/properties/memberIds/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/memberIds/" + i1,
+                        schemaPath: "#/properties/memberIds/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -670,7 +1075,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/memberIds", schemaPath: "#/properties/memberIds/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err11 = {
+                instancePath: instancePath + "/memberIds",
+                schemaPath: "#/properties/memberIds/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -682,7 +1093,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.statusId !== undefined) {
         if (typeof data.statusId !== "string") {
-            const err12 = { instancePath: instancePath + "/statusId", schemaPath: "#/properties/statusId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/statusId",
+                schemaPath: "#/properties/statusId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -695,7 +1112,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.priority !== undefined) {
         let data9 = data.priority;
         if (!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) {
-            const err13 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err13 = {
+                instancePath: instancePath + "/priority",
+                schemaPath: "#/properties/priority/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -706,7 +1129,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data9 == "number") {
             if (data9 > 4 || isNaN(data9)) {
-                const err14 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4 }, message: "must be <= 4" };
+                const err14 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 4 },
+                    message: "must be <= 4"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -716,7 +1145,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data9 < 0 || isNaN(data9)) {
-                const err15 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err15 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -731,7 +1166,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data10 = data.startDate;
         if (typeof data10 === "string") {
             if (!pattern0.test(data10)) {
-                const err16 = { instancePath: instancePath + "/startDate", schemaPath: "#/properties/startDate/pattern", keyword: "pattern", params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" }, message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\"" };
+                const err16 = {
+                    instancePath: instancePath + "/startDate",
+                    schemaPath: "#/properties/startDate/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+                    message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -742,7 +1183,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/startDate", schemaPath: "#/properties/startDate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/startDate",
+                schemaPath: "#/properties/startDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -756,7 +1203,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data11 = data.targetDate;
         if (typeof data11 === "string") {
             if (!pattern0.test(data11)) {
-                const err18 = { instancePath: instancePath + "/targetDate", schemaPath: "#/properties/targetDate/pattern", keyword: "pattern", params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" }, message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\"" };
+                const err18 = {
+                    instancePath: instancePath + "/targetDate",
+                    schemaPath: "#/properties/targetDate/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+                    message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err18];
                 }
@@ -767,7 +1220,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/targetDate", schemaPath: "#/properties/targetDate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/targetDate",
+                schemaPath: "#/properties/targetDate/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -789,10 +1248,34 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const projects__update = validate17;
-const schema18 = { "$id": "projects__update", "type": "object", "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "teamIds": { "type": "array", "items": { "type": "string" }, "minItems": 1 }, "description": { "type": "string", "description": "Short summary (plain text)." }, "content": { "type": "string", "description": "Project overview in markdown." }, "leadId": { "type": ["string", "null"] }, "memberIds": { "type": "array", "items": { "type": "string" } }, "statusId": { "type": "string" }, "priority": { "type": "integer", "minimum": 0, "maximum": 4 }, "startDate": { "type": ["string", "null"], "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." }, "targetDate": { "type": ["string", "null"], "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." } }, "required": ["id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "projects__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string" },
+        "name": { "type": "string" },
+        "teamIds": { "type": "array", "items": { "type": "string" }, "minItems": 1 },
+        "description": { "type": "string", "description": "Short summary (plain text)." },
+        "content": { "type": "string", "description": "Project overview in markdown." },
+        "leadId": { "type": ["string", "null"] },
+        "memberIds": { "type": "array", "items": { "type": "string" } },
+        "statusId": { "type": "string" },
+        "priority": { "type": "integer", "minimum": 0, "maximum": 4 },
+        "startDate": { "type": ["string", "null"], "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." },
+        "targetDate": { "type": ["string", "null"], "pattern": "^\\d{4}-\\d{2}-\\d{2}$", "description": "YYYY-MM-DD." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -803,7 +1286,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func2.call(schema18.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -815,7 +1304,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -827,7 +1322,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
         if (typeof data.name !== "string") {
-            const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -841,7 +1342,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.teamIds;
         if (Array.isArray(data2)) {
             if (data2.length < 1) {
-                const err4 = { instancePath: instancePath + "/teamIds", schemaPath: "#/properties/teamIds/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" };
+                const err4 = {
+                    instancePath: instancePath + "/teamIds",
+                    schemaPath: "#/properties/teamIds/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -853,7 +1360,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data2.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data2[i0] !== "string") {
-                    const err5 = { instancePath: instancePath + "/teamIds/" + i0, schemaPath: "#/properties/teamIds/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err5 = {
+                        instancePath: instancePath + "/teamIds/" + i0,
+                        schemaPath: "#/properties/teamIds/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -865,7 +1378,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/teamIds", schemaPath: "#/properties/teamIds/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err6 = {
+                instancePath: instancePath + "/teamIds",
+                schemaPath: "#/properties/teamIds/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -877,7 +1396,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.description !== undefined) {
         if (typeof data.description !== "string") {
-            const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/description",
+                schemaPath: "#/properties/description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -889,7 +1414,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.content !== undefined) {
         if (typeof data.content !== "string") {
-            const err8 = { instancePath: instancePath + "/content", schemaPath: "#/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/content",
+                schemaPath: "#/properties/content/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -902,7 +1433,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.leadId !== undefined) {
         let data6 = data.leadId;
         if ((typeof data6 !== "string") && (data6 !== null)) {
-            const err9 = { instancePath: instancePath + "/leadId", schemaPath: "#/properties/leadId/type", keyword: "type", params: { type: schema18.properties.leadId.type }, message: "must be string,null" };
+            const err9 = {
+                instancePath: instancePath + "/leadId",
+                schemaPath: "#/properties/leadId/type",
+                keyword: "type",
+                params: { type: schema18.properties.leadId.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -918,7 +1455,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data7.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data7[i1] !== "string") {
-                    const err10 = { instancePath: instancePath + "/memberIds/" + i1, schemaPath: "#/properties/memberIds/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/memberIds/" + i1,
+                        schemaPath: "#/properties/memberIds/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -930,7 +1473,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/memberIds", schemaPath: "#/properties/memberIds/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err11 = {
+                instancePath: instancePath + "/memberIds",
+                schemaPath: "#/properties/memberIds/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -942,7 +1491,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.statusId !== undefined) {
         if (typeof data.statusId !== "string") {
-            const err12 = { instancePath: instancePath + "/statusId", schemaPath: "#/properties/statusId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/statusId",
+                schemaPath: "#/properties/statusId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -955,7 +1510,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.priority !== undefined) {
         let data10 = data.priority;
         if (!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))) {
-            const err13 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err13 = {
+                instancePath: instancePath + "/priority",
+                schemaPath: "#/properties/priority/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -966,7 +1527,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data10 == "number") {
             if (data10 > 4 || isNaN(data10)) {
-                const err14 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/maximum", keyword: "maximum", params: { comparison: "<=", limit: 4 }, message: "must be <= 4" };
+                const err14 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 4 },
+                    message: "must be <= 4"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -976,7 +1543,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data10 < 0 || isNaN(data10)) {
-                const err15 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err15 = {
+                    instancePath: instancePath + "/priority",
+                    schemaPath: "#/properties/priority/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -990,7 +1563,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.startDate !== undefined) {
         let data11 = data.startDate;
         if ((typeof data11 !== "string") && (data11 !== null)) {
-            const err16 = { instancePath: instancePath + "/startDate", schemaPath: "#/properties/startDate/type", keyword: "type", params: { type: schema18.properties.startDate.type }, message: "must be string,null" };
+            const err16 = {
+                instancePath: instancePath + "/startDate",
+                schemaPath: "#/properties/startDate/type",
+                keyword: "type",
+                params: { type: schema18.properties.startDate.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1001,7 +1580,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data11 === "string") {
             if (!pattern0.test(data11)) {
-                const err17 = { instancePath: instancePath + "/startDate", schemaPath: "#/properties/startDate/pattern", keyword: "pattern", params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" }, message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\"" };
+                const err17 = {
+                    instancePath: instancePath + "/startDate",
+                    schemaPath: "#/properties/startDate/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+                    message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err17];
                 }
@@ -1015,7 +1600,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.targetDate !== undefined) {
         let data12 = data.targetDate;
         if ((typeof data12 !== "string") && (data12 !== null)) {
-            const err18 = { instancePath: instancePath + "/targetDate", schemaPath: "#/properties/targetDate/type", keyword: "type", params: { type: schema18.properties.targetDate.type }, message: "must be string,null" };
+            const err18 = {
+                instancePath: instancePath + "/targetDate",
+                schemaPath: "#/properties/targetDate/type",
+                keyword: "type",
+                params: { type: schema18.properties.targetDate.type },
+                message: "must be string,null"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -1026,7 +1617,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data12 === "string") {
             if (!pattern0.test(data12)) {
-                const err19 = { instancePath: instancePath + "/targetDate", schemaPath: "#/properties/targetDate/pattern", keyword: "pattern", params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" }, message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\"" };
+                const err19 = {
+                    instancePath: instancePath + "/targetDate",
+                    schemaPath: "#/properties/targetDate/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+                    message: "must match pattern \"" + "^\\d{4}-\\d{2}-\\d{2}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -1049,11 +1646,30 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const teams__list = validate18;
-const schema19 = { "$id": "teams__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema19 = {
+    "$id": "teams__list",
+    "type": "object",
+    "properties": {
+        "first": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "description": "Page size, 1 to 250 (Linear default 50)."
+        },
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+    },
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "first") || (key0 === "after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1066,7 +1682,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first !== undefined) {
         let data0 = data.first;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/first",
+                schemaPath: "#/properties/first/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1077,7 +1699,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1087,7 +1715,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1100,7 +1734,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err4 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1122,10 +1762,22 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const teams__get = validate19;
-const schema20 = { "$id": "teams__get", "type": "object", "properties": { "id": { "type": "string" } }, "required": ["id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "teams__get",
+    "type": "object",
+    "properties": { "id": { "type": "string" } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1136,7 +1788,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1148,7 +1806,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1170,11 +1834,30 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const workflow_states__list = validate20;
-const schema21 = { "$id": "workflow_states__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema21 = {
+    "$id": "workflow_states__list",
+    "type": "object",
+    "properties": {
+        "first": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "description": "Page size, 1 to 250 (Linear default 50)."
+        },
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+    },
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="workflow_states__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "first") || (key0 === "after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1187,7 +1870,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first !== undefined) {
         let data0 = data.first;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/first",
+                schemaPath: "#/properties/first/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1198,7 +1887,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1208,7 +1903,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1221,7 +1922,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err4 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1243,10 +1950,22 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const workflow_states__get = validate21;
-const schema22 = { "$id": "workflow_states__get", "type": "object", "properties": { "id": { "type": "string" } }, "required": ["id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "workflow_states__get",
+    "type": "object",
+    "properties": { "id": { "type": "string" } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="workflow_states__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1257,7 +1976,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1269,7 +1994,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1291,11 +2022,30 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const users__list = validate22;
-const schema23 = { "$id": "users__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema23 = {
+    "$id": "users__list",
+    "type": "object",
+    "properties": {
+        "first": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "description": "Page size, 1 to 250 (Linear default 50)."
+        },
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+    },
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "first") || (key0 === "after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1308,7 +2058,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first !== undefined) {
         let data0 = data.first;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/first",
+                schemaPath: "#/properties/first/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1319,7 +2075,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1329,7 +2091,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1342,7 +2110,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err4 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1364,10 +2138,22 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const users__get = validate23;
-const schema24 = { "$id": "users__get", "type": "object", "properties": { "id": { "type": "string" } }, "required": ["id"], "additionalProperties": false };
+const schema24 = {
+    "$id": "users__get",
+    "type": "object",
+    "properties": { "id": { "type": "string" } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1378,7 +2164,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1390,7 +2182,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1412,11 +2210,30 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const comments__list = validate24;
-const schema25 = { "$id": "comments__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema25 = {
+    "$id": "comments__list",
+    "type": "object",
+    "properties": {
+        "first": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "description": "Page size, 1 to 250 (Linear default 50)."
+        },
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+    },
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "first") || (key0 === "after"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1429,7 +2246,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.first !== undefined) {
         let data0 = data.first;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/first",
+                schemaPath: "#/properties/first/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1440,7 +2263,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1450,7 +2279,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/first", schemaPath: "#/properties/first/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/first",
+                    schemaPath: "#/properties/first/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1463,7 +2298,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err4 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1485,10 +2326,22 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const comments__get = validate25;
-const schema26 = { "$id": "comments__get", "type": "object", "properties": { "id": { "type": "string" } }, "required": ["id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "comments__get",
+    "type": "object",
+    "properties": { "id": { "type": "string" } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1499,7 +2352,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1511,7 +2370,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1533,10 +2398,26 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const comments__create = validate26;
-const schema27 = { "$id": "comments__create", "type": "object", "properties": { "issueId": { "type": "string", "description": "Issue to comment on (UUID or identifier)." }, "body": { "type": "string", "description": "Comment text in markdown." }, "parentId": { "type": "string", "description": "Comment to reply to." } }, "required": ["issueId", "body"], "additionalProperties": false };
+const schema27 = {
+    "$id": "comments__create",
+    "type": "object",
+    "properties": {
+        "issueId": { "type": "string", "description": "Issue to comment on (UUID or identifier)." },
+        "body": { "type": "string", "description": "Comment text in markdown." },
+        "parentId": { "type": "string", "description": "Comment to reply to." }
+    },
+    "required": ["issueId", "body"],
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issueId === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issueId" }, message: "must have required property '" + "issueId" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issueId" },
+            message: "must have required property '" + "issueId" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1546,7 +2427,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property '" + "body" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body" },
+            message: "must have required property '" + "body" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1557,7 +2444,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "issueId") || (key0 === "body")) || (key0 === "parentId"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1569,7 +2462,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.issueId !== undefined) {
         if (typeof data.issueId !== "string") {
-            const err3 = { instancePath: instancePath + "/issueId", schemaPath: "#/properties/issueId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issueId",
+                schemaPath: "#/properties/issueId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1581,7 +2480,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.body !== undefined) {
         if (typeof data.body !== "string") {
-            const err4 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1593,7 +2498,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.parentId !== undefined) {
         if (typeof data.parentId !== "string") {
-            const err5 = { instancePath: instancePath + "/parentId", schemaPath: "#/properties/parentId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/parentId",
+                schemaPath: "#/properties/parentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1615,10 +2526,22 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const comments__update = validate27;
-const schema28 = { "$id": "comments__update", "type": "object", "properties": { "id": { "type": "string" }, "body": { "type": "string", "description": "New comment text in markdown." } }, "required": ["id", "body"], "additionalProperties": false };
+const schema28 = {
+    "$id": "comments__update",
+    "type": "object",
+    "properties": { "id": { "type": "string" }, "body": { "type": "string", "description": "New comment text in markdown." } },
+    "required": ["id", "body"],
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1628,7 +2551,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property '" + "body" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body" },
+            message: "must have required property '" + "body" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1639,7 +2568,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "body"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1651,7 +2586,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.id !== undefined) {
         if (typeof data.id !== "string") {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1663,7 +2604,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.body !== undefined) {
         if (typeof data.body !== "string") {
-            const err4 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/body",
+                schemaPath: "#/properties/body/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }

@@ -2,11 +2,30 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const users__list = validate10;
-const schema11 = { "$id": "users__list", "type": "object", "properties": { "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100 (Notion default 100)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "users__list",
+    "type": "object",
+    "properties": {
+        "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Records per page, 1 to 100 (Notion default 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "start_cursor") || (key0 === "page_size"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -18,7 +37,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_cursor !== undefined) {
         if (typeof data.start_cursor !== "string") {
-            const err1 = { instancePath: instancePath + "/start_cursor", schemaPath: "#/properties/start_cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/start_cursor",
+                schemaPath: "#/properties/start_cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -31,7 +56,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err2 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -42,7 +73,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err3 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -52,7 +89,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err4 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -75,11 +118,23 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const users__get = validate11;
-const schema12 = { "$id": "users__get", "type": "object", "properties": { "user_id": { "type": "string", "minLength": 1, "description": "The user's ID (UUID)." } }, "required": ["user_id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "users__get",
+    "type": "object",
+    "properties": { "user_id": { "type": "string", "minLength": 1, "description": "The user's ID (UUID)." } },
+    "required": ["user_id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.user_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "user_id" }, message: "must have required property '" + "user_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "user_id" },
+            message: "must have required property '" + "user_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -90,7 +145,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "user_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -104,7 +165,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.user_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/user_id",
+                    schemaPath: "#/properties/user_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -115,7 +182,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/user_id",
+                schemaPath: "#/properties/user_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -137,11 +210,47 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const pages__list = validate12;
-const schema13 = { "$id": "pages__list", "type": "object", "properties": { "filter": { "type": "object", "required": ["property", "value"], "additionalProperties": false, "properties": { "property": { "type": "string", "enum": ["object"] }, "value": { "type": "string", "enum": ["page"] } }, "description": "Object filter; only {\"property\": \"object\", \"value\": \"page\"} is possible here (it is always sent)." }, "sort": { "type": "object", "required": ["direction", "timestamp"], "additionalProperties": false, "properties": { "direction": { "type": "string", "enum": ["ascending", "descending"] }, "timestamp": { "type": "string", "enum": ["last_edited_time"] } }, "description": "Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first)." }, "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100 (Notion default 100)." } }, "additionalProperties": false };
+const schema13 = {
+    "$id": "pages__list",
+    "type": "object",
+    "properties": {
+        "filter": {
+            "type": "object",
+            "required": ["property", "value"],
+            "additionalProperties": false,
+            "properties": { "property": { "type": "string", "enum": ["object"] }, "value": { "type": "string", "enum": ["page"] } },
+            "description": "Object filter; only {\"property\": \"object\", \"value\": \"page\"} is possible here (it is always sent)."
+        },
+        "sort": {
+            "type": "object",
+            "required": ["direction", "timestamp"],
+            "additionalProperties": false,
+            "properties": {
+                "direction": { "type": "string", "enum": ["ascending", "descending"] },
+                "timestamp": { "type": "string", "enum": ["last_edited_time"] }
+            },
+            "description": "Order, e.g. {\"direction\": \"ascending\", \"timestamp\": \"last_edited_time\"} (Notion default: most recently edited first)."
+        },
+        "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Records per page, 1 to 100 (Notion default 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((key0 === "filter") || (key0 === "sort")) || (key0 === "start_cursor")) || (key0 === "page_size"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -155,7 +264,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.filter;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.property === undefined) {
-                const err1 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/required", keyword: "required", params: { missingProperty: "property" }, message: "must have required property '" + "property" + "'" };
+                const err1 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "property" },
+                    message: "must have required property '" + "property" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -165,7 +280,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0.value === undefined) {
-                const err2 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/required", keyword: "required", params: { missingProperty: "value" }, message: "must have required property '" + "value" + "'" };
+                const err2 = {
+                    instancePath: instancePath + "/filter",
+                    schemaPath: "#/properties/filter/required",
+                    keyword: "required",
+                    params: { missingProperty: "value" },
+                    message: "must have required property '" + "value" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -176,7 +297,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data0) {
                 if (!((key1 === "property") || (key1 === "value"))) {
-                    const err3 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err3 = {
+                        instancePath: instancePath + "/filter",
+                        schemaPath: "#/properties/filter/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err3];
                     }
@@ -189,7 +316,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.property !== undefined) {
                 let data1 = data0.property;
                 if (typeof data1 !== "string") {
-                    const err4 = { instancePath: instancePath + "/filter/property", schemaPath: "#/properties/filter/properties/property/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err4 = {
+                        instancePath: instancePath + "/filter/property",
+                        schemaPath: "#/properties/filter/properties/property/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -199,7 +332,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data1 === "object")) {
-                    const err5 = { instancePath: instancePath + "/filter/property", schemaPath: "#/properties/filter/properties/property/enum", keyword: "enum", params: { allowedValues: schema13.properties.filter.properties.property.enum }, message: "must be equal to one of the allowed values" };
+                    const err5 = {
+                        instancePath: instancePath + "/filter/property",
+                        schemaPath: "#/properties/filter/properties/property/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema13.properties.filter.properties.property.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -212,7 +351,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.value !== undefined) {
                 let data2 = data0.value;
                 if (typeof data2 !== "string") {
-                    const err6 = { instancePath: instancePath + "/filter/value", schemaPath: "#/properties/filter/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err6 = {
+                        instancePath: instancePath + "/filter/value",
+                        schemaPath: "#/properties/filter/properties/value/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -222,7 +367,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data2 === "page")) {
-                    const err7 = { instancePath: instancePath + "/filter/value", schemaPath: "#/properties/filter/properties/value/enum", keyword: "enum", params: { allowedValues: schema13.properties.filter.properties.value.enum }, message: "must be equal to one of the allowed values" };
+                    const err7 = {
+                        instancePath: instancePath + "/filter/value",
+                        schemaPath: "#/properties/filter/properties/value/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema13.properties.filter.properties.value.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -234,7 +385,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err8 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -248,7 +405,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.sort;
         if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
             if (data3.direction === undefined) {
-                const err9 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/required", keyword: "required", params: { missingProperty: "direction" }, message: "must have required property '" + "direction" + "'" };
+                const err9 = {
+                    instancePath: instancePath + "/sort",
+                    schemaPath: "#/properties/sort/required",
+                    keyword: "required",
+                    params: { missingProperty: "direction" },
+                    message: "must have required property '" + "direction" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -258,7 +421,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data3.timestamp === undefined) {
-                const err10 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/required", keyword: "required", params: { missingProperty: "timestamp" }, message: "must have required property '" + "timestamp" + "'" };
+                const err10 = {
+                    instancePath: instancePath + "/sort",
+                    schemaPath: "#/properties/sort/required",
+                    keyword: "required",
+                    params: { missingProperty: "timestamp" },
+                    message: "must have required property '" + "timestamp" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err10];
                 }
@@ -269,7 +438,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key2 in data3) {
                 if (!((key2 === "direction") || (key2 === "timestamp"))) {
-                    const err11 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+                    const err11 = {
+                        instancePath: instancePath + "/sort",
+                        schemaPath: "#/properties/sort/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key2 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -282,7 +457,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             if (data3.direction !== undefined) {
                 let data4 = data3.direction;
                 if (typeof data4 !== "string") {
-                    const err12 = { instancePath: instancePath + "/sort/direction", schemaPath: "#/properties/sort/properties/direction/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/sort/direction",
+                        schemaPath: "#/properties/sort/properties/direction/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -292,7 +473,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((data4 === "ascending") || (data4 === "descending"))) {
-                    const err13 = { instancePath: instancePath + "/sort/direction", schemaPath: "#/properties/sort/properties/direction/enum", keyword: "enum", params: { allowedValues: schema13.properties.sort.properties.direction.enum }, message: "must be equal to one of the allowed values" };
+                    const err13 = {
+                        instancePath: instancePath + "/sort/direction",
+                        schemaPath: "#/properties/sort/properties/direction/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema13.properties.sort.properties.direction.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -305,7 +492,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             if (data3.timestamp !== undefined) {
                 let data5 = data3.timestamp;
                 if (typeof data5 !== "string") {
-                    const err14 = { instancePath: instancePath + "/sort/timestamp", schemaPath: "#/properties/sort/properties/timestamp/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/sort/timestamp",
+                        schemaPath: "#/properties/sort/properties/timestamp/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -315,7 +508,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data5 === "last_edited_time")) {
-                    const err15 = { instancePath: instancePath + "/sort/timestamp", schemaPath: "#/properties/sort/properties/timestamp/enum", keyword: "enum", params: { allowedValues: schema13.properties.sort.properties.timestamp.enum }, message: "must be equal to one of the allowed values" };
+                    const err15 = {
+                        instancePath: instancePath + "/sort/timestamp",
+                        schemaPath: "#/properties/sort/properties/timestamp/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema13.properties.sort.properties.timestamp.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -327,7 +526,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err16 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -339,7 +544,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_cursor !== undefined) {
         if (typeof data.start_cursor !== "string") {
-            const err17 = { instancePath: instancePath + "/start_cursor", schemaPath: "#/properties/start_cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/start_cursor",
+                schemaPath: "#/properties/start_cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -352,7 +563,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data7 = data.page_size;
         if (!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) {
-            const err18 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err18 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -363,7 +580,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data7 == "number") {
             if (data7 > 100 || isNaN(data7)) {
-                const err19 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err19 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -373,7 +596,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data7 < 1 || isNaN(data7)) {
-                const err20 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err20 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err20];
                 }
@@ -396,10 +625,62 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const pages__create = validate13;
-const schema14 = { "$id": "pages__create", "type": "object", "properties": { "parent": { "type": "object", "additionalProperties": false, "properties": { "type": { "type": "string", "enum": ["page_id", "database_id", "data_source_id", "workspace"] }, "page_id": { "type": "string", "minLength": 1 }, "database_id": { "type": "string", "minLength": 1 }, "data_source_id": { "type": "string", "minLength": 1 }, "workspace": { "type": "boolean", "enum": [true] } }, "oneOf": [{ "required": ["page_id"], "properties": { "type": { "enum": ["page_id"] } } }, { "required": ["database_id"], "properties": { "type": { "enum": ["database_id"] } } }, { "required": ["data_source_id"], "properties": { "type": { "enum": ["data_source_id"] } } }, { "required": ["workspace"], "properties": { "type": { "enum": ["workspace"] } } }], "if": { "required": ["type"] }, "then": { "maxProperties": 2 }, "else": { "maxProperties": 1 }, "description": "Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it." }, "properties": { "type": "object", "description": "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed." }, "children": { "type": "array", "maxItems": 100, "items": { "type": "object" }, "description": "Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100." }, "icon": { "type": ["object", "null"], "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"\uD83C\uDFAF\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon." }, "cover": { "type": ["object", "null"], "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover." } }, "required": ["parent", "properties"], "additionalProperties": false };
+const schema14 = {
+    "$id": "pages__create",
+    "type": "object",
+    "properties": {
+        "parent": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "type": { "type": "string", "enum": ["page_id", "database_id", "data_source_id", "workspace"] },
+                "page_id": { "type": "string", "minLength": 1 },
+                "database_id": { "type": "string", "minLength": 1 },
+                "data_source_id": { "type": "string", "minLength": 1 },
+                "workspace": { "type": "boolean", "enum": [true] }
+            },
+            "oneOf": [
+                { "required": ["page_id"], "properties": { "type": { "enum": ["page_id"] } } },
+                { "required": ["database_id"], "properties": { "type": { "enum": ["database_id"] } } },
+                { "required": ["data_source_id"], "properties": { "type": { "enum": ["data_source_id"] } } },
+                { "required": ["workspace"], "properties": { "type": { "enum": ["workspace"] } } }
+            ],
+            "if": { "required": ["type"] },
+            "then": { "maxProperties": 2 },
+            "else": { "maxProperties": 1 },
+            "description": "Where the page is created: exactly one of {\"page_id\": \"...\"}, {\"data_source_id\": \"...\"}, {\"database_id\": \"...\"} or {\"workspace\": true}; \"type\" may accompany it."
+        },
+        "properties": {
+            "type": "object",
+            "description": "Property values keyed by property name or ID, e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Q3 plan\"}}]}}; under a page parent only the title is allowed."
+        },
+        "children": {
+            "type": "array",
+            "maxItems": 100,
+            "items": { "type": "object" },
+            "description": "Page content: block objects, e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]. At most 100."
+        },
+        "icon": {
+            "type": ["object", "null"],
+            "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"\uD83C\uDFAF\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
+        },
+        "cover": {
+            "type": ["object", "null"],
+            "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover."
+        }
+    },
+    "required": ["parent", "properties"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pages__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.parent === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "parent" }, message: "must have required property '" + "parent" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "parent" },
+            message: "must have required property '" + "parent" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -409,7 +690,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.properties === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "properties" }, message: "must have required property '" + "properties" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "properties" },
+            message: "must have required property '" + "properties" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -420,7 +707,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "parent") || (key0 === "properties")) || (key0 === "children")) || (key0 === "icon")) || (key0 === "cover"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -438,7 +731,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs5 = errors;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.page_id === undefined) {
-                const err3 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/0/required", keyword: "required", params: { missingProperty: "page_id" }, message: "must have required property '" + "page_id" + "'" };
+                const err3 = {
+                    instancePath: instancePath + "/parent",
+                    schemaPath: "#/properties/parent/oneOf/0/required",
+                    keyword: "required",
+                    params: { missingProperty: "page_id" },
+                    message: "must have required property '" + "page_id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -449,7 +748,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.type !== undefined) {
                 if (!(data0.type === "page_id")) {
-                    const err4 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/0/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[0].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err4 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/oneOf/0/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema14.properties.parent.oneOf[0].properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -468,7 +773,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs7 = errors;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.database_id === undefined) {
-                const err5 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/1/required", keyword: "required", params: { missingProperty: "database_id" }, message: "must have required property '" + "database_id" + "'" };
+                const err5 = {
+                    instancePath: instancePath + "/parent",
+                    schemaPath: "#/properties/parent/oneOf/1/required",
+                    keyword: "required",
+                    params: { missingProperty: "database_id" },
+                    message: "must have required property '" + "database_id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -479,7 +790,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.type !== undefined) {
                 if (!(data0.type === "database_id")) {
-                    const err6 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/1/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[1].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err6 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/oneOf/1/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema14.properties.parent.oneOf[1].properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -503,7 +820,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs9 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (data0.data_source_id === undefined) {
-                    const err7 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/2/required", keyword: "required", params: { missingProperty: "data_source_id" }, message: "must have required property '" + "data_source_id" + "'" };
+                    const err7 = {
+                        instancePath: instancePath + "/parent",
+                        schemaPath: "#/properties/parent/oneOf/2/required",
+                        keyword: "required",
+                        params: { missingProperty: "data_source_id" },
+                        message: "must have required property '" + "data_source_id" + "'"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -514,7 +837,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 if (data0.type !== undefined) {
                     if (!(data0.type === "data_source_id")) {
-                        const err8 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/2/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[2].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                        const err8 = {
+                            instancePath: instancePath + "/parent/type",
+                            schemaPath: "#/properties/parent/oneOf/2/properties/type/enum",
+                            keyword: "enum",
+                            params: { allowedValues: schema14.properties.parent.oneOf[2].properties.type.enum },
+                            message: "must be equal to one of the allowed values"
+                        };
                         if (vErrors === null) {
                             vErrors = [err8];
                         }
@@ -538,7 +867,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 const _errs11 = errors;
                 if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                     if (data0.workspace === undefined) {
-                        const err9 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/3/required", keyword: "required", params: { missingProperty: "workspace" }, message: "must have required property '" + "workspace" + "'" };
+                        const err9 = {
+                            instancePath: instancePath + "/parent",
+                            schemaPath: "#/properties/parent/oneOf/3/required",
+                            keyword: "required",
+                            params: { missingProperty: "workspace" },
+                            message: "must have required property '" + "workspace" + "'"
+                        };
                         if (vErrors === null) {
                             vErrors = [err9];
                         }
@@ -549,7 +884,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data0.type !== undefined) {
                         if (!(data0.type === "workspace")) {
-                            const err10 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/3/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.oneOf[3].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                            const err10 = {
+                                instancePath: instancePath + "/parent/type",
+                                schemaPath: "#/properties/parent/oneOf/3/properties/type/enum",
+                                keyword: "enum",
+                                params: { allowedValues: schema14.properties.parent.oneOf[3].properties.type.enum },
+                                message: "must be equal to one of the allowed values"
+                            };
                             if (vErrors === null) {
                                 vErrors = [err10];
                             }
@@ -574,7 +915,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid1) {
-            const err11 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf" };
+            const err11 = {
+                instancePath: instancePath + "/parent",
+                schemaPath: "#/properties/parent/oneOf",
+                keyword: "oneOf",
+                params: { passingSchemas: passing0 },
+                message: "must match exactly one schema in oneOf"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -625,7 +972,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs15 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (Object.keys(data0).length > 2) {
-                    const err13 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/then/maxProperties", keyword: "maxProperties", params: { limit: 2 }, message: "must NOT have more than 2 properties" };
+                    const err13 = {
+                        instancePath: instancePath + "/parent",
+                        schemaPath: "#/properties/parent/then/maxProperties",
+                        keyword: "maxProperties",
+                        params: { limit: 2 },
+                        message: "must NOT have more than 2 properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -643,7 +996,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs16 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (Object.keys(data0).length > 1) {
-                    const err14 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/else/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
+                    const err14 = {
+                        instancePath: instancePath + "/parent",
+                        schemaPath: "#/properties/parent/else/maxProperties",
+                        keyword: "maxProperties",
+                        params: { limit: 1 },
+                        message: "must NOT have more than 1 properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -658,7 +1017,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             ifClause0 = "else";
         }
         if (!valid6) {
-            const err15 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: "must match \"" + ifClause0 + "\" schema" };
+            const err15 = {
+                instancePath: instancePath + "/parent",
+                schemaPath: "#/properties/parent/if",
+                keyword: "if",
+                params: { failingKeyword: ifClause0 },
+                message: "must match \"" + ifClause0 + "\" schema"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -670,7 +1035,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             for (const key1 in data0) {
                 if (!(((((key1 === "type") || (key1 === "page_id")) || (key1 === "database_id")) || (key1 === "data_source_id")) || (key1 === "workspace"))) {
-                    const err16 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err16 = {
+                        instancePath: instancePath + "/parent",
+                        schemaPath: "#/properties/parent/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -683,7 +1054,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.type !== undefined) {
                 let data5 = data0.type;
                 if (typeof data5 !== "string") {
-                    const err17 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err17 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -693,7 +1070,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((((data5 === "page_id") || (data5 === "database_id")) || (data5 === "data_source_id")) || (data5 === "workspace"))) {
-                    const err18 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err18 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema14.properties.parent.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err18];
                     }
@@ -707,7 +1090,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 let data6 = data0.page_id;
                 if (typeof data6 === "string") {
                     if (func2(data6) < 1) {
-                        const err19 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err19 = {
+                            instancePath: instancePath + "/parent/page_id",
+                            schemaPath: "#/properties/parent/properties/page_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err19];
                         }
@@ -718,7 +1107,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err20 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err20 = {
+                        instancePath: instancePath + "/parent/page_id",
+                        schemaPath: "#/properties/parent/properties/page_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err20];
                     }
@@ -732,7 +1127,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 let data7 = data0.database_id;
                 if (typeof data7 === "string") {
                     if (func2(data7) < 1) {
-                        const err21 = { instancePath: instancePath + "/parent/database_id", schemaPath: "#/properties/parent/properties/database_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err21 = {
+                            instancePath: instancePath + "/parent/database_id",
+                            schemaPath: "#/properties/parent/properties/database_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err21];
                         }
@@ -743,7 +1144,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err22 = { instancePath: instancePath + "/parent/database_id", schemaPath: "#/properties/parent/properties/database_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err22 = {
+                        instancePath: instancePath + "/parent/database_id",
+                        schemaPath: "#/properties/parent/properties/database_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err22];
                     }
@@ -757,7 +1164,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 let data8 = data0.data_source_id;
                 if (typeof data8 === "string") {
                     if (func2(data8) < 1) {
-                        const err23 = { instancePath: instancePath + "/parent/data_source_id", schemaPath: "#/properties/parent/properties/data_source_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err23 = {
+                            instancePath: instancePath + "/parent/data_source_id",
+                            schemaPath: "#/properties/parent/properties/data_source_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err23];
                         }
@@ -768,7 +1181,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err24 = { instancePath: instancePath + "/parent/data_source_id", schemaPath: "#/properties/parent/properties/data_source_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err24 = {
+                        instancePath: instancePath + "/parent/data_source_id",
+                        schemaPath: "#/properties/parent/properties/data_source_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err24];
                     }
@@ -781,7 +1200,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.workspace !== undefined) {
                 let data9 = data0.workspace;
                 if (typeof data9 !== "boolean") {
-                    const err25 = { instancePath: instancePath + "/parent/workspace", schemaPath: "#/properties/parent/properties/workspace/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    const err25 = {
+                        instancePath: instancePath + "/parent/workspace",
+                        schemaPath: "#/properties/parent/properties/workspace/type",
+                        keyword: "type",
+                        params: { type: "boolean" },
+                        message: "must be boolean"
+                    };
                     if (vErrors === null) {
                         vErrors = [err25];
                     }
@@ -791,7 +1216,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(data9 === true)) {
-                    const err26 = { instancePath: instancePath + "/parent/workspace", schemaPath: "#/properties/parent/properties/workspace/enum", keyword: "enum", params: { allowedValues: schema14.properties.parent.properties.workspace.enum }, message: "must be equal to one of the allowed values" };
+                    const err26 = {
+                        instancePath: instancePath + "/parent/workspace",
+                        schemaPath: "#/properties/parent/properties/workspace/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema14.properties.parent.properties.workspace.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err26];
                     }
@@ -803,7 +1234,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err27 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err27 = {
+                instancePath: instancePath + "/parent",
+                schemaPath: "#/properties/parent/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err27];
             }
@@ -816,7 +1253,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.properties !== undefined) {
         let data10 = data.properties;
         if (!(data10 && typeof data10 == "object" && !Array.isArray(data10))) {
-            const err28 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err28 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -830,7 +1273,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data11 = data.children;
         if (Array.isArray(data11)) {
             if (data11.length > 100) {
-                const err29 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                const err29 = {
+                    instancePath: instancePath + "/children",
+                    schemaPath: "#/properties/children/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 100 },
+                    message: "must NOT have more than 100 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err29];
                 }
@@ -843,7 +1292,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data12 = data11[i0];
                 if (!(data12 && typeof data12 == "object" && !Array.isArray(data12))) {
-                    const err30 = { instancePath: instancePath + "/children/" + i0, schemaPath: "#/properties/children/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err30 = {
+                        instancePath: instancePath + "/children/" + i0,
+                        schemaPath: "#/properties/children/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err30];
                     }
@@ -855,7 +1310,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err31 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err31 = {
+                instancePath: instancePath + "/children",
+                schemaPath: "#/properties/children/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err31];
             }
@@ -868,7 +1329,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.icon !== undefined) {
         let data13 = data.icon;
         if ((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)) {
-            const err32 = { instancePath: instancePath + "/icon", schemaPath: "#/properties/icon/type", keyword: "type", params: { type: schema14.properties.icon.type }, message: "must be object,null" };
+            const err32 = {
+                instancePath: instancePath + "/icon",
+                schemaPath: "#/properties/icon/type",
+                keyword: "type",
+                params: { type: schema14.properties.icon.type },
+                message: "must be object,null"
+            };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -881,7 +1348,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.cover !== undefined) {
         let data14 = data.cover;
         if ((!(data14 && typeof data14 == "object" && !Array.isArray(data14))) && (data14 !== null)) {
-            const err33 = { instancePath: instancePath + "/cover", schemaPath: "#/properties/cover/type", keyword: "type", params: { type: schema14.properties.cover.type }, message: "must be object,null" };
+            const err33 = {
+                instancePath: instancePath + "/cover",
+                schemaPath: "#/properties/cover/type",
+                keyword: "type",
+                params: { type: schema14.properties.cover.type },
+                message: "must be object,null"
+            };
             if (vErrors === null) {
                 vErrors = [err33];
             }
@@ -903,10 +1376,24 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const pages__get = validate14;
-const schema15 = { "$id": "pages__get", "type": "object", "properties": { "page_id": { "type": "string", "minLength": 1, "description": "The page's ID (UUID", "with or without dashes).": null } }, "required": ["page_id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "pages__get",
+    "type": "object",
+    "properties": {
+        "page_id": { "type": "string", "minLength": 1, "description": "The page's ID (UUID", "with or without dashes).": null }
+    },
+    "required": ["page_id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.page_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "page_id" }, message: "must have required property '" + "page_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "page_id" },
+            message: "must have required property '" + "page_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -917,7 +1404,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "page_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -931,7 +1424,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.page_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/page_id", schemaPath: "#/properties/page_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/page_id",
+                    schemaPath: "#/properties/page_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -942,7 +1441,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/page_id", schemaPath: "#/properties/page_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/page_id",
+                schemaPath: "#/properties/page_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -964,10 +1469,41 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const pages__update = validate15;
-const schema16 = { "$id": "pages__update", "type": "object", "properties": { "page_id": { "type": "string", "minLength": 1 }, "properties": { "type": "object", "description": "Property values to change, keyed by property name or ID; properties not given are unchanged." }, "icon": { "type": ["object", "null"], "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"\uD83C\uDFAF\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon." }, "cover": { "type": ["object", "null"], "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover." }, "archived": { "type": "boolean", "description": "true archives the page (moves it to the trash); false restores it." }, "in_trash": { "type": "boolean", "description": "true moves the page to the trash; false restores it." } }, "required": ["page_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "pages__update",
+    "type": "object",
+    "properties": {
+        "page_id": { "type": "string", "minLength": 1 },
+        "properties": {
+            "type": "object",
+            "description": "Property values to change, keyed by property name or ID; properties not given are unchanged."
+        },
+        "icon": {
+            "type": ["object", "null"],
+            "description": "Page icon: {\"type\": \"emoji\", \"emoji\": \"\uD83C\uDFAF\"}, {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}}, {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}} or {\"type\": \"custom_emoji\", \"custom_emoji\": {\"id\": \"...\"}}; null removes the icon."
+        },
+        "cover": {
+            "type": ["object", "null"],
+            "description": "Page cover, a file object: {\"type\": \"external\", \"external\": {\"url\": \"https://...\"}} or {\"type\": \"file_upload\", \"file_upload\": {\"id\": \"...\"}}; null removes the cover."
+        },
+        "archived": {
+            "type": "boolean",
+            "description": "true archives the page (moves it to the trash); false restores it."
+        },
+        "in_trash": { "type": "boolean", "description": "true moves the page to the trash; false restores it." }
+    },
+    "required": ["page_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="pages__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.page_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "page_id" }, message: "must have required property '" + "page_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "page_id" },
+            message: "must have required property '" + "page_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -978,7 +1514,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "page_id") || (key0 === "properties")) || (key0 === "icon")) || (key0 === "cover")) || (key0 === "archived")) || (key0 === "in_trash"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -992,7 +1534,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.page_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/page_id", schemaPath: "#/properties/page_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/page_id",
+                    schemaPath: "#/properties/page_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1003,7 +1551,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/page_id", schemaPath: "#/properties/page_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/page_id",
+                schemaPath: "#/properties/page_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1016,7 +1570,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.properties !== undefined) {
         let data1 = data.properties;
         if (!(data1 && typeof data1 == "object" && !Array.isArray(data1))) {
-            const err4 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err4 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1029,7 +1589,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.icon !== undefined) {
         let data2 = data.icon;
         if ((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)) {
-            const err5 = { instancePath: instancePath + "/icon", schemaPath: "#/properties/icon/type", keyword: "type", params: { type: schema16.properties.icon.type }, message: "must be object,null" };
+            const err5 = {
+                instancePath: instancePath + "/icon",
+                schemaPath: "#/properties/icon/type",
+                keyword: "type",
+                params: { type: schema16.properties.icon.type },
+                message: "must be object,null"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1042,7 +1608,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.cover !== undefined) {
         let data3 = data.cover;
         if ((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)) {
-            const err6 = { instancePath: instancePath + "/cover", schemaPath: "#/properties/cover/type", keyword: "type", params: { type: schema16.properties.cover.type }, message: "must be object,null" };
+            const err6 = {
+                instancePath: instancePath + "/cover",
+                schemaPath: "#/properties/cover/type",
+                keyword: "type",
+                params: { type: schema16.properties.cover.type },
+                message: "must be object,null"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1054,7 +1626,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.archived !== undefined) {
         if (typeof data.archived !== "boolean") {
-            const err7 = { instancePath: instancePath + "/archived", schemaPath: "#/properties/archived/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err7 = {
+                instancePath: instancePath + "/archived",
+                schemaPath: "#/properties/archived/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1066,7 +1644,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.in_trash !== undefined) {
         if (typeof data.in_trash !== "boolean") {
-            const err8 = { instancePath: instancePath + "/in_trash", schemaPath: "#/properties/in_trash/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err8 = {
+                instancePath: instancePath + "/in_trash",
+                schemaPath: "#/properties/in_trash/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1088,11 +1672,30 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const data_sources__list = validate16;
-const schema17 = { "$id": "data_sources__list", "type": "object", "properties": { "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100 (Notion default 100)." } }, "additionalProperties": false };
+const schema17 = {
+    "$id": "data_sources__list",
+    "type": "object",
+    "properties": {
+        "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Records per page, 1 to 100 (Notion default 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="data_sources__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "start_cursor") || (key0 === "page_size"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1104,7 +1707,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_cursor !== undefined) {
         if (typeof data.start_cursor !== "string") {
-            const err1 = { instancePath: instancePath + "/start_cursor", schemaPath: "#/properties/start_cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err1 = {
+                instancePath: instancePath + "/start_cursor",
+                schemaPath: "#/properties/start_cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1117,7 +1726,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err2 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1128,7 +1743,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err3 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1138,7 +1759,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err4 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1161,10 +1788,22 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const data_sources__get = validate17;
-const schema18 = { "$id": "data_sources__get", "type": "object", "properties": { "data_source_id": { "type": "string", "minLength": 1, "description": "The data source's ID (UUID)." } }, "required": ["data_source_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "data_sources__get",
+    "type": "object",
+    "properties": { "data_source_id": { "type": "string", "minLength": 1, "description": "The data source's ID (UUID)." } },
+    "required": ["data_source_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="data_sources__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.data_source_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "data_source_id" }, message: "must have required property '" + "data_source_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "data_source_id" },
+            message: "must have required property '" + "data_source_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1175,7 +1814,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "data_source_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1189,7 +1834,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.data_source_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/data_source_id", schemaPath: "#/properties/data_source_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/data_source_id",
+                    schemaPath: "#/properties/data_source_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1200,7 +1851,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/data_source_id", schemaPath: "#/properties/data_source_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/data_source_id",
+                schemaPath: "#/properties/data_source_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1222,10 +1879,40 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const data_sources__update = validate18;
-const schema19 = { "$id": "data_sources__update", "type": "object", "properties": { "data_source_id": { "type": "string", "minLength": 1 }, "title": { "type": "array", "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].", "items": { "type": "object" } }, "description": { "type": "array", "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].", "items": { "type": "object" }, "maxItems": 100 }, "properties": { "type": "object", "description": "Property schema changes keyed by property name or ID, e.g. {\"Status\": {\"select\": {\"options\": [{\"name\": \"Done\"}]}}, \"Old\": null}." }, "in_trash": { "type": "boolean", "description": "true moves the data source to the trash; false restores it." } }, "required": ["data_source_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "data_sources__update",
+    "type": "object",
+    "properties": {
+        "data_source_id": { "type": "string", "minLength": 1 },
+        "title": {
+            "type": "array",
+            "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].",
+            "items": { "type": "object" }
+        },
+        "description": {
+            "type": "array",
+            "description": "Rich text objects, e.g. [{\"type\": \"text\", \"text\": {\"content\": \"Hello\"}}].",
+            "items": { "type": "object" },
+            "maxItems": 100
+        },
+        "properties": {
+            "type": "object",
+            "description": "Property schema changes keyed by property name or ID, e.g. {\"Status\": {\"select\": {\"options\": [{\"name\": \"Done\"}]}}, \"Old\": null}."
+        },
+        "in_trash": { "type": "boolean", "description": "true moves the data source to the trash; false restores it." }
+    },
+    "required": ["data_source_id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="data_sources__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.data_source_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "data_source_id" }, message: "must have required property '" + "data_source_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "data_source_id" },
+            message: "must have required property '" + "data_source_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1236,7 +1923,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "data_source_id") || (key0 === "title")) || (key0 === "description")) || (key0 === "properties")) || (key0 === "in_trash"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1250,7 +1943,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.data_source_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/data_source_id", schemaPath: "#/properties/data_source_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/data_source_id",
+                    schemaPath: "#/properties/data_source_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1261,7 +1960,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/data_source_id", schemaPath: "#/properties/data_source_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/data_source_id",
+                schemaPath: "#/properties/data_source_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1278,7 +1983,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data2 = data1[i0];
                 if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
-                    const err4 = { instancePath: instancePath + "/title/" + i0, schemaPath: "#/properties/title/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err4 = {
+                        instancePath: instancePath + "/title/" + i0,
+                        schemaPath: "#/properties/title/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err4];
                     }
@@ -1290,7 +2001,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err5 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1304,7 +2021,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.description;
         if (Array.isArray(data3)) {
             if (data3.length > 100) {
-                const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                const err6 = {
+                    instancePath: instancePath + "/description",
+                    schemaPath: "#/properties/description/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 100 },
+                    message: "must NOT have more than 100 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1317,7 +2040,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
                 let data4 = data3[i1];
                 if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err7 = { instancePath: instancePath + "/description/" + i1, schemaPath: "#/properties/description/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err7 = {
+                        instancePath: instancePath + "/description/" + i1,
+                        schemaPath: "#/properties/description/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -1329,7 +2058,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err8 = {
+                instancePath: instancePath + "/description",
+                schemaPath: "#/properties/description/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1342,7 +2077,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.properties !== undefined) {
         let data5 = data.properties;
         if (!(data5 && typeof data5 == "object" && !Array.isArray(data5))) {
-            const err9 = { instancePath: instancePath + "/properties", schemaPath: "#/properties/properties/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err9 = {
+                instancePath: instancePath + "/properties",
+                schemaPath: "#/properties/properties/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1354,7 +2095,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.in_trash !== undefined) {
         if (typeof data.in_trash !== "boolean") {
-            const err10 = { instancePath: instancePath + "/in_trash", schemaPath: "#/properties/in_trash/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err10 = {
+                instancePath: instancePath + "/in_trash",
+                schemaPath: "#/properties/in_trash/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1376,10 +2123,31 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const blocks__list = validate19;
-const schema20 = { "$id": "blocks__list", "type": "object", "properties": { "block_id": { "type": "string", "minLength": 1, "description": "ID of the parent block or page." }, "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100 (Notion default 100)." } }, "required": ["block_id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "blocks__list",
+    "type": "object",
+    "properties": {
+        "block_id": { "type": "string", "minLength": 1, "description": "ID of the parent block or page." },
+        "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Records per page, 1 to 100 (Notion default 100)."
+        }
+    },
+    "required": ["block_id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="blocks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.block_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "block_id" }, message: "must have required property '" + "block_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "block_id" },
+            message: "must have required property '" + "block_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1390,7 +2158,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "block_id") || (key0 === "start_cursor")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1404,7 +2178,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.block_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/block_id",
+                    schemaPath: "#/properties/block_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1415,7 +2195,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/block_id",
+                schemaPath: "#/properties/block_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1427,7 +2213,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_cursor !== undefined) {
         if (typeof data.start_cursor !== "string") {
-            const err4 = { instancePath: instancePath + "/start_cursor", schemaPath: "#/properties/start_cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/start_cursor",
+                schemaPath: "#/properties/start_cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1440,7 +2232,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1451,7 +2249,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 100 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1461,7 +2265,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1484,10 +2294,35 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const blocks__create = validate20;
-const schema21 = { "$id": "blocks__create", "type": "object", "properties": { "block_id": { "type": "string", "minLength": 1, "description": "ID of the parent block or page." }, "children": { "type": "array", "minItems": 1, "maxItems": 100, "items": { "type": "object" }, "description": "Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]." }, "after": { "type": "string", "description": "ID of the existing child block after which the new blocks are inserted." } }, "required": ["block_id", "children"], "additionalProperties": false };
+const schema21 = {
+    "$id": "blocks__create",
+    "type": "object",
+    "properties": {
+        "block_id": { "type": "string", "minLength": 1, "description": "ID of the parent block or page." },
+        "children": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 100,
+            "items": { "type": "object" },
+            "description": "Block objects to append (at most 100), e.g. [{\"type\": \"paragraph\", \"paragraph\": {\"rich_text\": [{\"text\": {\"content\": \"Hi\"}}]}}]."
+        },
+        "after": {
+            "type": "string",
+            "description": "ID of the existing child block after which the new blocks are inserted."
+        }
+    },
+    "required": ["block_id", "children"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="blocks__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.block_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "block_id" }, message: "must have required property '" + "block_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "block_id" },
+            message: "must have required property '" + "block_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1497,7 +2332,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.children === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "children" }, message: "must have required property '" + "children" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "children" },
+            message: "must have required property '" + "children" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1508,7 +2349,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "block_id") || (key0 === "children")) || (key0 === "after"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1522,7 +2369,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.block_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/block_id",
+                    schemaPath: "#/properties/block_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1533,7 +2386,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/block_id",
+                schemaPath: "#/properties/block_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1547,7 +2406,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.children;
         if (Array.isArray(data1)) {
             if (data1.length > 100) {
-                const err5 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                const err5 = {
+                    instancePath: instancePath + "/children",
+                    schemaPath: "#/properties/children/maxItems",
+                    keyword: "maxItems",
+                    params: { limit: 100 },
+                    message: "must NOT have more than 100 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1557,7 +2422,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1.length < 1) {
-                const err6 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" };
+                const err6 = {
+                    instancePath: instancePath + "/children",
+                    schemaPath: "#/properties/children/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1570,7 +2441,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data2 = data1[i0];
                 if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
-                    const err7 = { instancePath: instancePath + "/children/" + i0, schemaPath: "#/properties/children/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err7 = {
+                        instancePath: instancePath + "/children/" + i0,
+                        schemaPath: "#/properties/children/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -1582,7 +2459,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/children", schemaPath: "#/properties/children/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err8 = {
+                instancePath: instancePath + "/children",
+                schemaPath: "#/properties/children/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1594,7 +2477,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.after !== undefined) {
         if (typeof data.after !== "string") {
-            const err9 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1616,10 +2505,22 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const blocks__get = validate21;
-const schema22 = { "$id": "blocks__get", "type": "object", "properties": { "block_id": { "type": "string", "minLength": 1 } }, "required": ["block_id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "blocks__get",
+    "type": "object",
+    "properties": { "block_id": { "type": "string", "minLength": 1 } },
+    "required": ["block_id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="blocks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.block_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "block_id" }, message: "must have required property '" + "block_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "block_id" },
+            message: "must have required property '" + "block_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1630,7 +2531,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "block_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1644,7 +2551,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.block_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/block_id",
+                    schemaPath: "#/properties/block_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1655,7 +2568,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/block_id",
+                schemaPath: "#/properties/block_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1677,10 +2596,26 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const blocks__update = validate22;
-const schema23 = { "$id": "blocks__update", "type": "object", "properties": { "block_id": { "type": "string", "minLength": 1 }, "archived": { "type": "boolean", "description": "true archives (deletes) the block; false restores it." }, "in_trash": { "type": "boolean", "description": "true moves the block to the trash; false restores it." } }, "required": ["block_id"], "additionalProperties": true };
+const schema23 = {
+    "$id": "blocks__update",
+    "type": "object",
+    "properties": {
+        "block_id": { "type": "string", "minLength": 1 },
+        "archived": { "type": "boolean", "description": "true archives (deletes) the block; false restores it." },
+        "in_trash": { "type": "boolean", "description": "true moves the block to the trash; false restores it." }
+    },
+    "required": ["block_id"],
+    "additionalProperties": true
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="blocks__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.block_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "block_id" }, message: "must have required property '" + "block_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "block_id" },
+            message: "must have required property '" + "block_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1693,7 +2628,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.block_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/block_id",
+                    schemaPath: "#/properties/block_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -1704,7 +2645,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/block_id",
+                schemaPath: "#/properties/block_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1716,7 +2663,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.archived !== undefined) {
         if (typeof data.archived !== "boolean") {
-            const err3 = { instancePath: instancePath + "/archived", schemaPath: "#/properties/archived/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err3 = {
+                instancePath: instancePath + "/archived",
+                schemaPath: "#/properties/archived/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1728,7 +2681,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.in_trash !== undefined) {
         if (typeof data.in_trash !== "boolean") {
-            const err4 = { instancePath: instancePath + "/in_trash", schemaPath: "#/properties/in_trash/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err4 = {
+                instancePath: instancePath + "/in_trash",
+                schemaPath: "#/properties/in_trash/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1750,10 +2709,31 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const comments__list = validate23;
-const schema24 = { "$id": "comments__list", "type": "object", "properties": { "block_id": { "type": "string", "minLength": 1, "description": "ID of the page or block whose comments are listed." }, "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100 (Notion default 100)." } }, "required": ["block_id"], "additionalProperties": false };
+const schema24 = {
+    "$id": "comments__list",
+    "type": "object",
+    "properties": {
+        "block_id": { "type": "string", "minLength": 1, "description": "ID of the page or block whose comments are listed." },
+        "start_cursor": { "type": "string", "description": "Cursor: next_cursor of the previous page; omit for the first page." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Records per page, 1 to 100 (Notion default 100)."
+        }
+    },
+    "required": ["block_id"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.block_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "block_id" }, message: "must have required property '" + "block_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "block_id" },
+            message: "must have required property '" + "block_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1764,7 +2744,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "block_id") || (key0 === "start_cursor")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1778,7 +2764,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.block_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/block_id",
+                    schemaPath: "#/properties/block_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1789,7 +2781,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/block_id", schemaPath: "#/properties/block_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/block_id",
+                schemaPath: "#/properties/block_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1801,7 +2799,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_cursor !== undefined) {
         if (typeof data.start_cursor !== "string") {
-            const err4 = { instancePath: instancePath + "/start_cursor", schemaPath: "#/properties/start_cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/start_cursor",
+                schemaPath: "#/properties/start_cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1814,7 +2818,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1825,7 +2835,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 100 || isNaN(data2)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1835,7 +2851,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1858,10 +2880,51 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const comments__create = validate24;
-const schema25 = { "$id": "comments__create", "type": "object", "properties": { "parent": { "type": "object", "additionalProperties": false, "properties": { "type": { "type": "string", "enum": ["page_id", "block_id"] }, "page_id": { "type": "string", "minLength": 1 }, "block_id": { "type": "string", "minLength": 1 } }, "oneOf": [{ "required": ["page_id"], "properties": { "type": { "enum": ["page_id"] } } }, { "required": ["block_id"], "properties": { "type": { "enum": ["block_id"] } } }], "if": { "required": ["type"] }, "then": { "maxProperties": 2 }, "else": { "maxProperties": 1 }, "description": "The page or block commented on: {\"page_id\": \"...\"} or {\"block_id\": \"...\"}. Not with discussion_id." }, "discussion_id": { "type": "string", "minLength": 1, "description": "ID of an existing discussion thread to reply to. Not with parent." }, "rich_text": { "type": "array", "minItems": 1, "items": { "type": "object" }, "description": "The comment text as rich text, e.g. [{\"text\": {\"content\": \"Looks good\"}}]." } }, "required": ["rich_text"], "additionalProperties": false };
+const schema25 = {
+    "$id": "comments__create",
+    "type": "object",
+    "properties": {
+        "parent": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "type": { "type": "string", "enum": ["page_id", "block_id"] },
+                "page_id": { "type": "string", "minLength": 1 },
+                "block_id": { "type": "string", "minLength": 1 }
+            },
+            "oneOf": [
+                { "required": ["page_id"], "properties": { "type": { "enum": ["page_id"] } } },
+                { "required": ["block_id"], "properties": { "type": { "enum": ["block_id"] } } }
+            ],
+            "if": { "required": ["type"] },
+            "then": { "maxProperties": 2 },
+            "else": { "maxProperties": 1 },
+            "description": "The page or block commented on: {\"page_id\": \"...\"} or {\"block_id\": \"...\"}. Not with discussion_id."
+        },
+        "discussion_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID of an existing discussion thread to reply to. Not with parent."
+        },
+        "rich_text": {
+            "type": "array",
+            "minItems": 1,
+            "items": { "type": "object" },
+            "description": "The comment text as rich text, e.g. [{\"text\": {\"content\": \"Looks good\"}}]."
+        }
+    },
+    "required": ["rich_text"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.rich_text === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "rich_text" }, message: "must have required property '" + "rich_text" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "rich_text" },
+            message: "must have required property '" + "rich_text" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1872,7 +2935,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "parent") || (key0 === "discussion_id")) || (key0 === "rich_text"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1890,7 +2959,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs5 = errors;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.page_id === undefined) {
-                const err2 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/0/required", keyword: "required", params: { missingProperty: "page_id" }, message: "must have required property '" + "page_id" + "'" };
+                const err2 = {
+                    instancePath: instancePath + "/parent",
+                    schemaPath: "#/properties/parent/oneOf/0/required",
+                    keyword: "required",
+                    params: { missingProperty: "page_id" },
+                    message: "must have required property '" + "page_id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1901,7 +2976,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.type !== undefined) {
                 if (!(data0.type === "page_id")) {
-                    const err3 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/0/properties/type/enum", keyword: "enum", params: { allowedValues: schema25.properties.parent.oneOf[0].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err3 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/oneOf/0/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema25.properties.parent.oneOf[0].properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err3];
                     }
@@ -1920,7 +3001,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs7 = errors;
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             if (data0.block_id === undefined) {
-                const err4 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf/1/required", keyword: "required", params: { missingProperty: "block_id" }, message: "must have required property '" + "block_id" + "'" };
+                const err4 = {
+                    instancePath: instancePath + "/parent",
+                    schemaPath: "#/properties/parent/oneOf/1/required",
+                    keyword: "required",
+                    params: { missingProperty: "block_id" },
+                    message: "must have required property '" + "block_id" + "'"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1931,7 +3018,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data0.type !== undefined) {
                 if (!(data0.type === "block_id")) {
-                    const err5 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/oneOf/1/properties/type/enum", keyword: "enum", params: { allowedValues: schema25.properties.parent.oneOf[1].properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err5 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/oneOf/1/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema25.properties.parent.oneOf[1].properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err5];
                     }
@@ -1954,7 +3047,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         if (!valid1) {
-            const err6 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/oneOf", keyword: "oneOf", params: { passingSchemas: passing0 }, message: "must match exactly one schema in oneOf" };
+            const err6 = {
+                instancePath: instancePath + "/parent",
+                schemaPath: "#/properties/parent/oneOf",
+                keyword: "oneOf",
+                params: { passingSchemas: passing0 },
+                message: "must match exactly one schema in oneOf"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2005,7 +3104,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs11 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (Object.keys(data0).length > 2) {
-                    const err8 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/then/maxProperties", keyword: "maxProperties", params: { limit: 2 }, message: "must NOT have more than 2 properties" };
+                    const err8 = {
+                        instancePath: instancePath + "/parent",
+                        schemaPath: "#/properties/parent/then/maxProperties",
+                        keyword: "maxProperties",
+                        params: { limit: 2 },
+                        message: "must NOT have more than 2 properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -2023,7 +3128,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             const _errs12 = errors;
             if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
                 if (Object.keys(data0).length > 1) {
-                    const err9 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/else/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties" };
+                    const err9 = {
+                        instancePath: instancePath + "/parent",
+                        schemaPath: "#/properties/parent/else/maxProperties",
+                        keyword: "maxProperties",
+                        params: { limit: 1 },
+                        message: "must NOT have more than 1 properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -2038,7 +3149,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             ifClause0 = "else";
         }
         if (!valid4) {
-            const err10 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: "must match \"" + ifClause0 + "\" schema" };
+            const err10 = {
+                instancePath: instancePath + "/parent",
+                schemaPath: "#/properties/parent/if",
+                keyword: "if",
+                params: { failingKeyword: ifClause0 },
+                message: "must match \"" + ifClause0 + "\" schema"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -2050,7 +3167,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
             for (const key1 in data0) {
                 if (!(((key1 === "type") || (key1 === "page_id")) || (key1 === "block_id"))) {
-                    const err11 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                    const err11 = {
+                        instancePath: instancePath + "/parent",
+                        schemaPath: "#/properties/parent/additionalProperties",
+                        keyword: "additionalProperties",
+                        params: { additionalProperty: key1 },
+                        message: "must NOT have additional properties"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -2063,7 +3186,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             if (data0.type !== undefined) {
                 let data3 = data0.type;
                 if (typeof data3 !== "string") {
-                    const err12 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/properties/type/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -2073,7 +3202,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!((data3 === "page_id") || (data3 === "block_id"))) {
-                    const err13 = { instancePath: instancePath + "/parent/type", schemaPath: "#/properties/parent/properties/type/enum", keyword: "enum", params: { allowedValues: schema25.properties.parent.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                    const err13 = {
+                        instancePath: instancePath + "/parent/type",
+                        schemaPath: "#/properties/parent/properties/type/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema25.properties.parent.properties.type.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -2087,7 +3222,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 let data4 = data0.page_id;
                 if (typeof data4 === "string") {
                     if (func2(data4) < 1) {
-                        const err14 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err14 = {
+                            instancePath: instancePath + "/parent/page_id",
+                            schemaPath: "#/properties/parent/properties/page_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err14];
                         }
@@ -2098,7 +3239,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err15 = { instancePath: instancePath + "/parent/page_id", schemaPath: "#/properties/parent/properties/page_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err15 = {
+                        instancePath: instancePath + "/parent/page_id",
+                        schemaPath: "#/properties/parent/properties/page_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -2112,7 +3259,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 let data5 = data0.block_id;
                 if (typeof data5 === "string") {
                     if (func2(data5) < 1) {
-                        const err16 = { instancePath: instancePath + "/parent/block_id", schemaPath: "#/properties/parent/properties/block_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                        const err16 = {
+                            instancePath: instancePath + "/parent/block_id",
+                            schemaPath: "#/properties/parent/properties/block_id/minLength",
+                            keyword: "minLength",
+                            params: { limit: 1 },
+                            message: "must NOT have fewer than 1 characters"
+                        };
                         if (vErrors === null) {
                             vErrors = [err16];
                         }
@@ -2123,7 +3276,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                 }
                 else {
-                    const err17 = { instancePath: instancePath + "/parent/block_id", schemaPath: "#/properties/parent/properties/block_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err17 = {
+                        instancePath: instancePath + "/parent/block_id",
+                        schemaPath: "#/properties/parent/properties/block_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -2135,7 +3294,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err18 = { instancePath: instancePath + "/parent", schemaPath: "#/properties/parent/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err18 = {
+                instancePath: instancePath + "/parent",
+                schemaPath: "#/properties/parent/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -2149,7 +3314,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data6 = data.discussion_id;
         if (typeof data6 === "string") {
             if (func2(data6) < 1) {
-                const err19 = { instancePath: instancePath + "/discussion_id", schemaPath: "#/properties/discussion_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err19 = {
+                    instancePath: instancePath + "/discussion_id",
+                    schemaPath: "#/properties/discussion_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err19];
                 }
@@ -2160,7 +3331,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err20 = { instancePath: instancePath + "/discussion_id", schemaPath: "#/properties/discussion_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err20 = {
+                instancePath: instancePath + "/discussion_id",
+                schemaPath: "#/properties/discussion_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -2174,7 +3351,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data7 = data.rich_text;
         if (Array.isArray(data7)) {
             if (data7.length < 1) {
-                const err21 = { instancePath: instancePath + "/rich_text", schemaPath: "#/properties/rich_text/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" };
+                const err21 = {
+                    instancePath: instancePath + "/rich_text",
+                    schemaPath: "#/properties/rich_text/minItems",
+                    keyword: "minItems",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 items"
+                };
                 if (vErrors === null) {
                     vErrors = [err21];
                 }
@@ -2187,7 +3370,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data8 = data7[i0];
                 if (!(data8 && typeof data8 == "object" && !Array.isArray(data8))) {
-                    const err22 = { instancePath: instancePath + "/rich_text/" + i0, schemaPath: "#/properties/rich_text/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err22 = {
+                        instancePath: instancePath + "/rich_text/" + i0,
+                        schemaPath: "#/properties/rich_text/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err22];
                     }
@@ -2199,7 +3388,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err23 = { instancePath: instancePath + "/rich_text", schemaPath: "#/properties/rich_text/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err23 = {
+                instancePath: instancePath + "/rich_text",
+                schemaPath: "#/properties/rich_text/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }

@@ -2,11 +2,34 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const customers__list = validate10;
-const schema11 = { "$id": "customers__list", "type": "object", "properties": { "limit": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Number of items per page, 1 to 100 (Orb's default is 20)." }, "cursor": { "type": "string", "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "customers__list",
+    "type": "object",
+    "properties": {
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 20,
+            "description": "Number of items per page, 1 to 100 (Orb's default is 20)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="customers__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "limit") || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +42,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data0 = data.limit;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +59,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 100 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err2 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -40,7 +75,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -53,7 +94,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -75,11 +122,25 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const customers__get = validate11;
-const schema12 = { "$id": "customers__get", "type": "object", "properties": { "customer_id": { "type": "string", "minLength": 1, "description": "Orb customer id (not the external_customer_id)." } }, "required": ["customer_id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "customers__get",
+    "type": "object",
+    "properties": {
+        "customer_id": { "type": "string", "minLength": 1, "description": "Orb customer id (not the external_customer_id)." }
+    },
+    "required": ["customer_id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="customers__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.customer_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "customer_id" }, message: "must have required property '" + "customer_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "customer_id" },
+            message: "must have required property '" + "customer_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -90,7 +151,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "customer_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -104,7 +171,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.customer_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/customer_id",
+                    schemaPath: "#/properties/customer_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -115,7 +188,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/customer_id",
+                schemaPath: "#/properties/customer_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -137,11 +216,45 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const subscriptions__list = validate12;
-const schema13 = { "$id": "subscriptions__list", "type": "object", "properties": { "limit": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Number of items per page, 1 to 100 (Orb's default is 20)." }, "cursor": { "type": "string", "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)." }, "customer_id": { "type": "string", "minLength": 1, "description": "Only the subscriptions of this Orb customer id." }, "external_customer_id": { "type": "string", "minLength": 1, "description": "Only the subscriptions of the customer with this external_customer_id." }, "status": { "type": "string", "enum": ["active", "ended", "upcoming"], "description": "Only subscriptions in this status." } }, "additionalProperties": false };
+const schema13 = {
+    "$id": "subscriptions__list",
+    "type": "object",
+    "properties": {
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 20,
+            "description": "Number of items per page, 1 to 100 (Orb's default is 20)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)."
+        },
+        "customer_id": { "type": "string", "minLength": 1, "description": "Only the subscriptions of this Orb customer id." },
+        "external_customer_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only the subscriptions of the customer with this external_customer_id."
+        },
+        "status": {
+            "type": "string",
+            "enum": ["active", "ended", "upcoming"],
+            "description": "Only subscriptions in this status."
+        }
+    },
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="subscriptions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((((key0 === "limit") || (key0 === "cursor")) || (key0 === "customer_id")) || (key0 === "external_customer_id")) || (key0 === "status"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -154,7 +267,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data0 = data.limit;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -165,7 +284,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 100 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err2 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -175,7 +300,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -188,7 +319,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -202,7 +339,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.customer_id;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err5 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/customer_id",
+                    schemaPath: "#/properties/customer_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -213,7 +356,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/customer_id", schemaPath: "#/properties/customer_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/customer_id",
+                schemaPath: "#/properties/customer_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -227,7 +376,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.external_customer_id;
         if (typeof data3 === "string") {
             if (func2(data3) < 1) {
-                const err7 = { instancePath: instancePath + "/external_customer_id", schemaPath: "#/properties/external_customer_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/external_customer_id",
+                    schemaPath: "#/properties/external_customer_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -238,7 +393,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/external_customer_id", schemaPath: "#/properties/external_customer_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/external_customer_id",
+                schemaPath: "#/properties/external_customer_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -251,7 +412,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== undefined) {
         let data4 = data.status;
         if (typeof data4 !== "string") {
-            const err9 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -261,7 +428,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((data4 === "active") || (data4 === "ended")) || (data4 === "upcoming"))) {
-            const err10 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema13.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            const err10 = {
+                instancePath: instancePath + "/status",
+                schemaPath: "#/properties/status/enum",
+                keyword: "enum",
+                params: { allowedValues: schema13.properties.status.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -283,10 +456,22 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const subscriptions__get = validate13;
-const schema14 = { "$id": "subscriptions__get", "type": "object", "properties": { "subscription_id": { "type": "string", "minLength": 1, "description": "Orb subscription id." } }, "required": ["subscription_id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "subscriptions__get",
+    "type": "object",
+    "properties": { "subscription_id": { "type": "string", "minLength": 1, "description": "Orb subscription id." } },
+    "required": ["subscription_id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="subscriptions__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.subscription_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "subscription_id" }, message: "must have required property '" + "subscription_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "subscription_id" },
+            message: "must have required property '" + "subscription_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -297,7 +482,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "subscription_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -311,7 +502,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.subscription_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/subscription_id", schemaPath: "#/properties/subscription_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/subscription_id",
+                    schemaPath: "#/properties/subscription_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -322,7 +519,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/subscription_id", schemaPath: "#/properties/subscription_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/subscription_id",
+                schemaPath: "#/properties/subscription_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -344,11 +547,34 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const plans__list = validate14;
-const schema15 = { "$id": "plans__list", "type": "object", "properties": { "limit": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Number of items per page, 1 to 100 (Orb's default is 20)." }, "cursor": { "type": "string", "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)." } }, "additionalProperties": false };
+const schema15 = {
+    "$id": "plans__list",
+    "type": "object",
+    "properties": {
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 20,
+            "description": "Number of items per page, 1 to 100 (Orb's default is 20)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="plans__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "limit") || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -361,7 +587,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data0 = data.limit;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -372,7 +604,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 100 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err2 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -382,7 +620,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -395,7 +639,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -417,10 +667,22 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const plans__get = validate15;
-const schema16 = { "$id": "plans__get", "type": "object", "properties": { "plan_id": { "type": "string", "minLength": 1, "description": "Orb plan id (not the external_plan_id)." } }, "required": ["plan_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "plans__get",
+    "type": "object",
+    "properties": { "plan_id": { "type": "string", "minLength": 1, "description": "Orb plan id (not the external_plan_id)." } },
+    "required": ["plan_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="plans__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.plan_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "plan_id" }, message: "must have required property '" + "plan_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "plan_id" },
+            message: "must have required property '" + "plan_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -431,7 +693,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "plan_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -445,7 +713,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.plan_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/plan_id", schemaPath: "#/properties/plan_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/plan_id",
+                    schemaPath: "#/properties/plan_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -456,7 +730,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/plan_id", schemaPath: "#/properties/plan_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/plan_id",
+                schemaPath: "#/properties/plan_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -478,11 +758,34 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const invoices__list = validate16;
-const schema17 = { "$id": "invoices__list", "type": "object", "properties": { "limit": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20, "description": "Number of items per page, 1 to 100 (Orb's default is 20)." }, "cursor": { "type": "string", "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)." } }, "additionalProperties": false };
+const schema17 = {
+    "$id": "invoices__list",
+    "type": "object",
+    "properties": {
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "default": 20,
+            "description": "Number of items per page, 1 to 100 (Orb's default is 20)."
+        },
+        "cursor": {
+            "type": "string",
+            "description": "Cursor of the next page (next_cursor of the previous response; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoices__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "limit") || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -495,7 +798,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data0 = data.limit;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -506,7 +815,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 100 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err2 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -516,7 +831,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -529,7 +850,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.cursor !== undefined) {
         if (typeof data.cursor !== "string") {
-            const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -551,10 +878,22 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const invoices__get = validate17;
-const schema18 = { "$id": "invoices__get", "type": "object", "properties": { "invoice_id": { "type": "string", "minLength": 1, "description": "Orb invoice id." } }, "required": ["invoice_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "invoices__get",
+    "type": "object",
+    "properties": { "invoice_id": { "type": "string", "minLength": 1, "description": "Orb invoice id." } },
+    "required": ["invoice_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoices__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.invoice_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "invoice_id" }, message: "must have required property '" + "invoice_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "invoice_id" },
+            message: "must have required property '" + "invoice_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -565,7 +904,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "invoice_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -579,7 +924,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.invoice_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/invoice_id", schemaPath: "#/properties/invoice_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/invoice_id",
+                    schemaPath: "#/properties/invoice_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -590,7 +941,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/invoice_id", schemaPath: "#/properties/invoice_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/invoice_id",
+                schemaPath: "#/properties/invoice_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }

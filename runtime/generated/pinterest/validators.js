@@ -2,11 +2,39 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const ad_accounts__list = validate10;
-const schema11 = { "$id": "ad_accounts__list", "type": "object", "properties": { "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." }, "include_shared_accounts": { "type": "boolean", "default": true, "description": "Include ad accounts shared with the user through Business Access (Pinterest's default true)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "ad_accounts__list",
+    "type": "object",
+    "properties": {
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        },
+        "include_shared_accounts": {
+            "type": "boolean",
+            "default": true,
+            "description": "Include ad accounts shared with the user through Business Access (Pinterest's default true)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "page_size") || (key0 === "bookmark")) || (key0 === "include_shared_accounts"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +47,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data0 = data.page_size;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +64,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -40,7 +80,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -53,7 +99,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err4 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -65,7 +117,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.include_shared_accounts !== undefined) {
         if (typeof data.include_shared_accounts !== "boolean") {
-            const err5 = { instancePath: instancePath + "/include_shared_accounts", schemaPath: "#/properties/include_shared_accounts/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err5 = {
+                instancePath: instancePath + "/include_shared_accounts",
+                schemaPath: "#/properties/include_shared_accounts/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -87,12 +145,31 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const ad_accounts__get = validate11;
-const schema12 = { "$id": "ad_accounts__get", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "ad_accounts__get",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^\\d+$", "u");
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -103,7 +180,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "ad_account_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -117,7 +200,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -127,7 +216,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -138,7 +233,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -160,11 +261,39 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const boards__list = validate12;
-const schema13 = { "$id": "boards__list", "type": "object", "properties": { "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." }, "privacy": { "type": "string", "enum": ["PUBLIC", "PROTECTED", "SECRET"], "description": "Only boards of this privacy. Omit for every board the token can read." } }, "additionalProperties": false };
+const schema13 = {
+    "$id": "boards__list",
+    "type": "object",
+    "properties": {
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        },
+        "privacy": {
+            "type": "string",
+            "enum": ["PUBLIC", "PROTECTED", "SECRET"],
+            "description": "Only boards of this privacy. Omit for every board the token can read."
+        }
+    },
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="boards__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "page_size") || (key0 === "bookmark")) || (key0 === "privacy"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -177,7 +306,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data0 = data.page_size;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -188,7 +323,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -198,7 +339,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -211,7 +358,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err4 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -224,7 +377,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.privacy !== undefined) {
         let data2 = data.privacy;
         if (typeof data2 !== "string") {
-            const err5 = { instancePath: instancePath + "/privacy", schemaPath: "#/properties/privacy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/privacy",
+                schemaPath: "#/properties/privacy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -234,7 +393,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((data2 === "PUBLIC") || (data2 === "PROTECTED")) || (data2 === "SECRET"))) {
-            const err6 = { instancePath: instancePath + "/privacy", schemaPath: "#/properties/privacy/enum", keyword: "enum", params: { allowedValues: schema13.properties.privacy.enum }, message: "must be equal to one of the allowed values" };
+            const err6 = {
+                instancePath: instancePath + "/privacy",
+                schemaPath: "#/properties/privacy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema13.properties.privacy.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -256,10 +421,22 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const boards__get = validate13;
-const schema14 = { "$id": "boards__get", "type": "object", "properties": { "board_id": { "type": "string", "pattern": "^\\d+$", "description": "Board id (from boards list)." } }, "required": ["board_id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "boards__get",
+    "type": "object",
+    "properties": { "board_id": { "type": "string", "pattern": "^\\d+$", "description": "Board id (from boards list)." } },
+    "required": ["board_id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="boards__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.board_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "board_id" }, message: "must have required property '" + "board_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "board_id" },
+            message: "must have required property '" + "board_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -270,7 +447,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "board_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -284,7 +467,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.board_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/board_id", schemaPath: "#/properties/board_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/board_id",
+                    schemaPath: "#/properties/board_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -295,7 +484,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/board_id", schemaPath: "#/properties/board_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/board_id",
+                schemaPath: "#/properties/board_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -317,10 +512,51 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const campaigns__list = validate14;
-const schema15 = { "$id": "campaigns__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." }, "entity_statuses": { "type": "array", "items": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DRAFT", "DELETED_DRAFT"] }, "default": ["ACTIVE", "PAUSED"], "description": "Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED)." }, "order": { "type": "string", "enum": ["ASCENDING", "DESCENDING"], "description": "Sort by id; higher ids are more recent." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "campaigns__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        },
+        "entity_statuses": {
+            "type": "array",
+            "items": { "type": "string", "enum": ["ACTIVE", "PAUSED", "ARCHIVED", "DRAFT", "DELETED_DRAFT"] },
+            "default": ["ACTIVE", "PAUSED"],
+            "description": "Only campaigns in these statuses (Pinterest's default is ACTIVE and PAUSED)."
+        },
+        "order": {
+            "type": "string",
+            "enum": ["ASCENDING", "DESCENDING"],
+            "description": "Sort by id; higher ids are more recent."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -331,7 +567,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark")) || (key0 === "entity_statuses")) || (key0 === "order"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -345,7 +587,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -355,7 +603,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -366,7 +620,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -379,7 +639,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -390,7 +656,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -400,7 +672,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -413,7 +691,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err8 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -430,7 +714,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i0 = 0; i0 < len0; i0++) {
                 let data4 = data3[i0];
                 if (typeof data4 !== "string") {
-                    const err9 = { instancePath: instancePath + "/entity_statuses/" + i0, schemaPath: "#/properties/entity_statuses/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err9 = {
+                        instancePath: instancePath + "/entity_statuses/" + i0,
+                        schemaPath: "#/properties/entity_statuses/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -440,7 +730,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                 }
                 if (!(((((data4 === "ACTIVE") || (data4 === "PAUSED")) || (data4 === "ARCHIVED")) || (data4 === "DRAFT")) || (data4 === "DELETED_DRAFT"))) {
-                    const err10 = { instancePath: instancePath + "/entity_statuses/" + i0, schemaPath: "#/properties/entity_statuses/items/enum", keyword: "enum", params: { allowedValues: schema15.properties.entity_statuses.items.enum }, message: "must be equal to one of the allowed values" };
+                    const err10 = {
+                        instancePath: instancePath + "/entity_statuses/" + i0,
+                        schemaPath: "#/properties/entity_statuses/items/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema15.properties.entity_statuses.items.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -452,7 +748,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/entity_statuses", schemaPath: "#/properties/entity_statuses/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err11 = {
+                instancePath: instancePath + "/entity_statuses",
+                schemaPath: "#/properties/entity_statuses/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -465,7 +767,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.order !== undefined) {
         let data5 = data.order;
         if (typeof data5 !== "string") {
-            const err12 = { instancePath: instancePath + "/order", schemaPath: "#/properties/order/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/order",
+                schemaPath: "#/properties/order/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -475,7 +783,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data5 === "ASCENDING") || (data5 === "DESCENDING"))) {
-            const err13 = { instancePath: instancePath + "/order", schemaPath: "#/properties/order/enum", keyword: "enum", params: { allowedValues: schema15.properties.order.enum }, message: "must be equal to one of the allowed values" };
+            const err13 = {
+                instancePath: instancePath + "/order",
+                schemaPath: "#/properties/order/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.order.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -497,10 +811,40 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const ad_groups__list = validate15;
-const schema16 = { "$id": "ad_groups__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "ad_groups__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_groups__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -511,7 +855,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -525,7 +875,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -535,7 +891,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -546,7 +908,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -559,7 +927,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -570,7 +944,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -580,7 +960,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -593,7 +979,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err8 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -615,10 +1007,40 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const ads__list = validate16;
-const schema17 = { "$id": "ads__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "ads__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -629,7 +1051,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -643,7 +1071,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -653,7 +1087,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -664,7 +1104,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -677,7 +1123,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -688,7 +1140,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -698,7 +1156,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -711,7 +1175,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err8 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -733,10 +1203,35 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const board_sections__list = validate17;
-const schema18 = { "$id": "board_sections__list", "type": "object", "properties": { "board_id": { "type": "string", "pattern": "^\\d+$", "description": "Board id (from boards list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["board_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "board_sections__list",
+    "type": "object",
+    "properties": {
+        "board_id": { "type": "string", "pattern": "^\\d+$", "description": "Board id (from boards list)." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "required": ["board_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="board_sections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.board_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "board_id" }, message: "must have required property '" + "board_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "board_id" },
+            message: "must have required property '" + "board_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -747,7 +1242,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "board_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -761,7 +1262,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.board_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/board_id", schemaPath: "#/properties/board_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/board_id",
+                    schemaPath: "#/properties/board_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -772,7 +1279,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/board_id", schemaPath: "#/properties/board_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/board_id",
+                schemaPath: "#/properties/board_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -785,7 +1298,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -796,7 +1315,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err5 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -806,7 +1331,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -819,7 +1350,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err7 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -841,10 +1378,35 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const board_pins__list = validate18;
-const schema19 = { "$id": "board_pins__list", "type": "object", "properties": { "board_id": { "type": "string", "pattern": "^\\d+$", "description": "Board id (from boards list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["board_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "board_pins__list",
+    "type": "object",
+    "properties": {
+        "board_id": { "type": "string", "pattern": "^\\d+$", "description": "Board id (from boards list)." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "required": ["board_id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="board_pins__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.board_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "board_id" }, message: "must have required property '" + "board_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "board_id" },
+            message: "must have required property '" + "board_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -855,7 +1417,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "board_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -869,7 +1437,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.board_id;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/board_id", schemaPath: "#/properties/board_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/board_id",
+                    schemaPath: "#/properties/board_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -880,7 +1454,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/board_id", schemaPath: "#/properties/board_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/board_id",
+                schemaPath: "#/properties/board_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -893,7 +1473,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -904,7 +1490,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err5 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -914,7 +1506,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -927,7 +1525,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err7 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -949,11 +1553,34 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const catalogs__list = validate19;
-const schema20 = { "$id": "catalogs__list", "type": "object", "properties": { "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "additionalProperties": false };
+const schema20 = {
+    "$id": "catalogs__list",
+    "type": "object",
+    "properties": {
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="catalogs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page_size") || (key0 === "bookmark"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -966,7 +1593,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data0 = data.page_size;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -977,7 +1610,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -987,7 +1626,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1000,7 +1645,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err4 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1022,11 +1673,34 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const catalogs_feeds__list = validate20;
-const schema21 = { "$id": "catalogs_feeds__list", "type": "object", "properties": { "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "additionalProperties": false };
+const schema21 = {
+    "$id": "catalogs_feeds__list",
+    "type": "object",
+    "properties": {
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="catalogs_feeds__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page_size") || (key0 === "bookmark"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1039,7 +1713,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data0 = data.page_size;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1050,7 +1730,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1060,7 +1746,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1073,7 +1765,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err4 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1095,11 +1793,34 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const catalogs_product_groups__list = validate21;
-const schema22 = { "$id": "catalogs_product_groups__list", "type": "object", "properties": { "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "additionalProperties": false };
+const schema22 = {
+    "$id": "catalogs_product_groups__list",
+    "type": "object",
+    "properties": {
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="catalogs_product_groups__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page_size") || (key0 === "bookmark"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1112,7 +1833,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data0 = data.page_size;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1123,7 +1850,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 > 250 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err2 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1133,7 +1866,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1146,7 +1885,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err4 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1168,10 +1913,40 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const audiences__list = validate22;
-const schema23 = { "$id": "audiences__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema23 = {
+    "$id": "audiences__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="audiences__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1182,7 +1957,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1196,7 +1977,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1206,7 +1993,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1217,7 +2010,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1230,7 +2029,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1241,7 +2046,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1251,7 +2062,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1264,7 +2081,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err8 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1286,10 +2109,29 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const conversion_tags__list = validate23;
-const schema24 = { "$id": "conversion_tags__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema24 = {
+    "$id": "conversion_tags__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversion_tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1300,7 +2142,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "ad_account_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1314,7 +2162,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1324,7 +2178,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1335,7 +2195,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1357,10 +2223,40 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const customer_lists__list = validate24;
-const schema25 = { "$id": "customer_lists__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema25 = {
+    "$id": "customer_lists__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="customer_lists__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1371,7 +2267,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1385,7 +2287,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1395,7 +2303,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1406,7 +2320,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1419,7 +2339,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1430,7 +2356,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1440,7 +2372,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1453,7 +2391,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err8 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1475,10 +2419,40 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const keywords__list = validate25;
-const schema26 = { "$id": "keywords__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "pattern": "^\\d+$", "maxLength": 18, "description": "Ad account id (from ad_accounts list)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 250, "default": 25, "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)." }, "bookmark": { "type": "string", "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "keywords__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": {
+            "type": "string",
+            "pattern": "^\\d+$",
+            "maxLength": 18,
+            "description": "Ad account id (from ad_accounts list)."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 250,
+            "default": 25,
+            "description": "Maximum number of items per page, 1 to 250 (Pinterest's default is 25)."
+        },
+        "bookmark": {
+            "type": "string",
+            "description": "Cursor of the next page (the bookmark of the previous response; normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="keywords__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1489,7 +2463,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "page_size")) || (key0 === "bookmark"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1503,7 +2483,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) > 18) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/maxLength", keyword: "maxLength", params: { limit: 18 }, message: "must NOT have more than 18 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 18 },
+                    message: "must NOT have more than 18 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1513,7 +2499,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/pattern", keyword: "pattern", params: { pattern: "^\\d+$" }, message: "must match pattern \"" + "^\\d+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\d+$" },
+                    message: "must match pattern \"" + "^\\d+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1524,7 +2516,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1537,7 +2535,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err5 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1548,7 +2552,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 250 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 250 }, message: "must be <= 250" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 250 },
+                    message: "must be <= 250"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1558,7 +2568,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1571,7 +2587,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.bookmark !== undefined) {
         if (typeof data.bookmark !== "string") {
-            const err8 = { instancePath: instancePath + "/bookmark", schemaPath: "#/properties/bookmark/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/bookmark",
+                schemaPath: "#/properties/bookmark/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }

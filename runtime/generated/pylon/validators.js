@@ -2,12 +2,40 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const issues__list = validate10;
-const schema11 = { "$id": "issues__list", "type": "object", "properties": { "start_time": { "type": "string", "format": "date-time", "description": "Start of the time window, RFC 3339 (e.g. 2025-01-01T00:00:00Z)." }, "end_time": { "type": "string", "format": "date-time", "description": "End of the time window, RFC 3339; at most 30 days after start_time." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "required": ["start_time", "end_time"], "additionalProperties": false };
+const schema11 = {
+    "$id": "issues__list",
+    "type": "object",
+    "properties": {
+        "start_time": {
+            "type": "string",
+            "format": "date-time",
+            "description": "Start of the time window, RFC 3339 (e.g. 2025-01-01T00:00:00Z)."
+        },
+        "end_time": {
+            "type": "string",
+            "format": "date-time",
+            "description": "End of the time window, RFC 3339; at most 30 days after start_time."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "required": ["start_time", "end_time"],
+    "additionalProperties": false
+};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.start_time === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_time" }, message: "must have required property '" + "start_time" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_time" },
+            message: "must have required property '" + "start_time" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -17,7 +45,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.end_time === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "end_time" }, message: "must have required property '" + "end_time" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "end_time" },
+            message: "must have required property '" + "end_time" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -28,7 +62,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "start_time") || (key0 === "end_time")) || (key0 === "cursor"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -42,7 +82,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.start_time;
         if (typeof data0 === "string") {
             if (!(formats0.validate(data0))) {
-                const err3 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/format", keyword: "format", params: { format: "date-time" }, message: "must match format \"" + "date-time" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/start_time",
+                    schemaPath: "#/properties/start_time/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -53,7 +99,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -67,7 +119,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.end_time;
         if (typeof data1 === "string") {
             if (!(formats0.validate(data1))) {
-                const err5 = { instancePath: instancePath + "/end_time", schemaPath: "#/properties/end_time/format", keyword: "format", params: { format: "date-time" }, message: "must match format \"" + "date-time" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/end_time",
+                    schemaPath: "#/properties/end_time/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -78,7 +136,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/end_time", schemaPath: "#/properties/end_time/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/end_time",
+                schemaPath: "#/properties/end_time/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -92,7 +156,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -103,7 +173,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -125,11 +201,43 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const issues__create = validate11;
-const schema12 = { "$id": "issues__create", "type": "object", "properties": { "title": { "type": "string", "minLength": 1, "description": "Title of the issue." }, "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the issue." }, "priority": { "type": "string", "enum": ["urgent", "high", "medium", "low"], "description": "Priority: urgent, high, medium or low." }, "requester_email": { "type": "string", "description": "Email of the contact the issue is on behalf of (a contact is created if none matches)." }, "requester_name": { "type": "string", "description": "Full name of the requester (used when a contact is created from requester_email)." }, "account_id": { "type": "string", "description": "Account the issue belongs to." }, "assignee_id": { "type": "string", "description": "User to assign the issue to." }, "team_id": { "type": "string", "description": "Team to assign the issue to." }, "tags": { "type": "array", "items": { "type": "string" }, "description": "Tags of the issue." } }, "required": ["title", "body_html"], "additionalProperties": false };
+const schema12 = {
+    "$id": "issues__create",
+    "type": "object",
+    "properties": {
+        "title": { "type": "string", "minLength": 1, "description": "Title of the issue." },
+        "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the issue." },
+        "priority": {
+            "type": "string",
+            "enum": ["urgent", "high", "medium", "low"],
+            "description": "Priority: urgent, high, medium or low."
+        },
+        "requester_email": {
+            "type": "string",
+            "description": "Email of the contact the issue is on behalf of (a contact is created if none matches)."
+        },
+        "requester_name": {
+            "type": "string",
+            "description": "Full name of the requester (used when a contact is created from requester_email)."
+        },
+        "account_id": { "type": "string", "description": "Account the issue belongs to." },
+        "assignee_id": { "type": "string", "description": "User to assign the issue to." },
+        "team_id": { "type": "string", "description": "Team to assign the issue to." },
+        "tags": { "type": "array", "items": { "type": "string" }, "description": "Tags of the issue." }
+    },
+    "required": ["title", "body_html"],
+    "additionalProperties": false
+};
 const func3 = Object.prototype.hasOwnProperty;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.title === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property '" + "title" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "title" },
+            message: "must have required property '" + "title" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -139,7 +247,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body_html === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body_html" }, message: "must have required property '" + "body_html" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body_html" },
+            message: "must have required property '" + "body_html" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -150,7 +264,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func3.call(schema12.properties, key0))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -164,7 +284,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.title;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/title",
+                    schemaPath: "#/properties/title/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -175,7 +301,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/title",
+                schemaPath: "#/properties/title/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -189,7 +321,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.body_html;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/body_html", schemaPath: "#/properties/body_html/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/body_html",
+                    schemaPath: "#/properties/body_html/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -200,7 +338,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/body_html", schemaPath: "#/properties/body_html/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/body_html",
+                schemaPath: "#/properties/body_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -213,7 +357,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.priority !== undefined) {
         let data2 = data.priority;
         if (typeof data2 !== "string") {
-            const err7 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/priority",
+                schemaPath: "#/properties/priority/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -223,7 +373,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data2 === "urgent") || (data2 === "high")) || (data2 === "medium")) || (data2 === "low"))) {
-            const err8 = { instancePath: instancePath + "/priority", schemaPath: "#/properties/priority/enum", keyword: "enum", params: { allowedValues: schema12.properties.priority.enum }, message: "must be equal to one of the allowed values" };
+            const err8 = {
+                instancePath: instancePath + "/priority",
+                schemaPath: "#/properties/priority/enum",
+                keyword: "enum",
+                params: { allowedValues: schema12.properties.priority.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -235,7 +391,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.requester_email !== undefined) {
         if (typeof data.requester_email !== "string") {
-            const err9 = { instancePath: instancePath + "/requester_email", schemaPath: "#/properties/requester_email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/requester_email",
+                schemaPath: "#/properties/requester_email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -247,7 +409,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.requester_name !== undefined) {
         if (typeof data.requester_name !== "string") {
-            const err10 = { instancePath: instancePath + "/requester_name", schemaPath: "#/properties/requester_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/requester_name",
+                schemaPath: "#/properties/requester_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -259,7 +427,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.account_id !== undefined) {
         if (typeof data.account_id !== "string") {
-            const err11 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -271,7 +445,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.assignee_id !== undefined) {
         if (typeof data.assignee_id !== "string") {
-            const err12 = { instancePath: instancePath + "/assignee_id", schemaPath: "#/properties/assignee_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/assignee_id",
+                schemaPath: "#/properties/assignee_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -283,7 +463,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.team_id !== undefined) {
         if (typeof data.team_id !== "string") {
-            const err13 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -299,7 +485,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data8.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data8[i0] !== "string") {
-                    const err14 = { instancePath: instancePath + "/tags/" + i0, schemaPath: "#/properties/tags/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err14 = {
+                        instancePath: instancePath + "/tags/" + i0,
+                        schemaPath: "#/properties/tags/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -311,7 +503,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/tags", schemaPath: "#/properties/tags/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err15 = {
+                instancePath: instancePath + "/tags",
+                schemaPath: "#/properties/tags/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -333,10 +531,22 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const issues__get = validate12;
-const schema13 = { "$id": "issues__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or number of the issue." } }, "required": ["id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "issues__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or number of the issue." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -347,7 +557,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -361,7 +577,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -372,7 +594,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -394,10 +622,37 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const issues__update = validate13;
-const schema14 = { "$id": "issues__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the issue." }, "state": { "type": "string", "enum": ["open", "snoozed", "closed"], "description": "New state: open, snoozed or closed." }, "assignee_id": { "type": "string", "description": "User to assign the issue to (\"\" removes the assignee)." }, "team_id": { "type": "string", "description": "Team to assign the issue to (\"\" removes the team)." }, "account_id": { "type": "string", "description": "Account the issue belongs to." }, "tags": { "type": "array", "items": { "type": "string" }, "description": "Tags of the issue; replaces the issue's tags." } }, "required": ["id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "issues__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID of the issue." },
+        "state": {
+            "type": "string",
+            "enum": ["open", "snoozed", "closed"],
+            "description": "New state: open, snoozed or closed."
+        },
+        "assignee_id": { "type": "string", "description": "User to assign the issue to (\"\" removes the assignee)." },
+        "team_id": { "type": "string", "description": "Team to assign the issue to (\"\" removes the team)." },
+        "account_id": { "type": "string", "description": "Account the issue belongs to." },
+        "tags": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Tags of the issue; replaces the issue's tags."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -408,7 +663,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "id") || (key0 === "state")) || (key0 === "assignee_id")) || (key0 === "team_id")) || (key0 === "account_id")) || (key0 === "tags"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -422,7 +683,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -433,7 +700,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -446,7 +719,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.state !== undefined) {
         let data1 = data.state;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/state",
+                schemaPath: "#/properties/state/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -456,7 +735,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((data1 === "open") || (data1 === "snoozed")) || (data1 === "closed"))) {
-            const err5 = { instancePath: instancePath + "/state", schemaPath: "#/properties/state/enum", keyword: "enum", params: { allowedValues: schema14.properties.state.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/state",
+                schemaPath: "#/properties/state/enum",
+                keyword: "enum",
+                params: { allowedValues: schema14.properties.state.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -468,7 +753,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.assignee_id !== undefined) {
         if (typeof data.assignee_id !== "string") {
-            const err6 = { instancePath: instancePath + "/assignee_id", schemaPath: "#/properties/assignee_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/assignee_id",
+                schemaPath: "#/properties/assignee_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -480,7 +771,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.team_id !== undefined) {
         if (typeof data.team_id !== "string") {
-            const err7 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -492,7 +789,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.account_id !== undefined) {
         if (typeof data.account_id !== "string") {
-            const err8 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -508,7 +811,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data5.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data5[i0] !== "string") {
-                    const err9 = { instancePath: instancePath + "/tags/" + i0, schemaPath: "#/properties/tags/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err9 = {
+                        instancePath: instancePath + "/tags/" + i0,
+                        schemaPath: "#/properties/tags/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err9];
                     }
@@ -520,7 +829,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/tags", schemaPath: "#/properties/tags/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err10 = {
+                instancePath: instancePath + "/tags",
+                schemaPath: "#/properties/tags/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -542,10 +857,22 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const issues__delete = validate14;
-const schema15 = { "$id": "issues__delete", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the issue." } }, "required": ["id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "issues__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the issue." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -556,7 +883,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -570,7 +903,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -581,7 +920,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -603,10 +948,29 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const issue_replies__create = validate15;
-const schema16 = { "$id": "issue_replies__create", "type": "object", "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." }, "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the reply." }, "message_id": { "type": "string", "minLength": 1, "description": "ID of the message to reply to (from messages list)." }, "user_id": { "type": "string", "description": "User to post the reply as (not with contact_id)." }, "contact_id": { "type": "string", "description": "Contact to post the reply as (not with user_id)." }, "attachment_urls": { "type": "array", "items": { "type": "string" }, "description": "Attachment URLs to attach to the reply." } }, "required": ["issue_id", "body_html", "message_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "issue_replies__create",
+    "type": "object",
+    "properties": {
+        "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." },
+        "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the reply." },
+        "message_id": { "type": "string", "minLength": 1, "description": "ID of the message to reply to (from messages list)." },
+        "user_id": { "type": "string", "description": "User to post the reply as (not with contact_id)." },
+        "contact_id": { "type": "string", "description": "Contact to post the reply as (not with user_id)." },
+        "attachment_urls": { "type": "array", "items": { "type": "string" }, "description": "Attachment URLs to attach to the reply." }
+    },
+    "required": ["issue_id", "body_html", "message_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_replies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -616,7 +980,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body_html === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body_html" }, message: "must have required property '" + "body_html" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body_html" },
+            message: "must have required property '" + "body_html" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -626,7 +996,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.message_id === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message_id" }, message: "must have required property '" + "message_id" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "message_id" },
+            message: "must have required property '" + "message_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -637,7 +1013,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "issue_id") || (key0 === "body_html")) || (key0 === "message_id")) || (key0 === "user_id")) || (key0 === "contact_id")) || (key0 === "attachment_urls"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -651,7 +1033,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issue_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err4 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -662,7 +1050,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -676,7 +1070,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.body_html;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err6 = { instancePath: instancePath + "/body_html", schemaPath: "#/properties/body_html/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err6 = {
+                    instancePath: instancePath + "/body_html",
+                    schemaPath: "#/properties/body_html/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -687,7 +1087,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/body_html", schemaPath: "#/properties/body_html/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/body_html",
+                schemaPath: "#/properties/body_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -701,7 +1107,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.message_id;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err8 = { instancePath: instancePath + "/message_id", schemaPath: "#/properties/message_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err8 = {
+                    instancePath: instancePath + "/message_id",
+                    schemaPath: "#/properties/message_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -712,7 +1124,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/message_id", schemaPath: "#/properties/message_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/message_id",
+                schemaPath: "#/properties/message_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -724,7 +1142,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.user_id !== undefined) {
         if (typeof data.user_id !== "string") {
-            const err10 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/user_id",
+                schemaPath: "#/properties/user_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -736,7 +1160,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.contact_id !== undefined) {
         if (typeof data.contact_id !== "string") {
-            const err11 = { instancePath: instancePath + "/contact_id", schemaPath: "#/properties/contact_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/contact_id",
+                schemaPath: "#/properties/contact_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -752,7 +1182,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data5.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data5[i0] !== "string") {
-                    const err12 = { instancePath: instancePath + "/attachment_urls/" + i0, schemaPath: "#/properties/attachment_urls/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/attachment_urls/" + i0,
+                        schemaPath: "#/properties/attachment_urls/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -764,7 +1200,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/attachment_urls", schemaPath: "#/properties/attachment_urls/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err13 = {
+                instancePath: instancePath + "/attachment_urls",
+                schemaPath: "#/properties/attachment_urls/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -786,10 +1228,26 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const issue_assignments__update = validate16;
-const schema17 = { "$id": "issue_assignments__update", "type": "object", "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." }, "assignee_id": { "type": "string", "description": "User to assign the issue to (\"\" removes the assignee)." }, "team_id": { "type": "string", "description": "Team to assign the issue to (\"\" removes the team)." } }, "required": ["issue_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "issue_assignments__update",
+    "type": "object",
+    "properties": {
+        "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." },
+        "assignee_id": { "type": "string", "description": "User to assign the issue to (\"\" removes the assignee)." },
+        "team_id": { "type": "string", "description": "Team to assign the issue to (\"\" removes the team)." }
+    },
+    "required": ["issue_id"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_assignments__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -800,7 +1258,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "issue_id") || (key0 === "assignee_id")) || (key0 === "team_id"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -814,7 +1278,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issue_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -825,7 +1295,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -837,7 +1313,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.assignee_id !== undefined) {
         if (typeof data.assignee_id !== "string") {
-            const err4 = { instancePath: instancePath + "/assignee_id", schemaPath: "#/properties/assignee_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/assignee_id",
+                schemaPath: "#/properties/assignee_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -849,7 +1331,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.team_id !== undefined) {
         if (typeof data.team_id !== "string") {
-            const err5 = { instancePath: instancePath + "/team_id", schemaPath: "#/properties/team_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/team_id",
+                schemaPath: "#/properties/team_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -871,11 +1359,28 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const issue_statuses__list = validate17;
-const schema18 = { "$id": "issue_statuses__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "additionalProperties": false };
+const schema18 = {
+    "$id": "issue_statuses__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_statuses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -889,7 +1394,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -900,7 +1411,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -922,10 +1439,29 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const messages__list = validate18;
-const schema19 = { "$id": "messages__list", "type": "object", "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "required": ["issue_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "messages__list",
+    "type": "object",
+    "properties": {
+        "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "required": ["issue_id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="messages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -936,7 +1472,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "issue_id") || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -950,7 +1492,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issue_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -961,7 +1509,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -975,7 +1529,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.cursor;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -986,7 +1546,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1008,10 +1574,33 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const issue_notes__create = validate19;
-const schema20 = { "$id": "issue_notes__create", "type": "object", "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." }, "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the note." }, "thread_id": { "type": "string", "description": "Thread to post to (the id from issue_threads list)." }, "message_id": { "type": "string", "description": "Internal-note message to reply to." }, "thread_name": { "type": "string", "description": "Name of the thread created when neither thread_id nor message_id is given." }, "user_id": { "type": "string", "description": "User to post the note as (defaults to the token's user)." }, "attachment_urls": { "type": "array", "items": { "type": "string" }, "description": "Attachment URLs to attach to the note." } }, "required": ["issue_id", "body_html"], "additionalProperties": false };
+const schema20 = {
+    "$id": "issue_notes__create",
+    "type": "object",
+    "properties": {
+        "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." },
+        "body_html": { "type": "string", "minLength": 1, "description": "HTML body of the note." },
+        "thread_id": { "type": "string", "description": "Thread to post to (the id from issue_threads list)." },
+        "message_id": { "type": "string", "description": "Internal-note message to reply to." },
+        "thread_name": {
+            "type": "string",
+            "description": "Name of the thread created when neither thread_id nor message_id is given."
+        },
+        "user_id": { "type": "string", "description": "User to post the note as (defaults to the token's user)." },
+        "attachment_urls": { "type": "array", "items": { "type": "string" }, "description": "Attachment URLs to attach to the note." }
+    },
+    "required": ["issue_id", "body_html"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1021,7 +1610,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.body_html === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body_html" }, message: "must have required property '" + "body_html" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "body_html" },
+            message: "must have required property '" + "body_html" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1032,7 +1627,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((((((key0 === "issue_id") || (key0 === "body_html")) || (key0 === "thread_id")) || (key0 === "message_id")) || (key0 === "thread_name")) || (key0 === "user_id")) || (key0 === "attachment_urls"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1046,7 +1647,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issue_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1057,7 +1664,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1071,7 +1684,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.body_html;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/body_html", schemaPath: "#/properties/body_html/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/body_html",
+                    schemaPath: "#/properties/body_html/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1082,7 +1701,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/body_html", schemaPath: "#/properties/body_html/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/body_html",
+                schemaPath: "#/properties/body_html/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1094,7 +1719,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.thread_id !== undefined) {
         if (typeof data.thread_id !== "string") {
-            const err7 = { instancePath: instancePath + "/thread_id", schemaPath: "#/properties/thread_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/thread_id",
+                schemaPath: "#/properties/thread_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1106,7 +1737,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.message_id !== undefined) {
         if (typeof data.message_id !== "string") {
-            const err8 = { instancePath: instancePath + "/message_id", schemaPath: "#/properties/message_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/message_id",
+                schemaPath: "#/properties/message_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1118,7 +1755,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.thread_name !== undefined) {
         if (typeof data.thread_name !== "string") {
-            const err9 = { instancePath: instancePath + "/thread_name", schemaPath: "#/properties/thread_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/thread_name",
+                schemaPath: "#/properties/thread_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1130,7 +1773,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.user_id !== undefined) {
         if (typeof data.user_id !== "string") {
-            const err10 = { instancePath: instancePath + "/user_id", schemaPath: "#/properties/user_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/user_id",
+                schemaPath: "#/properties/user_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1146,7 +1795,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data6.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data6[i0] !== "string") {
-                    const err11 = { instancePath: instancePath + "/attachment_urls/" + i0, schemaPath: "#/properties/attachment_urls/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/attachment_urls/" + i0,
+                        schemaPath: "#/properties/attachment_urls/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -1158,7 +1813,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err12 = { instancePath: instancePath + "/attachment_urls", schemaPath: "#/properties/attachment_urls/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err12 = {
+                instancePath: instancePath + "/attachment_urls",
+                schemaPath: "#/properties/attachment_urls/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1180,10 +1841,22 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const issue_threads__list = validate20;
-const schema21 = { "$id": "issue_threads__list", "type": "object", "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." } }, "required": ["issue_id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "issue_threads__list",
+    "type": "object",
+    "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." } },
+    "required": ["issue_id"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1194,7 +1867,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "issue_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1208,7 +1887,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issue_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1219,7 +1904,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1241,10 +1932,25 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const issue_threads__create = validate21;
-const schema22 = { "$id": "issue_threads__create", "type": "object", "properties": { "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." }, "name": { "type": "string", "description": "Name of the thread." } }, "required": ["issue_id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "issue_threads__create",
+    "type": "object",
+    "properties": {
+        "issue_id": { "type": "string", "minLength": 1, "description": "ID (or number) of the issue." },
+        "name": { "type": "string", "description": "Name of the thread." }
+    },
+    "required": ["issue_id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_threads__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.issue_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1255,7 +1961,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "issue_id") || (key0 === "name"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1269,7 +1981,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.issue_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1280,7 +1998,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1292,7 +2016,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.name !== undefined) {
         if (typeof data.name !== "string") {
-            const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1314,11 +2044,35 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const accounts__list = validate22;
-const schema23 = { "$id": "accounts__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." }, "limit": { "type": "integer", "minimum": 1, "maximum": 999, "default": 100, "description": "Records per page, 1 to 999 (Pylon's default is 100)." } }, "additionalProperties": false };
+const schema23 = {
+    "$id": "accounts__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 999,
+            "default": 100,
+            "description": "Records per page, 1 to 999 (Pylon's default is 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1332,7 +2086,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -1343,7 +2103,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1356,7 +2122,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1367,7 +2139,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 999 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 999 }, message: "must be <= 999" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 999 },
+                    message: "must be <= 999"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1377,7 +2155,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1400,10 +2184,58 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const accounts__create = validate23;
-const schema24 = { "$id": "accounts__create", "type": "object", "properties": { "name": { "type": "string", "minLength": 1, "description": "Name of the account." }, "account_type": { "type": "string", "enum": ["customer", "internal", "community", "partner"], "description": "Type of the account (Pylon's default: customer)." }, "domains": { "type": "array", "items": { "type": "string" }, "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain." }, "primary_domain": { "type": "string", "description": "Primary domain; must be one of domains." }, "owner_id": { "type": "string", "description": "ID of the user who owns the account." }, "logo_url": { "type": "string", "description": "Logo URL (a square .png, .jpg or .jpeg)." }, "tags": { "type": "array", "items": { "type": "string" }, "description": "Tags of the account; replaces the account's tags." }, "channels": { "type": "array", "items": { "type": "object" }, "description": "Channels linked to the account ({channel_id, source, is_primary})." }, "custom_fields": { "type": "array", "items": { "type": "object" }, "description": "Custom field values ({slug, value} or {slug, values})." }, "external_ids": { "type": "array", "items": { "type": "object" }, "description": "External IDs ({external_id, label}); replaces the account's external IDs." }, "subaccount_ids": { "type": "array", "items": { "type": "string" }, "description": "Account IDs to add as subaccounts." } }, "required": ["name"], "additionalProperties": false };
+const schema24 = {
+    "$id": "accounts__create",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string", "minLength": 1, "description": "Name of the account." },
+        "account_type": {
+            "type": "string",
+            "enum": ["customer", "internal", "community", "partner"],
+            "description": "Type of the account (Pylon's default: customer)."
+        },
+        "domains": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain."
+        },
+        "primary_domain": { "type": "string", "description": "Primary domain; must be one of domains." },
+        "owner_id": { "type": "string", "description": "ID of the user who owns the account." },
+        "logo_url": { "type": "string", "description": "Logo URL (a square .png, .jpg or .jpeg)." },
+        "tags": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Tags of the account; replaces the account's tags."
+        },
+        "channels": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Channels linked to the account ({channel_id, source, is_primary})."
+        },
+        "custom_fields": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Custom field values ({slug, value} or {slug, values})."
+        },
+        "external_ids": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "External IDs ({external_id, label}); replaces the account's external IDs."
+        },
+        "subaccount_ids": { "type": "array", "items": { "type": "string" }, "description": "Account IDs to add as subaccounts." }
+    },
+    "required": ["name"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1414,7 +2246,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func3.call(schema24.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1428,7 +2266,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.name;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1439,7 +2283,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1452,7 +2302,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.account_type !== undefined) {
         let data1 = data.account_type;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/account_type", schemaPath: "#/properties/account_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/account_type",
+                schemaPath: "#/properties/account_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1462,7 +2318,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((data1 === "customer") || (data1 === "internal")) || (data1 === "community")) || (data1 === "partner"))) {
-            const err5 = { instancePath: instancePath + "/account_type", schemaPath: "#/properties/account_type/enum", keyword: "enum", params: { allowedValues: schema24.properties.account_type.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/account_type",
+                schemaPath: "#/properties/account_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema24.properties.account_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1478,7 +2340,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data2.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data2[i0] !== "string") {
-                    const err6 = { instancePath: instancePath + "/domains/" + i0, schemaPath: "#/properties/domains/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err6 = {
+                        instancePath: instancePath + "/domains/" + i0,
+                        schemaPath: "#/properties/domains/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -1490,7 +2358,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/domains", schemaPath: "#/properties/domains/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err7 = {
+                instancePath: instancePath + "/domains",
+                schemaPath: "#/properties/domains/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1502,7 +2376,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.primary_domain !== undefined) {
         if (typeof data.primary_domain !== "string") {
-            const err8 = { instancePath: instancePath + "/primary_domain", schemaPath: "#/properties/primary_domain/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/primary_domain",
+                schemaPath: "#/properties/primary_domain/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1514,7 +2394,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.owner_id !== undefined) {
         if (typeof data.owner_id !== "string") {
-            const err9 = { instancePath: instancePath + "/owner_id", schemaPath: "#/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1526,7 +2412,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.logo_url !== undefined) {
         if (typeof data.logo_url !== "string") {
-            const err10 = { instancePath: instancePath + "/logo_url", schemaPath: "#/properties/logo_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/logo_url",
+                schemaPath: "#/properties/logo_url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1542,7 +2434,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data7.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data7[i1] !== "string") {
-                    const err11 = { instancePath: instancePath + "/tags/" + i1, schemaPath: "#/properties/tags/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/tags/" + i1,
+                        schemaPath: "#/properties/tags/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -1554,7 +2452,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err12 = { instancePath: instancePath + "/tags", schemaPath: "#/properties/tags/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err12 = {
+                instancePath: instancePath + "/tags",
+                schemaPath: "#/properties/tags/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1571,7 +2475,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i2 = 0; i2 < len2; i2++) {
                 let data10 = data9[i2];
                 if (!(data10 && typeof data10 == "object" && !Array.isArray(data10))) {
-                    const err13 = { instancePath: instancePath + "/channels/" + i2, schemaPath: "#/properties/channels/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err13 = {
+                        instancePath: instancePath + "/channels/" + i2,
+                        schemaPath: "#/properties/channels/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -1583,7 +2493,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err14 = { instancePath: instancePath + "/channels", schemaPath: "#/properties/channels/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err14 = {
+                instancePath: instancePath + "/channels",
+                schemaPath: "#/properties/channels/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -1600,7 +2516,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i3 = 0; i3 < len3; i3++) {
                 let data12 = data11[i3];
                 if (!(data12 && typeof data12 == "object" && !Array.isArray(data12))) {
-                    const err15 = { instancePath: instancePath + "/custom_fields/" + i3, schemaPath: "#/properties/custom_fields/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err15 = {
+                        instancePath: instancePath + "/custom_fields/" + i3,
+                        schemaPath: "#/properties/custom_fields/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -1612,7 +2534,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err16 = {
+                instancePath: instancePath + "/custom_fields",
+                schemaPath: "#/properties/custom_fields/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1629,7 +2557,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i4 = 0; i4 < len4; i4++) {
                 let data14 = data13[i4];
                 if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-                    const err17 = { instancePath: instancePath + "/external_ids/" + i4, schemaPath: "#/properties/external_ids/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err17 = {
+                        instancePath: instancePath + "/external_ids/" + i4,
+                        schemaPath: "#/properties/external_ids/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -1641,7 +2575,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err18 = { instancePath: instancePath + "/external_ids", schemaPath: "#/properties/external_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err18 = {
+                instancePath: instancePath + "/external_ids",
+                schemaPath: "#/properties/external_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -1657,7 +2597,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             const len5 = data15.length;
             for (let i5 = 0; i5 < len5; i5++) {
                 if (typeof data15[i5] !== "string") {
-                    const err19 = { instancePath: instancePath + "/subaccount_ids/" + i5, schemaPath: "#/properties/subaccount_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err19 = {
+                        instancePath: instancePath + "/subaccount_ids/" + i5,
+                        schemaPath: "#/properties/subaccount_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err19];
                     }
@@ -1669,7 +2615,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err20 = { instancePath: instancePath + "/subaccount_ids", schemaPath: "#/properties/subaccount_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err20 = {
+                instancePath: instancePath + "/subaccount_ids",
+                schemaPath: "#/properties/subaccount_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err20];
             }
@@ -1691,10 +2643,22 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const accounts__get = validate24;
-const schema25 = { "$id": "accounts__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or external ID of the account." } }, "required": ["id"], "additionalProperties": false };
+const schema25 = {
+    "$id": "accounts__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or external ID of the account." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1705,7 +2669,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1719,7 +2689,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1730,7 +2706,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1752,10 +2734,55 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const accounts__update = validate25;
-const schema26 = { "$id": "accounts__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID or external ID of the account." }, "name": { "type": "string", "minLength": 1, "description": "Name of the account." }, "is_disabled": { "type": "boolean", "description": "Whether the account is disabled." }, "domains": { "type": "array", "items": { "type": "string" }, "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain." }, "primary_domain": { "type": "string", "description": "Primary domain; must be one of domains." }, "owner_id": { "type": "string", "description": "ID of the user who owns the account." }, "logo_url": { "type": "string", "description": "Logo URL (a square .png, .jpg or .jpeg)." }, "tags": { "type": "array", "items": { "type": "string" }, "description": "Tags of the account; replaces the account's tags." }, "channels": { "type": "array", "items": { "type": "object" }, "description": "Channels linked to the account ({channel_id, source, is_primary})." }, "custom_fields": { "type": "array", "items": { "type": "object" }, "description": "Custom field values ({slug, value} or {slug, values})." }, "external_ids": { "type": "array", "items": { "type": "object" }, "description": "External IDs ({external_id, label}); replaces the account's external IDs." }, "subaccount_ids": { "type": "array", "items": { "type": "string" }, "description": "Account IDs to add as subaccounts." } }, "required": ["id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "accounts__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID or external ID of the account." },
+        "name": { "type": "string", "minLength": 1, "description": "Name of the account." },
+        "is_disabled": { "type": "boolean", "description": "Whether the account is disabled." },
+        "domains": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Domains of the account without scheme (e.g. stripe.com); one must be the primary_domain."
+        },
+        "primary_domain": { "type": "string", "description": "Primary domain; must be one of domains." },
+        "owner_id": { "type": "string", "description": "ID of the user who owns the account." },
+        "logo_url": { "type": "string", "description": "Logo URL (a square .png, .jpg or .jpeg)." },
+        "tags": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Tags of the account; replaces the account's tags."
+        },
+        "channels": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Channels linked to the account ({channel_id, source, is_primary})."
+        },
+        "custom_fields": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Custom field values ({slug, value} or {slug, values})."
+        },
+        "external_ids": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "External IDs ({external_id, label}); replaces the account's external IDs."
+        },
+        "subaccount_ids": { "type": "array", "items": { "type": "string" }, "description": "Account IDs to add as subaccounts." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1766,7 +2793,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func3.call(schema26.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1780,7 +2813,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1791,7 +2830,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1805,7 +2850,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1816,7 +2867,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1828,7 +2885,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.is_disabled !== undefined) {
         if (typeof data.is_disabled !== "boolean") {
-            const err6 = { instancePath: instancePath + "/is_disabled", schemaPath: "#/properties/is_disabled/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err6 = {
+                instancePath: instancePath + "/is_disabled",
+                schemaPath: "#/properties/is_disabled/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1844,7 +2907,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data3.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data3[i0] !== "string") {
-                    const err7 = { instancePath: instancePath + "/domains/" + i0, schemaPath: "#/properties/domains/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err7 = {
+                        instancePath: instancePath + "/domains/" + i0,
+                        schemaPath: "#/properties/domains/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err7];
                     }
@@ -1856,7 +2925,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/domains", schemaPath: "#/properties/domains/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err8 = {
+                instancePath: instancePath + "/domains",
+                schemaPath: "#/properties/domains/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1868,7 +2943,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.primary_domain !== undefined) {
         if (typeof data.primary_domain !== "string") {
-            const err9 = { instancePath: instancePath + "/primary_domain", schemaPath: "#/properties/primary_domain/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/primary_domain",
+                schemaPath: "#/properties/primary_domain/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1880,7 +2961,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.owner_id !== undefined) {
         if (typeof data.owner_id !== "string") {
-            const err10 = { instancePath: instancePath + "/owner_id", schemaPath: "#/properties/owner_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1892,7 +2979,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.logo_url !== undefined) {
         if (typeof data.logo_url !== "string") {
-            const err11 = { instancePath: instancePath + "/logo_url", schemaPath: "#/properties/logo_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/logo_url",
+                schemaPath: "#/properties/logo_url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1908,7 +3001,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             const len1 = data8.length;
             for (let i1 = 0; i1 < len1; i1++) {
                 if (typeof data8[i1] !== "string") {
-                    const err12 = { instancePath: instancePath + "/tags/" + i1, schemaPath: "#/properties/tags/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err12 = {
+                        instancePath: instancePath + "/tags/" + i1,
+                        schemaPath: "#/properties/tags/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err12];
                     }
@@ -1920,7 +3019,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/tags", schemaPath: "#/properties/tags/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err13 = {
+                instancePath: instancePath + "/tags",
+                schemaPath: "#/properties/tags/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -1937,7 +3042,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i2 = 0; i2 < len2; i2++) {
                 let data11 = data10[i2];
                 if (!(data11 && typeof data11 == "object" && !Array.isArray(data11))) {
-                    const err14 = { instancePath: instancePath + "/channels/" + i2, schemaPath: "#/properties/channels/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err14 = {
+                        instancePath: instancePath + "/channels/" + i2,
+                        schemaPath: "#/properties/channels/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err14];
                     }
@@ -1949,7 +3060,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/channels", schemaPath: "#/properties/channels/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err15 = {
+                instancePath: instancePath + "/channels",
+                schemaPath: "#/properties/channels/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -1966,7 +3083,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i3 = 0; i3 < len3; i3++) {
                 let data13 = data12[i3];
                 if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-                    const err16 = { instancePath: instancePath + "/custom_fields/" + i3, schemaPath: "#/properties/custom_fields/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err16 = {
+                        instancePath: instancePath + "/custom_fields/" + i3,
+                        schemaPath: "#/properties/custom_fields/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err16];
                     }
@@ -1978,7 +3101,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err17 = {
+                instancePath: instancePath + "/custom_fields",
+                schemaPath: "#/properties/custom_fields/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -1995,7 +3124,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i4 = 0; i4 < len4; i4++) {
                 let data15 = data14[i4];
                 if (!(data15 && typeof data15 == "object" && !Array.isArray(data15))) {
-                    const err18 = { instancePath: instancePath + "/external_ids/" + i4, schemaPath: "#/properties/external_ids/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err18 = {
+                        instancePath: instancePath + "/external_ids/" + i4,
+                        schemaPath: "#/properties/external_ids/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err18];
                     }
@@ -2007,7 +3142,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/external_ids", schemaPath: "#/properties/external_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err19 = {
+                instancePath: instancePath + "/external_ids",
+                schemaPath: "#/properties/external_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -2023,7 +3164,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             const len5 = data16.length;
             for (let i5 = 0; i5 < len5; i5++) {
                 if (typeof data16[i5] !== "string") {
-                    const err20 = { instancePath: instancePath + "/subaccount_ids/" + i5, schemaPath: "#/properties/subaccount_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err20 = {
+                        instancePath: instancePath + "/subaccount_ids/" + i5,
+                        schemaPath: "#/properties/subaccount_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err20];
                     }
@@ -2035,7 +3182,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err21 = { instancePath: instancePath + "/subaccount_ids", schemaPath: "#/properties/subaccount_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err21 = {
+                instancePath: instancePath + "/subaccount_ids",
+                schemaPath: "#/properties/subaccount_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -2057,11 +3210,34 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const contacts__list = validate26;
-const schema27 = { "$id": "contacts__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." }, "limit": { "type": "integer", "minimum": 1, "maximum": 999, "description": "Records per page, 1 to 999 (Pylon's default is 100)." } }, "additionalProperties": false };
+const schema27 = {
+    "$id": "contacts__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 999,
+            "description": "Records per page, 1 to 999 (Pylon's default is 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2075,7 +3251,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2086,7 +3268,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2099,7 +3287,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2110,7 +3304,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 999 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 999 }, message: "must be <= 999" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 999 },
+                    message: "must be <= 999"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2120,7 +3320,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2143,10 +3349,41 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const contacts__create = validate27;
-const schema28 = { "$id": "contacts__create", "type": "object", "properties": { "name": { "type": "string", "minLength": 1, "description": "Name of the contact." }, "email": { "type": "string", "description": "Email of the contact." }, "account_id": { "type": "string", "description": "Account the contact belongs to (not with account_external_id)." }, "account_external_id": { "type": "string", "description": "External ID of the account the contact belongs to (not with account_id)." }, "avatar_url": { "type": "string", "description": "Avatar URL (a square .png, .jpg or .jpeg)." }, "phone_numbers": { "type": "array", "items": { "type": "string" }, "description": "Phone numbers (digits only, at most 15)." }, "primary_phone_number": { "type": "string", "description": "Primary phone number; must be one of phone_numbers." }, "portal_role": { "type": "string", "description": "Portal role: no_access, member, admin or a custom role slug." }, "portal_role_id": { "type": "string", "description": "ID of a custom portal role (takes precedence over portal_role)." }, "custom_fields": { "type": "array", "items": { "type": "object" }, "description": "Custom field values ({slug, value} or {slug, values})." }, "external_ids": { "type": "array", "items": { "type": "object" }, "description": "External IDs ({external_id, label})." } }, "required": ["name"], "additionalProperties": false };
+const schema28 = {
+    "$id": "contacts__create",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string", "minLength": 1, "description": "Name of the contact." },
+        "email": { "type": "string", "description": "Email of the contact." },
+        "account_id": { "type": "string", "description": "Account the contact belongs to (not with account_external_id)." },
+        "account_external_id": {
+            "type": "string",
+            "description": "External ID of the account the contact belongs to (not with account_id)."
+        },
+        "avatar_url": { "type": "string", "description": "Avatar URL (a square .png, .jpg or .jpeg)." },
+        "phone_numbers": { "type": "array", "items": { "type": "string" }, "description": "Phone numbers (digits only, at most 15)." },
+        "primary_phone_number": { "type": "string", "description": "Primary phone number; must be one of phone_numbers." },
+        "portal_role": { "type": "string", "description": "Portal role: no_access, member, admin or a custom role slug." },
+        "portal_role_id": { "type": "string", "description": "ID of a custom portal role (takes precedence over portal_role)." },
+        "custom_fields": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Custom field values ({slug, value} or {slug, values})."
+        },
+        "external_ids": { "type": "array", "items": { "type": "object" }, "description": "External IDs ({external_id, label})." }
+    },
+    "required": ["name"],
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2157,7 +3394,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func3.call(schema28.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2171,7 +3414,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.name;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2182,7 +3431,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2194,7 +3449,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
         if (typeof data.email !== "string") {
-            const err4 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/email",
+                schemaPath: "#/properties/email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2206,7 +3467,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.account_id !== undefined) {
         if (typeof data.account_id !== "string") {
-            const err5 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2218,7 +3485,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.account_external_id !== undefined) {
         if (typeof data.account_external_id !== "string") {
-            const err6 = { instancePath: instancePath + "/account_external_id", schemaPath: "#/properties/account_external_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/account_external_id",
+                schemaPath: "#/properties/account_external_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2230,7 +3503,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.avatar_url !== undefined) {
         if (typeof data.avatar_url !== "string") {
-            const err7 = { instancePath: instancePath + "/avatar_url", schemaPath: "#/properties/avatar_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/avatar_url",
+                schemaPath: "#/properties/avatar_url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2246,7 +3525,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data5.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data5[i0] !== "string") {
-                    const err8 = { instancePath: instancePath + "/phone_numbers/" + i0, schemaPath: "#/properties/phone_numbers/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err8 = {
+                        instancePath: instancePath + "/phone_numbers/" + i0,
+                        schemaPath: "#/properties/phone_numbers/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err8];
                     }
@@ -2258,7 +3543,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/phone_numbers", schemaPath: "#/properties/phone_numbers/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err9 = {
+                instancePath: instancePath + "/phone_numbers",
+                schemaPath: "#/properties/phone_numbers/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -2270,7 +3561,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.primary_phone_number !== undefined) {
         if (typeof data.primary_phone_number !== "string") {
-            const err10 = { instancePath: instancePath + "/primary_phone_number", schemaPath: "#/properties/primary_phone_number/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/primary_phone_number",
+                schemaPath: "#/properties/primary_phone_number/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -2282,7 +3579,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.portal_role !== undefined) {
         if (typeof data.portal_role !== "string") {
-            const err11 = { instancePath: instancePath + "/portal_role", schemaPath: "#/properties/portal_role/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err11 = {
+                instancePath: instancePath + "/portal_role",
+                schemaPath: "#/properties/portal_role/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -2294,7 +3597,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.portal_role_id !== undefined) {
         if (typeof data.portal_role_id !== "string") {
-            const err12 = { instancePath: instancePath + "/portal_role_id", schemaPath: "#/properties/portal_role_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/portal_role_id",
+                schemaPath: "#/properties/portal_role_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -2311,7 +3620,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
                 let data11 = data10[i1];
                 if (!(data11 && typeof data11 == "object" && !Array.isArray(data11))) {
-                    const err13 = { instancePath: instancePath + "/custom_fields/" + i1, schemaPath: "#/properties/custom_fields/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err13 = {
+                        instancePath: instancePath + "/custom_fields/" + i1,
+                        schemaPath: "#/properties/custom_fields/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err13];
                     }
@@ -2323,7 +3638,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err14 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err14 = {
+                instancePath: instancePath + "/custom_fields",
+                schemaPath: "#/properties/custom_fields/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -2340,7 +3661,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i2 = 0; i2 < len2; i2++) {
                 let data13 = data12[i2];
                 if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-                    const err15 = { instancePath: instancePath + "/external_ids/" + i2, schemaPath: "#/properties/external_ids/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err15 = {
+                        instancePath: instancePath + "/external_ids/" + i2,
+                        schemaPath: "#/properties/external_ids/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -2352,7 +3679,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/external_ids", schemaPath: "#/properties/external_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err16 = {
+                instancePath: instancePath + "/external_ids",
+                schemaPath: "#/properties/external_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -2374,10 +3707,22 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 export const contacts__get = validate28;
-const schema29 = { "$id": "contacts__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the contact." } }, "required": ["id"], "additionalProperties": false };
+const schema29 = {
+    "$id": "contacts__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the contact." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2388,7 +3733,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2402,7 +3753,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2413,7 +3770,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2435,10 +3798,42 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const contacts__update = validate29;
-const schema30 = { "$id": "contacts__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the contact." }, "name": { "type": "string", "minLength": 1, "description": "Name of the contact." }, "email": { "type": "string", "description": "Email of the contact." }, "account_id": { "type": "string", "description": "Account the contact belongs to (not with account_external_id)." }, "account_external_id": { "type": "string", "description": "External ID of the account the contact belongs to (not with account_id)." }, "avatar_url": { "type": "string", "description": "Avatar URL (a square .png, .jpg or .jpeg)." }, "phone_numbers": { "type": "array", "items": { "type": "string" }, "description": "Phone numbers (digits only, at most 15)." }, "primary_phone_number": { "type": "string", "description": "Primary phone number; must be one of phone_numbers." }, "portal_role": { "type": "string", "description": "Portal role: no_access, member, admin or a custom role slug." }, "portal_role_id": { "type": "string", "description": "ID of a custom portal role (takes precedence over portal_role)." }, "custom_fields": { "type": "array", "items": { "type": "object" }, "description": "Custom field values ({slug, value} or {slug, values})." }, "external_ids": { "type": "array", "items": { "type": "object" }, "description": "External IDs ({external_id, label})." } }, "required": ["id"], "additionalProperties": false };
+const schema30 = {
+    "$id": "contacts__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID of the contact." },
+        "name": { "type": "string", "minLength": 1, "description": "Name of the contact." },
+        "email": { "type": "string", "description": "Email of the contact." },
+        "account_id": { "type": "string", "description": "Account the contact belongs to (not with account_external_id)." },
+        "account_external_id": {
+            "type": "string",
+            "description": "External ID of the account the contact belongs to (not with account_id)."
+        },
+        "avatar_url": { "type": "string", "description": "Avatar URL (a square .png, .jpg or .jpeg)." },
+        "phone_numbers": { "type": "array", "items": { "type": "string" }, "description": "Phone numbers (digits only, at most 15)." },
+        "primary_phone_number": { "type": "string", "description": "Primary phone number; must be one of phone_numbers." },
+        "portal_role": { "type": "string", "description": "Portal role: no_access, member, admin or a custom role slug." },
+        "portal_role_id": { "type": "string", "description": "ID of a custom portal role (takes precedence over portal_role)." },
+        "custom_fields": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Custom field values ({slug, value} or {slug, values})."
+        },
+        "external_ids": { "type": "array", "items": { "type": "object" }, "description": "External IDs ({external_id, label})." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2449,7 +3844,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func3.call(schema30.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2463,7 +3864,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2474,7 +3881,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2488,7 +3901,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2499,7 +3918,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2511,7 +3936,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.email !== undefined) {
         if (typeof data.email !== "string") {
-            const err6 = { instancePath: instancePath + "/email", schemaPath: "#/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/email",
+                schemaPath: "#/properties/email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2523,7 +3954,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.account_id !== undefined) {
         if (typeof data.account_id !== "string") {
-            const err7 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2535,7 +3972,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.account_external_id !== undefined) {
         if (typeof data.account_external_id !== "string") {
-            const err8 = { instancePath: instancePath + "/account_external_id", schemaPath: "#/properties/account_external_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/account_external_id",
+                schemaPath: "#/properties/account_external_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -2547,7 +3990,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.avatar_url !== undefined) {
         if (typeof data.avatar_url !== "string") {
-            const err9 = { instancePath: instancePath + "/avatar_url", schemaPath: "#/properties/avatar_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/avatar_url",
+                schemaPath: "#/properties/avatar_url/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -2563,7 +4012,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data6.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data6[i0] !== "string") {
-                    const err10 = { instancePath: instancePath + "/phone_numbers/" + i0, schemaPath: "#/properties/phone_numbers/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/phone_numbers/" + i0,
+                        schemaPath: "#/properties/phone_numbers/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -2575,7 +4030,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/phone_numbers", schemaPath: "#/properties/phone_numbers/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err11 = {
+                instancePath: instancePath + "/phone_numbers",
+                schemaPath: "#/properties/phone_numbers/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -2587,7 +4048,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.primary_phone_number !== undefined) {
         if (typeof data.primary_phone_number !== "string") {
-            const err12 = { instancePath: instancePath + "/primary_phone_number", schemaPath: "#/properties/primary_phone_number/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/primary_phone_number",
+                schemaPath: "#/properties/primary_phone_number/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -2599,7 +4066,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.portal_role !== undefined) {
         if (typeof data.portal_role !== "string") {
-            const err13 = { instancePath: instancePath + "/portal_role", schemaPath: "#/properties/portal_role/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = {
+                instancePath: instancePath + "/portal_role",
+                schemaPath: "#/properties/portal_role/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -2611,7 +4084,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.portal_role_id !== undefined) {
         if (typeof data.portal_role_id !== "string") {
-            const err14 = { instancePath: instancePath + "/portal_role_id", schemaPath: "#/properties/portal_role_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err14 = {
+                instancePath: instancePath + "/portal_role_id",
+                schemaPath: "#/properties/portal_role_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -2628,7 +4107,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
                 let data12 = data11[i1];
                 if (!(data12 && typeof data12 == "object" && !Array.isArray(data12))) {
-                    const err15 = { instancePath: instancePath + "/custom_fields/" + i1, schemaPath: "#/properties/custom_fields/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err15 = {
+                        instancePath: instancePath + "/custom_fields/" + i1,
+                        schemaPath: "#/properties/custom_fields/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err15];
                     }
@@ -2640,7 +4125,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err16 = {
+                instancePath: instancePath + "/custom_fields",
+                schemaPath: "#/properties/custom_fields/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -2657,7 +4148,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i2 = 0; i2 < len2; i2++) {
                 let data14 = data13[i2];
                 if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-                    const err17 = { instancePath: instancePath + "/external_ids/" + i2, schemaPath: "#/properties/external_ids/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err17 = {
+                        instancePath: instancePath + "/external_ids/" + i2,
+                        schemaPath: "#/properties/external_ids/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
                     if (vErrors === null) {
                         vErrors = [err17];
                     }
@@ -2669,7 +4166,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err18 = { instancePath: instancePath + "/external_ids", schemaPath: "#/properties/external_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err18 = {
+                instancePath: instancePath + "/external_ids",
+                schemaPath: "#/properties/external_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err18];
             }
@@ -2691,11 +4194,28 @@ else {
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
 export const teams__list = validate30;
-const schema31 = { "$id": "teams__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "additionalProperties": false };
+const schema31 = {
+    "$id": "teams__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2709,7 +4229,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2720,7 +4246,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2742,11 +4274,25 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const teams__create = validate31;
-const schema32 = { "$id": "teams__create", "type": "object", "properties": { "name": { "type": "string", "minLength": 1, "description": "Name of the team." }, "user_ids": { "type": "array", "items": { "type": "string" }, "description": "Users to add to the team." } }, "additionalProperties": false };
+const schema32 = {
+    "$id": "teams__create",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string", "minLength": 1, "description": "Name of the team." },
+        "user_ids": { "type": "array", "items": { "type": "string" }, "description": "Users to add to the team." }
+    },
+    "additionalProperties": false
+};
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "name") || (key0 === "user_ids"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2760,7 +4306,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.name;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2771,7 +4323,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2787,7 +4345,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data1.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data1[i0] !== "string") {
-                    const err3 = { instancePath: instancePath + "/user_ids/" + i0, schemaPath: "#/properties/user_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err3 = {
+                        instancePath: instancePath + "/user_ids/" + i0,
+                        schemaPath: "#/properties/user_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err3];
                     }
@@ -2799,7 +4363,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/user_ids", schemaPath: "#/properties/user_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err4 = {
+                instancePath: instancePath + "/user_ids",
+                schemaPath: "#/properties/user_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2821,10 +4391,22 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const teams__get = validate32;
-const schema33 = { "$id": "teams__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the team." } }, "required": ["id"], "additionalProperties": false };
+const schema33 = {
+    "$id": "teams__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the team." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2835,7 +4417,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2849,7 +4437,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2860,7 +4454,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2882,10 +4482,26 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const teams__update = validate33;
-const schema34 = { "$id": "teams__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the team." }, "name": { "type": "string", "minLength": 1, "description": "Name of the team." }, "user_ids": { "type": "array", "items": { "type": "string" }, "description": "The team's users; replaces the members." } }, "required": ["id"], "additionalProperties": false };
+const schema34 = {
+    "$id": "teams__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID of the team." },
+        "name": { "type": "string", "minLength": 1, "description": "Name of the team." },
+        "user_ids": { "type": "array", "items": { "type": "string" }, "description": "The team's users; replaces the members." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2896,7 +4512,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "id") || (key0 === "name")) || (key0 === "user_ids"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2910,7 +4532,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2921,7 +4549,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2935,7 +4569,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2946,7 +4586,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2962,7 +4608,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data2.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data2[i0] !== "string") {
-                    const err6 = { instancePath: instancePath + "/user_ids/" + i0, schemaPath: "#/properties/user_ids/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err6 = {
+                        instancePath: instancePath + "/user_ids/" + i0,
+                        schemaPath: "#/properties/user_ids/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err6];
                     }
@@ -2974,7 +4626,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/user_ids", schemaPath: "#/properties/user_ids/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err7 = {
+                instancePath: instancePath + "/user_ids",
+                schemaPath: "#/properties/user_ids/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2996,11 +4654,28 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const tags__list = validate34;
-const schema35 = { "$id": "tags__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "additionalProperties": false };
+const schema35 = {
+    "$id": "tags__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3014,7 +4689,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3025,7 +4706,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3047,10 +4734,30 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const tags__create = validate35;
-const schema36 = { "$id": "tags__create", "type": "object", "properties": { "value": { "type": "string", "minLength": 1, "description": "The tag text." }, "object_type": { "type": "string", "enum": ["account", "issue", "contact"], "description": "Object type the tag applies to: account, issue or contact." }, "hex_color": { "type": "string", "description": "Hex color code of the tag (e.g. \"#3b82f6\")." } }, "required": ["value", "object_type"], "additionalProperties": false };
+const schema36 = {
+    "$id": "tags__create",
+    "type": "object",
+    "properties": {
+        "value": { "type": "string", "minLength": 1, "description": "The tag text." },
+        "object_type": {
+            "type": "string",
+            "enum": ["account", "issue", "contact"],
+            "description": "Object type the tag applies to: account, issue or contact."
+        },
+        "hex_color": { "type": "string", "description": "Hex color code of the tag (e.g. \"#3b82f6\")." }
+    },
+    "required": ["value", "object_type"],
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.value === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "value" }, message: "must have required property '" + "value" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "value" },
+            message: "must have required property '" + "value" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3060,7 +4767,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.object_type === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "object_type" }, message: "must have required property '" + "object_type" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "object_type" },
+            message: "must have required property '" + "object_type" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3071,7 +4784,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "value") || (key0 === "object_type")) || (key0 === "hex_color"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3085,7 +4804,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.value;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/value", schemaPath: "#/properties/value/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/value",
+                    schemaPath: "#/properties/value/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -3096,7 +4821,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/value", schemaPath: "#/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/value",
+                schemaPath: "#/properties/value/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3109,7 +4840,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.object_type !== undefined) {
         let data1 = data.object_type;
         if (typeof data1 !== "string") {
-            const err5 = { instancePath: instancePath + "/object_type", schemaPath: "#/properties/object_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/object_type",
+                schemaPath: "#/properties/object_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3119,7 +4856,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((data1 === "account") || (data1 === "issue")) || (data1 === "contact"))) {
-            const err6 = { instancePath: instancePath + "/object_type", schemaPath: "#/properties/object_type/enum", keyword: "enum", params: { allowedValues: schema36.properties.object_type.enum }, message: "must be equal to one of the allowed values" };
+            const err6 = {
+                instancePath: instancePath + "/object_type",
+                schemaPath: "#/properties/object_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema36.properties.object_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -3131,7 +4874,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.hex_color !== undefined) {
         if (typeof data.hex_color !== "string") {
-            const err7 = { instancePath: instancePath + "/hex_color", schemaPath: "#/properties/hex_color/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/hex_color",
+                schemaPath: "#/properties/hex_color/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3153,10 +4902,22 @@ else {
     errors++;
 } validate35.errors = vErrors; return errors === 0; }
 export const tags__get = validate36;
-const schema37 = { "$id": "tags__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the tag." } }, "required": ["id"], "additionalProperties": false };
+const schema37 = {
+    "$id": "tags__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the tag." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3167,7 +4928,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3181,7 +4948,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3192,7 +4965,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3214,10 +4993,26 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 export const tags__update = validate37;
-const schema38 = { "$id": "tags__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the tag." }, "value": { "type": "string", "minLength": 1, "description": "The tag text." }, "hex_color": { "type": "string", "description": "Hex color code of the tag." } }, "required": ["id"], "additionalProperties": false };
+const schema38 = {
+    "$id": "tags__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID of the tag." },
+        "value": { "type": "string", "minLength": 1, "description": "The tag text." },
+        "hex_color": { "type": "string", "description": "Hex color code of the tag." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3228,7 +5023,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "id") || (key0 === "value")) || (key0 === "hex_color"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3242,7 +5043,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3253,7 +5060,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3267,7 +5080,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.value;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/value", schemaPath: "#/properties/value/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/value",
+                    schemaPath: "#/properties/value/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3278,7 +5097,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/value", schemaPath: "#/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/value",
+                schemaPath: "#/properties/value/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3290,7 +5115,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.hex_color !== undefined) {
         if (typeof data.hex_color !== "string") {
-            const err6 = { instancePath: instancePath + "/hex_color", schemaPath: "#/properties/hex_color/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/hex_color",
+                schemaPath: "#/properties/hex_color/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -3312,11 +5143,28 @@ else {
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
 export const users__list = validate38;
-const schema39 = { "$id": "users__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "additionalProperties": false };
+const schema39 = {
+    "$id": "users__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3330,7 +5178,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3341,7 +5195,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3363,10 +5223,22 @@ else {
     errors++;
 } validate38.errors = vErrors; return errors === 0; }
 export const users__get = validate39;
-const schema40 = { "$id": "users__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the user." } }, "required": ["id"], "additionalProperties": false };
+const schema40 = {
+    "$id": "users__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the user." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3377,7 +5249,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3391,7 +5269,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3402,7 +5286,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3424,10 +5314,33 @@ else {
     errors++;
 } validate39.errors = vErrors; return errors === 0; }
 export const custom_fields__list = validate40;
-const schema41 = { "$id": "custom_fields__list", "type": "object", "properties": { "object_type": { "type": "string", "enum": ["account", "issue", "contact", "task", "project", "call_recording"], "description": "Object type of the custom fields: account, issue, contact, task, project or call_recording." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "required": ["object_type"], "additionalProperties": false };
+const schema41 = {
+    "$id": "custom_fields__list",
+    "type": "object",
+    "properties": {
+        "object_type": {
+            "type": "string",
+            "enum": ["account", "issue", "contact", "task", "project", "call_recording"],
+            "description": "Object type of the custom fields: account, issue, contact, task, project or call_recording."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "required": ["object_type"],
+    "additionalProperties": false
+};
 function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.object_type === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "object_type" }, message: "must have required property '" + "object_type" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "object_type" },
+            message: "must have required property '" + "object_type" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3438,7 +5351,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "object_type") || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3451,7 +5370,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.object_type !== undefined) {
         let data0 = data.object_type;
         if (typeof data0 !== "string") {
-            const err2 = { instancePath: instancePath + "/object_type", schemaPath: "#/properties/object_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/object_type",
+                schemaPath: "#/properties/object_type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3461,7 +5386,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((((((data0 === "account") || (data0 === "issue")) || (data0 === "contact")) || (data0 === "task")) || (data0 === "project")) || (data0 === "call_recording"))) {
-            const err3 = { instancePath: instancePath + "/object_type", schemaPath: "#/properties/object_type/enum", keyword: "enum", params: { allowedValues: schema41.properties.object_type.enum }, message: "must be equal to one of the allowed values" };
+            const err3 = {
+                instancePath: instancePath + "/object_type",
+                schemaPath: "#/properties/object_type/enum",
+                keyword: "enum",
+                params: { allowedValues: schema41.properties.object_type.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3475,7 +5406,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.cursor;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3486,7 +5423,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3508,10 +5451,22 @@ else {
     errors++;
 } validate40.errors = vErrors; return errors === 0; }
 export const custom_fields__get = validate41;
-const schema42 = { "$id": "custom_fields__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the custom field." } }, "required": ["id"], "additionalProperties": false };
+const schema42 = {
+    "$id": "custom_fields__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the custom field." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="custom_fields__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3522,7 +5477,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3536,7 +5497,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3547,7 +5514,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3569,11 +5542,28 @@ else {
     errors++;
 } validate41.errors = vErrors; return errors === 0; }
 export const ticket_forms__list = validate42;
-const schema43 = { "$id": "ticket_forms__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "additionalProperties": false };
+const schema43 = {
+    "$id": "ticket_forms__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3587,7 +5577,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3598,7 +5594,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3620,10 +5622,22 @@ else {
     errors++;
 } validate42.errors = vErrors; return errors === 0; }
 export const ticket_forms__get = validate43;
-const schema44 = { "$id": "ticket_forms__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the ticket form." } }, "required": ["id"], "additionalProperties": false };
+const schema44 = {
+    "$id": "ticket_forms__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the ticket form." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ticket_forms__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3634,7 +5648,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3648,7 +5668,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3659,7 +5685,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3681,11 +5713,28 @@ else {
     errors++;
 } validate43.errors = vErrors; return errors === 0; }
 export const user_roles__list = validate44;
-const schema45 = { "$id": "user_roles__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." } }, "additionalProperties": false };
+const schema45 = {
+    "$id": "user_roles__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(key0 === "cursor")) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3699,7 +5748,13 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3710,7 +5765,13 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3732,11 +5793,34 @@ else {
     errors++;
 } validate44.errors = vErrors; return errors === 0; }
 export const tasks__list = validate45;
-const schema46 = { "$id": "tasks__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." }, "limit": { "type": "integer", "minimum": 1, "maximum": 999, "description": "Records per page, 1 to 999 (Pylon's default is 100)." } }, "additionalProperties": false };
+const schema46 = {
+    "$id": "tasks__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 999,
+            "description": "Records per page, 1 to 999 (Pylon's default is 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3750,7 +5834,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3761,7 +5851,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3774,7 +5870,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3785,7 +5887,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 999 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 999 }, message: "must be <= 999" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 999 },
+                    message: "must be <= 999"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3795,7 +5903,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3818,10 +5932,22 @@ else {
     errors++;
 } validate45.errors = vErrors; return errors === 0; }
 export const tasks__get = validate46;
-const schema47 = { "$id": "tasks__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the task." } }, "required": ["id"], "additionalProperties": false };
+const schema47 = {
+    "$id": "tasks__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the task." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3832,7 +5958,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3846,7 +5978,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3857,7 +5995,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3879,11 +6023,34 @@ else {
     errors++;
 } validate46.errors = vErrors; return errors === 0; }
 export const projects__list = validate47;
-const schema48 = { "$id": "projects__list", "type": "object", "properties": { "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." }, "limit": { "type": "integer", "minimum": 1, "maximum": 999, "description": "Records per page, 1 to 999 (Pylon's default is 100)." } }, "additionalProperties": false };
+const schema48 = {
+    "$id": "projects__list",
+    "type": "object",
+    "properties": {
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 999,
+            "description": "Records per page, 1 to 999 (Pylon's default is 100)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate47(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "cursor") || (key0 === "limit"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3897,7 +6064,13 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.cursor;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3908,7 +6081,13 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3921,7 +6100,13 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3932,7 +6117,13 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 999 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 999 }, message: "must be <= 999" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 999 },
+                    message: "must be <= 999"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3942,7 +6133,13 @@ function validate47(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3965,10 +6162,27 @@ else {
     errors++;
 } validate47.errors = vErrors; return errors === 0; }
 export const milestones__create = validate48;
-const schema49 = { "$id": "milestones__create", "type": "object", "properties": { "name": { "type": "string", "minLength": 1, "description": "Name of the milestone." }, "project_id": { "type": "string", "minLength": 1, "description": "Project of the milestone." }, "account_id": { "type": "string", "description": "Account of the project." }, "due_date": { "type": "string", "format": "date-time", "description": "Due date, RFC 3339." } }, "required": ["name", "project_id"], "additionalProperties": false };
+const schema49 = {
+    "$id": "milestones__create",
+    "type": "object",
+    "properties": {
+        "name": { "type": "string", "minLength": 1, "description": "Name of the milestone." },
+        "project_id": { "type": "string", "minLength": 1, "description": "Project of the milestone." },
+        "account_id": { "type": "string", "description": "Account of the project." },
+        "due_date": { "type": "string", "format": "date-time", "description": "Due date, RFC 3339." }
+    },
+    "required": ["name", "project_id"],
+    "additionalProperties": false
+};
 function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property '" + "name" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3978,7 +6192,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.project_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "project_id" }, message: "must have required property '" + "project_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "project_id" },
+            message: "must have required property '" + "project_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -3989,7 +6209,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "name") || (key0 === "project_id")) || (key0 === "account_id")) || (key0 === "due_date"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -4003,7 +6229,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.name;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -4014,7 +6246,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -4028,7 +6266,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.project_id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/project_id", schemaPath: "#/properties/project_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/project_id",
+                    schemaPath: "#/properties/project_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4039,7 +6283,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/project_id", schemaPath: "#/properties/project_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/project_id",
+                schemaPath: "#/properties/project_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -4051,7 +6301,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.account_id !== undefined) {
         if (typeof data.account_id !== "string") {
-            const err7 = { instancePath: instancePath + "/account_id", schemaPath: "#/properties/account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/account_id",
+                schemaPath: "#/properties/account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -4065,7 +6321,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.due_date;
         if (typeof data3 === "string") {
             if (!(formats0.validate(data3))) {
-                const err8 = { instancePath: instancePath + "/due_date", schemaPath: "#/properties/due_date/format", keyword: "format", params: { format: "date-time" }, message: "must match format \"" + "date-time" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/due_date",
+                    schemaPath: "#/properties/due_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -4076,7 +6338,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/due_date", schemaPath: "#/properties/due_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/due_date",
+                schemaPath: "#/properties/due_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -4098,10 +6366,26 @@ else {
     errors++;
 } validate48.errors = vErrors; return errors === 0; }
 export const milestones__update = validate49;
-const schema50 = { "$id": "milestones__update", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the milestone." }, "name": { "type": "string", "minLength": 1, "description": "Name of the milestone." }, "due_date": { "type": "string", "format": "date-time", "description": "Due date, RFC 3339." } }, "required": ["id"], "additionalProperties": false };
+const schema50 = {
+    "$id": "milestones__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "ID of the milestone." },
+        "name": { "type": "string", "minLength": 1, "description": "Name of the milestone." },
+        "due_date": { "type": "string", "format": "date-time", "description": "Due date, RFC 3339." }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate49(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="milestones__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4112,7 +6396,13 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "id") || (key0 === "name")) || (key0 === "due_date"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -4126,7 +6416,13 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -4137,7 +6433,13 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4151,7 +6453,13 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.name;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/name",
+                    schemaPath: "#/properties/name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -4162,7 +6470,13 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -4176,7 +6490,13 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.due_date;
         if (typeof data2 === "string") {
             if (!(formats0.validate(data2))) {
-                const err6 = { instancePath: instancePath + "/due_date", schemaPath: "#/properties/due_date/format", keyword: "format", params: { format: "date-time" }, message: "must match format \"" + "date-time" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/due_date",
+                    schemaPath: "#/properties/due_date/format",
+                    keyword: "format",
+                    params: { format: "date-time" },
+                    message: "must match format \"" + "date-time" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -4187,7 +6507,13 @@ function validate49(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/due_date", schemaPath: "#/properties/due_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/due_date",
+                schemaPath: "#/properties/due_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -4209,10 +6535,40 @@ else {
     errors++;
 } validate49.errors = vErrors; return errors === 0; }
 export const articles__list = validate50;
-const schema51 = { "$id": "articles__list", "type": "object", "properties": { "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params." }, "limit": { "type": "integer", "minimum": 1, "maximum": 999, "description": "Records per page, 1 to 999 (Pylon's default is 100)." }, "language": { "type": "string", "description": "Language code of the articles (default language when omitted)." } }, "required": ["knowledge_base_id"], "additionalProperties": false };
+const schema51 = {
+    "$id": "articles__list",
+    "type": "object",
+    "properties": {
+        "knowledge_base_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (pagination.cursor of the previous page); normally taken from next_params."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 999,
+            "description": "Records per page, 1 to 999 (Pylon's default is 100)."
+        },
+        "language": { "type": "string", "description": "Language code of the articles (default language when omitted)." }
+    },
+    "required": ["knowledge_base_id"],
+    "additionalProperties": false
+};
 function validate50(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "knowledge_base_id" }, message: "must have required property '" + "knowledge_base_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "knowledge_base_id" },
+            message: "must have required property '" + "knowledge_base_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4223,7 +6579,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "knowledge_base_id") || (key0 === "cursor")) || (key0 === "limit")) || (key0 === "language"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -4237,7 +6599,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.knowledge_base_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/knowledge_base_id",
+                    schemaPath: "#/properties/knowledge_base_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -4248,7 +6616,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/knowledge_base_id",
+                schemaPath: "#/properties/knowledge_base_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4262,7 +6636,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.cursor;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -4273,7 +6653,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -4286,7 +6672,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data2 = data.limit;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -4297,7 +6689,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 999 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 999 }, message: "must be <= 999" };
+                const err7 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 999 },
+                    message: "must be <= 999"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -4307,7 +6705,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -4320,7 +6724,13 @@ function validate50(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.language !== undefined) {
         if (typeof data.language !== "string") {
-            const err9 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/language",
+                schemaPath: "#/properties/language/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -4342,10 +6752,30 @@ else {
     errors++;
 } validate50.errors = vErrors; return errors === 0; }
 export const articles__get = validate51;
-const schema52 = { "$id": "articles__get", "type": "object", "properties": { "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)." }, "article_id": { "type": "string", "minLength": 1, "description": "ID of the article." }, "language": { "type": "string", "description": "Language code of the article (default language when omitted)." } }, "required": ["knowledge_base_id", "article_id"], "additionalProperties": false };
+const schema52 = {
+    "$id": "articles__get",
+    "type": "object",
+    "properties": {
+        "knowledge_base_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
+        },
+        "article_id": { "type": "string", "minLength": 1, "description": "ID of the article." },
+        "language": { "type": "string", "description": "Language code of the article (default language when omitted)." }
+    },
+    "required": ["knowledge_base_id", "article_id"],
+    "additionalProperties": false
+};
 function validate51(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "knowledge_base_id" }, message: "must have required property '" + "knowledge_base_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "knowledge_base_id" },
+            message: "must have required property '" + "knowledge_base_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4355,7 +6785,13 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.article_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "article_id" }, message: "must have required property '" + "article_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "article_id" },
+            message: "must have required property '" + "article_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4366,7 +6802,13 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "knowledge_base_id") || (key0 === "article_id")) || (key0 === "language"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -4380,7 +6822,13 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.knowledge_base_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/knowledge_base_id",
+                    schemaPath: "#/properties/knowledge_base_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -4391,7 +6839,13 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/knowledge_base_id",
+                schemaPath: "#/properties/knowledge_base_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -4405,7 +6859,13 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.article_id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/article_id", schemaPath: "#/properties/article_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/article_id",
+                    schemaPath: "#/properties/article_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4416,7 +6876,13 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/article_id", schemaPath: "#/properties/article_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/article_id",
+                schemaPath: "#/properties/article_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -4428,7 +6894,13 @@ function validate51(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.language !== undefined) {
         if (typeof data.language !== "string") {
-            const err7 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/language",
+                schemaPath: "#/properties/language/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -4450,10 +6922,28 @@ else {
     errors++;
 } validate51.errors = vErrors; return errors === 0; }
 export const collections__list = validate52;
-const schema53 = { "$id": "collections__list", "type": "object", "properties": { "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)." } }, "required": ["knowledge_base_id"], "additionalProperties": false };
+const schema53 = {
+    "$id": "collections__list",
+    "type": "object",
+    "properties": {
+        "knowledge_base_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
+        }
+    },
+    "required": ["knowledge_base_id"],
+    "additionalProperties": false
+};
 function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "knowledge_base_id" }, message: "must have required property '" + "knowledge_base_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "knowledge_base_id" },
+            message: "must have required property '" + "knowledge_base_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4464,7 +6954,13 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "knowledge_base_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -4478,7 +6974,13 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.knowledge_base_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/knowledge_base_id",
+                    schemaPath: "#/properties/knowledge_base_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -4489,7 +6991,13 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/knowledge_base_id",
+                schemaPath: "#/properties/knowledge_base_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -4511,10 +7019,29 @@ else {
     errors++;
 } validate52.errors = vErrors; return errors === 0; }
 export const collections__get = validate53;
-const schema54 = { "$id": "collections__get", "type": "object", "properties": { "knowledge_base_id": { "type": "string", "minLength": 1, "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)." }, "collection_id": { "type": "string", "minLength": 1, "description": "ID of the collection." } }, "required": ["knowledge_base_id", "collection_id"], "additionalProperties": false };
+const schema54 = {
+    "$id": "collections__get",
+    "type": "object",
+    "properties": {
+        "knowledge_base_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID of the knowledge base (GET /knowledge-bases in the Pylon app or API)."
+        },
+        "collection_id": { "type": "string", "minLength": 1, "description": "ID of the collection." }
+    },
+    "required": ["knowledge_base_id", "collection_id"],
+    "additionalProperties": false
+};
 function validate53(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="collections__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.knowledge_base_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "knowledge_base_id" }, message: "must have required property '" + "knowledge_base_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "knowledge_base_id" },
+            message: "must have required property '" + "knowledge_base_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -4524,7 +7051,13 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.collection_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "collection_id" }, message: "must have required property '" + "collection_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "collection_id" },
+            message: "must have required property '" + "collection_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -4535,7 +7068,13 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "knowledge_base_id") || (key0 === "collection_id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -4549,7 +7088,13 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.knowledge_base_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/knowledge_base_id",
+                    schemaPath: "#/properties/knowledge_base_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -4560,7 +7105,13 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/knowledge_base_id", schemaPath: "#/properties/knowledge_base_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/knowledge_base_id",
+                schemaPath: "#/properties/knowledge_base_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -4574,7 +7125,13 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.collection_id;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/collection_id", schemaPath: "#/properties/collection_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/collection_id",
+                    schemaPath: "#/properties/collection_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -4585,7 +7142,13 @@ function validate53(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/collection_id", schemaPath: "#/properties/collection_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/collection_id",
+                schemaPath: "#/properties/collection_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -4610,7 +7173,13 @@ export const me__get = validate54;
 const schema55 = { "$id": "me__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate54(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="me__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }

@@ -5,7 +5,13 @@ export const sobjects__list = validate10;
 const schema11 = { "$id": "sobjects__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sobjects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -26,11 +32,29 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const sobjects__create = validate11;
-const schema12 = { "$id": "sobjects__create", "type": "object", "properties": { "sobjectType": { "type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$", "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)." } }, "required": ["sobjectType"], "additionalProperties": true };
+const schema12 = {
+    "$id": "sobjects__create",
+    "type": "object",
+    "properties": {
+        "sobjectType": {
+            "type": "string",
+            "pattern": "^[A-Za-z][A-Za-z0-9_]*$",
+            "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)."
+        }
+    },
+    "required": ["sobjectType"],
+    "additionalProperties": true
+};
 const pattern0 = new RegExp("^[A-Za-z][A-Za-z0-9_]*$", "u");
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sobjects__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.sobjectType === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "sobjectType" }, message: "must have required property '" + "sobjectType" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "sobjectType" },
+            message: "must have required property '" + "sobjectType" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -43,7 +67,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.sobjectType;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err1 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"" };
+                const err1 = {
+                    instancePath: instancePath + "/sobjectType",
+                    schemaPath: "#/properties/sobjectType/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" },
+                    message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -54,7 +84,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/sobjectType",
+                schemaPath: "#/properties/sobjectType/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -76,12 +112,40 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const sobjects__get = validate12;
-const schema13 = { "$id": "sobjects__get", "type": "object", "properties": { "sobjectType": { "type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$", "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)." }, "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["sobjectType", "id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "sobjects__get",
+    "type": "object",
+    "properties": {
+        "sobjectType": {
+            "type": "string",
+            "pattern": "^[A-Za-z][A-Za-z0-9_]*$",
+            "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)."
+        },
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["sobjectType", "id"],
+    "additionalProperties": false
+};
 const pattern2 = new RegExp("^[a-zA-Z0-9]{18}$", "u");
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sobjects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.sobjectType === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "sobjectType" }, message: "must have required property '" + "sobjectType" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "sobjectType" },
+            message: "must have required property '" + "sobjectType" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -91,7 +155,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -102,7 +172,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "sobjectType") || (key0 === "id")) || (key0 === "fields"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -116,7 +192,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.sobjectType;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/sobjectType",
+                    schemaPath: "#/properties/sobjectType/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" },
+                    message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -127,7 +209,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/sobjectType",
+                schemaPath: "#/properties/sobjectType/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -141,7 +229,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (!pattern2.test(data1)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -152,7 +246,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -166,7 +266,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.fields;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -177,7 +283,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -199,10 +311,33 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const sobjects__update = validate13;
-const schema14 = { "$id": "sobjects__update", "type": "object", "properties": { "sobjectType": { "type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$", "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)." }, "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." } }, "required": ["sobjectType", "id"], "additionalProperties": true };
+const schema14 = {
+    "$id": "sobjects__update",
+    "type": "object",
+    "properties": {
+        "sobjectType": {
+            "type": "string",
+            "pattern": "^[A-Za-z][A-Za-z0-9_]*$",
+            "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)."
+        },
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["sobjectType", "id"],
+    "additionalProperties": true
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sobjects__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.sobjectType === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "sobjectType" }, message: "must have required property '" + "sobjectType" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "sobjectType" },
+            message: "must have required property '" + "sobjectType" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -212,7 +347,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -225,7 +366,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.sobjectType;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/sobjectType",
+                    schemaPath: "#/properties/sobjectType/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" },
+                    message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -236,7 +383,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/sobjectType",
+                schemaPath: "#/properties/sobjectType/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -250,7 +403,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (!pattern2.test(data1)) {
-                const err4 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err4 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -261,7 +420,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -283,10 +448,33 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const sobjects__delete = validate14;
-const schema15 = { "$id": "sobjects__delete", "type": "object", "properties": { "sobjectType": { "type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$", "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)." }, "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." } }, "required": ["sobjectType", "id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "sobjects__delete",
+    "type": "object",
+    "properties": {
+        "sobjectType": {
+            "type": "string",
+            "pattern": "^[A-Za-z][A-Za-z0-9_]*$",
+            "description": "API name of the object, e.g. Account, Contact, Invoice__c (see sobjects list)."
+        },
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["sobjectType", "id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="sobjects__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.sobjectType === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "sobjectType" }, message: "must have required property '" + "sobjectType" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "sobjectType" },
+            message: "must have required property '" + "sobjectType" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -296,7 +484,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -307,7 +501,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "sobjectType") || (key0 === "id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -321,7 +521,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.sobjectType;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" }, message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/sobjectType",
+                    schemaPath: "#/properties/sobjectType/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[A-Za-z][A-Za-z0-9_]*$" },
+                    message: "must match pattern \"" + "^[A-Za-z][A-Za-z0-9_]*$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -332,7 +538,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/sobjectType", schemaPath: "#/properties/sobjectType/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/sobjectType",
+                schemaPath: "#/properties/sobjectType/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -346,7 +558,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.id;
         if (typeof data1 === "string") {
             if (!pattern2.test(data1)) {
-                const err5 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -357,7 +575,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -379,11 +603,41 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const accounts__list = validate15;
-const schema16 = { "$id": "accounts__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "required": ["q"], "additionalProperties": false };
+const schema16 = {
+    "$id": "accounts__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOQL query FROM Account, e.g. SELECT Id, Name, Industry FROM Account ORDER BY Name. Up to 200 records come back per call by default; add a LIMIT clause to change how many are returned."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
 const pattern7 = new RegExp("^/services/data/", "u");
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.q === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "q" }, message: "must have required property '" + "q" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -394,7 +648,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -408,7 +668,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -419,7 +685,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -432,7 +704,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -443,7 +721,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -453,7 +737,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err6 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -468,7 +758,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err7 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -479,7 +775,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -501,12 +803,49 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const accounts__create = validate16;
-const schema17 = { "$id": "accounts__create", "type": "object", "properties": { "Name": { "type": "string", "minLength": 1, "maxLength": 255, "description": "Account name." }, "AccountNumber": { "type": "string", "maxLength": 40, "description": "Account number." }, "Type": { "type": "string", "description": "Type picklist value, e.g. Customer - Direct, Prospect." }, "Industry": { "type": "string", "description": "Industry picklist value, e.g. Energy." }, "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." }, "Website": { "type": "string", "maxLength": 255, "description": "Website URL." }, "BillingStreet": { "type": "string", "description": "Billing street address." }, "BillingCity": { "type": "string", "maxLength": 40, "description": "Billing city." }, "BillingState": { "type": "string", "maxLength": 80, "description": "Billing state or province." }, "BillingPostalCode": { "type": "string", "maxLength": 20, "description": "Billing postal code." }, "BillingCountry": { "type": "string", "maxLength": 80, "description": "Billing country." }, "AnnualRevenue": { "type": "number", "description": "Estimated annual revenue." }, "NumberOfEmployees": { "type": "integer", "minimum": 0, "description": "Number of employees." }, "Description": { "type": "string", "maxLength": 32000, "description": "Text description." }, "OwnerId": { "type": "string", "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$", "description": "ID of the user who owns the account." }, "ParentId": { "type": "string", "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$", "description": "ID of the parent account." } }, "required": ["Name"], "additionalProperties": false };
+const schema17 = {
+    "$id": "accounts__create",
+    "type": "object",
+    "properties": {
+        "Name": { "type": "string", "minLength": 1, "maxLength": 255, "description": "Account name." },
+        "AccountNumber": { "type": "string", "maxLength": 40, "description": "Account number." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Customer - Direct, Prospect." },
+        "Industry": { "type": "string", "description": "Industry picklist value, e.g. Energy." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." },
+        "Website": { "type": "string", "maxLength": 255, "description": "Website URL." },
+        "BillingStreet": { "type": "string", "description": "Billing street address." },
+        "BillingCity": { "type": "string", "maxLength": 40, "description": "Billing city." },
+        "BillingState": { "type": "string", "maxLength": 80, "description": "Billing state or province." },
+        "BillingPostalCode": { "type": "string", "maxLength": 20, "description": "Billing postal code." },
+        "BillingCountry": { "type": "string", "maxLength": 80, "description": "Billing country." },
+        "AnnualRevenue": { "type": "number", "description": "Estimated annual revenue." },
+        "NumberOfEmployees": { "type": "integer", "minimum": 0, "description": "Number of employees." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user who owns the account."
+        },
+        "ParentId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the parent account."
+        }
+    },
+    "required": ["Name"],
+    "additionalProperties": false
+};
 const func4 = Object.prototype.hasOwnProperty;
 const pattern8 = new RegExp("^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$", "u");
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.Name === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "Name" }, message: "must have required property '" + "Name" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "Name" },
+            message: "must have required property '" + "Name" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -517,7 +856,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func4.call(schema17.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -531,7 +876,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.Name;
         if (typeof data0 === "string") {
             if (func2(data0) > 255) {
-                const err2 = { instancePath: instancePath + "/Name", schemaPath: "#/properties/Name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -541,7 +892,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/Name", schemaPath: "#/properties/Name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -552,7 +909,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/Name", schemaPath: "#/properties/Name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/Name",
+                schemaPath: "#/properties/Name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -566,7 +929,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.AccountNumber;
         if (typeof data1 === "string") {
             if (func2(data1) > 40) {
-                const err5 = { instancePath: instancePath + "/AccountNumber", schemaPath: "#/properties/AccountNumber/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/AccountNumber",
+                    schemaPath: "#/properties/AccountNumber/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -577,7 +946,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/AccountNumber", schemaPath: "#/properties/AccountNumber/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/AccountNumber",
+                schemaPath: "#/properties/AccountNumber/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -589,7 +964,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.Type !== undefined) {
         if (typeof data.Type !== "string") {
-            const err7 = { instancePath: instancePath + "/Type", schemaPath: "#/properties/Type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -601,7 +982,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.Industry !== undefined) {
         if (typeof data.Industry !== "string") {
-            const err8 = { instancePath: instancePath + "/Industry", schemaPath: "#/properties/Industry/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/Industry",
+                schemaPath: "#/properties/Industry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -615,7 +1002,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data4 = data.Phone;
         if (typeof data4 === "string") {
             if (func2(data4) > 40) {
-                const err9 = { instancePath: instancePath + "/Phone", schemaPath: "#/properties/Phone/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+                const err9 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -626,7 +1019,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/Phone", schemaPath: "#/properties/Phone/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -640,7 +1039,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.Website;
         if (typeof data5 === "string") {
             if (func2(data5) > 255) {
-                const err11 = { instancePath: instancePath + "/Website", schemaPath: "#/properties/Website/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                const err11 = {
+                    instancePath: instancePath + "/Website",
+                    schemaPath: "#/properties/Website/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -651,7 +1056,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err12 = { instancePath: instancePath + "/Website", schemaPath: "#/properties/Website/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/Website",
+                schemaPath: "#/properties/Website/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -663,7 +1074,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.BillingStreet !== undefined) {
         if (typeof data.BillingStreet !== "string") {
-            const err13 = { instancePath: instancePath + "/BillingStreet", schemaPath: "#/properties/BillingStreet/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = {
+                instancePath: instancePath + "/BillingStreet",
+                schemaPath: "#/properties/BillingStreet/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -677,7 +1094,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data7 = data.BillingCity;
         if (typeof data7 === "string") {
             if (func2(data7) > 40) {
-                const err14 = { instancePath: instancePath + "/BillingCity", schemaPath: "#/properties/BillingCity/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+                const err14 = {
+                    instancePath: instancePath + "/BillingCity",
+                    schemaPath: "#/properties/BillingCity/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -688,7 +1111,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err15 = { instancePath: instancePath + "/BillingCity", schemaPath: "#/properties/BillingCity/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = {
+                instancePath: instancePath + "/BillingCity",
+                schemaPath: "#/properties/BillingCity/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -702,7 +1131,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data8 = data.BillingState;
         if (typeof data8 === "string") {
             if (func2(data8) > 80) {
-                const err16 = { instancePath: instancePath + "/BillingState", schemaPath: "#/properties/BillingState/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
+                const err16 = {
+                    instancePath: instancePath + "/BillingState",
+                    schemaPath: "#/properties/BillingState/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -713,7 +1148,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/BillingState", schemaPath: "#/properties/BillingState/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/BillingState",
+                schemaPath: "#/properties/BillingState/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -727,7 +1168,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data9 = data.BillingPostalCode;
         if (typeof data9 === "string") {
             if (func2(data9) > 20) {
-                const err18 = { instancePath: instancePath + "/BillingPostalCode", schemaPath: "#/properties/BillingPostalCode/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
+                const err18 = {
+                    instancePath: instancePath + "/BillingPostalCode",
+                    schemaPath: "#/properties/BillingPostalCode/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 20 },
+                    message: "must NOT have more than 20 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err18];
                 }
@@ -738,7 +1185,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/BillingPostalCode", schemaPath: "#/properties/BillingPostalCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/BillingPostalCode",
+                schemaPath: "#/properties/BillingPostalCode/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -752,7 +1205,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data10 = data.BillingCountry;
         if (typeof data10 === "string") {
             if (func2(data10) > 80) {
-                const err20 = { instancePath: instancePath + "/BillingCountry", schemaPath: "#/properties/BillingCountry/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
+                const err20 = {
+                    instancePath: instancePath + "/BillingCountry",
+                    schemaPath: "#/properties/BillingCountry/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err20];
                 }
@@ -763,7 +1222,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err21 = { instancePath: instancePath + "/BillingCountry", schemaPath: "#/properties/BillingCountry/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err21 = {
+                instancePath: instancePath + "/BillingCountry",
+                schemaPath: "#/properties/BillingCountry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -775,7 +1240,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.AnnualRevenue !== undefined) {
         if (!(typeof data.AnnualRevenue == "number")) {
-            const err22 = { instancePath: instancePath + "/AnnualRevenue", schemaPath: "#/properties/AnnualRevenue/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+            const err22 = {
+                instancePath: instancePath + "/AnnualRevenue",
+                schemaPath: "#/properties/AnnualRevenue/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
             if (vErrors === null) {
                 vErrors = [err22];
             }
@@ -788,7 +1259,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.NumberOfEmployees !== undefined) {
         let data12 = data.NumberOfEmployees;
         if (!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))) {
-            const err23 = { instancePath: instancePath + "/NumberOfEmployees", schemaPath: "#/properties/NumberOfEmployees/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err23 = {
+                instancePath: instancePath + "/NumberOfEmployees",
+                schemaPath: "#/properties/NumberOfEmployees/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -799,7 +1276,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data12 == "number") {
             if (data12 < 0 || isNaN(data12)) {
-                const err24 = { instancePath: instancePath + "/NumberOfEmployees", schemaPath: "#/properties/NumberOfEmployees/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err24 = {
+                    instancePath: instancePath + "/NumberOfEmployees",
+                    schemaPath: "#/properties/NumberOfEmployees/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err24];
                 }
@@ -814,7 +1297,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data13 = data.Description;
         if (typeof data13 === "string") {
             if (func2(data13) > 32000) {
-                const err25 = { instancePath: instancePath + "/Description", schemaPath: "#/properties/Description/maxLength", keyword: "maxLength", params: { limit: 32000 }, message: "must NOT have more than 32000 characters" };
+                const err25 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err25];
                 }
@@ -825,7 +1314,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err26 = { instancePath: instancePath + "/Description", schemaPath: "#/properties/Description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err26 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err26];
             }
@@ -839,7 +1334,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data14 = data.OwnerId;
         if (typeof data14 === "string") {
             if (!pattern8.test(data14)) {
-                const err27 = { instancePath: instancePath + "/OwnerId", schemaPath: "#/properties/OwnerId/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\"" };
+                const err27 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err27];
                 }
@@ -850,7 +1351,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err28 = { instancePath: instancePath + "/OwnerId", schemaPath: "#/properties/OwnerId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err28 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -864,7 +1371,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data15 = data.ParentId;
         if (typeof data15 === "string") {
             if (!pattern8.test(data15)) {
-                const err29 = { instancePath: instancePath + "/ParentId", schemaPath: "#/properties/ParentId/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\"" };
+                const err29 = {
+                    instancePath: instancePath + "/ParentId",
+                    schemaPath: "#/properties/ParentId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err29];
                 }
@@ -875,7 +1388,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err30 = { instancePath: instancePath + "/ParentId", schemaPath: "#/properties/ParentId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err30 = {
+                instancePath: instancePath + "/ParentId",
+                schemaPath: "#/properties/ParentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -897,10 +1416,33 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const accounts__get = validate17;
-const schema18 = { "$id": "accounts__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "accounts__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -911,7 +1453,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -925,7 +1473,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -936,7 +1490,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -950,7 +1510,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -961,7 +1527,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -983,10 +1555,52 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const accounts__update = validate18;
-const schema19 = { "$id": "accounts__update", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "Name": { "type": "string", "minLength": 1, "maxLength": 255, "description": "Account name." }, "AccountNumber": { "type": "string", "maxLength": 40, "description": "Account number." }, "Type": { "type": "string", "description": "Type picklist value, e.g. Customer - Direct, Prospect." }, "Industry": { "type": "string", "description": "Industry picklist value, e.g. Energy." }, "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." }, "Website": { "type": "string", "maxLength": 255, "description": "Website URL." }, "BillingStreet": { "type": "string", "description": "Billing street address." }, "BillingCity": { "type": "string", "maxLength": 40, "description": "Billing city." }, "BillingState": { "type": "string", "maxLength": 80, "description": "Billing state or province." }, "BillingPostalCode": { "type": "string", "maxLength": 20, "description": "Billing postal code." }, "BillingCountry": { "type": "string", "maxLength": 80, "description": "Billing country." }, "AnnualRevenue": { "type": "number", "description": "Estimated annual revenue." }, "NumberOfEmployees": { "type": "integer", "minimum": 0, "description": "Number of employees." }, "Description": { "type": "string", "maxLength": 32000, "description": "Text description." }, "OwnerId": { "type": "string", "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$", "description": "ID of the user who owns the account." }, "ParentId": { "type": "string", "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$", "description": "ID of the parent account." } }, "required": ["id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "accounts__update",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "Name": { "type": "string", "minLength": 1, "maxLength": 255, "description": "Account name." },
+        "AccountNumber": { "type": "string", "maxLength": 40, "description": "Account number." },
+        "Type": { "type": "string", "description": "Type picklist value, e.g. Customer - Direct, Prospect." },
+        "Industry": { "type": "string", "description": "Industry picklist value, e.g. Energy." },
+        "Phone": { "type": "string", "maxLength": 40, "description": "Phone number." },
+        "Website": { "type": "string", "maxLength": 255, "description": "Website URL." },
+        "BillingStreet": { "type": "string", "description": "Billing street address." },
+        "BillingCity": { "type": "string", "maxLength": 40, "description": "Billing city." },
+        "BillingState": { "type": "string", "maxLength": 80, "description": "Billing state or province." },
+        "BillingPostalCode": { "type": "string", "maxLength": 20, "description": "Billing postal code." },
+        "BillingCountry": { "type": "string", "maxLength": 80, "description": "Billing country." },
+        "AnnualRevenue": { "type": "number", "description": "Estimated annual revenue." },
+        "NumberOfEmployees": { "type": "integer", "minimum": 0, "description": "Number of employees." },
+        "Description": { "type": "string", "maxLength": 32000, "description": "Text description." },
+        "OwnerId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the user who owns the account."
+        },
+        "ParentId": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$",
+            "description": "ID of the parent account."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -997,7 +1611,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func4.call(schema19.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1011,7 +1631,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1022,7 +1648,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1036,7 +1668,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.Name;
         if (typeof data1 === "string") {
             if (func2(data1) > 255) {
-                const err4 = { instancePath: instancePath + "/Name", schemaPath: "#/properties/Name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1046,7 +1684,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/Name", schemaPath: "#/properties/Name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/Name",
+                    schemaPath: "#/properties/Name/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1057,7 +1701,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/Name", schemaPath: "#/properties/Name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/Name",
+                schemaPath: "#/properties/Name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1071,7 +1721,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.AccountNumber;
         if (typeof data2 === "string") {
             if (func2(data2) > 40) {
-                const err7 = { instancePath: instancePath + "/AccountNumber", schemaPath: "#/properties/AccountNumber/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/AccountNumber",
+                    schemaPath: "#/properties/AccountNumber/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1082,7 +1738,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/AccountNumber", schemaPath: "#/properties/AccountNumber/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/AccountNumber",
+                schemaPath: "#/properties/AccountNumber/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1094,7 +1756,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.Type !== undefined) {
         if (typeof data.Type !== "string") {
-            const err9 = { instancePath: instancePath + "/Type", schemaPath: "#/properties/Type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/Type",
+                schemaPath: "#/properties/Type/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1106,7 +1774,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.Industry !== undefined) {
         if (typeof data.Industry !== "string") {
-            const err10 = { instancePath: instancePath + "/Industry", schemaPath: "#/properties/Industry/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/Industry",
+                schemaPath: "#/properties/Industry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1120,7 +1794,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.Phone;
         if (typeof data5 === "string") {
             if (func2(data5) > 40) {
-                const err11 = { instancePath: instancePath + "/Phone", schemaPath: "#/properties/Phone/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+                const err11 = {
+                    instancePath: instancePath + "/Phone",
+                    schemaPath: "#/properties/Phone/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -1131,7 +1811,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err12 = { instancePath: instancePath + "/Phone", schemaPath: "#/properties/Phone/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/Phone",
+                schemaPath: "#/properties/Phone/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1145,7 +1831,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data6 = data.Website;
         if (typeof data6 === "string") {
             if (func2(data6) > 255) {
-                const err13 = { instancePath: instancePath + "/Website", schemaPath: "#/properties/Website/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                const err13 = {
+                    instancePath: instancePath + "/Website",
+                    schemaPath: "#/properties/Website/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 255 },
+                    message: "must NOT have more than 255 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -1156,7 +1848,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err14 = { instancePath: instancePath + "/Website", schemaPath: "#/properties/Website/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err14 = {
+                instancePath: instancePath + "/Website",
+                schemaPath: "#/properties/Website/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -1168,7 +1866,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.BillingStreet !== undefined) {
         if (typeof data.BillingStreet !== "string") {
-            const err15 = { instancePath: instancePath + "/BillingStreet", schemaPath: "#/properties/BillingStreet/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = {
+                instancePath: instancePath + "/BillingStreet",
+                schemaPath: "#/properties/BillingStreet/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -1182,7 +1886,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data8 = data.BillingCity;
         if (typeof data8 === "string") {
             if (func2(data8) > 40) {
-                const err16 = { instancePath: instancePath + "/BillingCity", schemaPath: "#/properties/BillingCity/maxLength", keyword: "maxLength", params: { limit: 40 }, message: "must NOT have more than 40 characters" };
+                const err16 = {
+                    instancePath: instancePath + "/BillingCity",
+                    schemaPath: "#/properties/BillingCity/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 40 },
+                    message: "must NOT have more than 40 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -1193,7 +1903,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/BillingCity", schemaPath: "#/properties/BillingCity/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/BillingCity",
+                schemaPath: "#/properties/BillingCity/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -1207,7 +1923,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data9 = data.BillingState;
         if (typeof data9 === "string") {
             if (func2(data9) > 80) {
-                const err18 = { instancePath: instancePath + "/BillingState", schemaPath: "#/properties/BillingState/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
+                const err18 = {
+                    instancePath: instancePath + "/BillingState",
+                    schemaPath: "#/properties/BillingState/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err18];
                 }
@@ -1218,7 +1940,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/BillingState", schemaPath: "#/properties/BillingState/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/BillingState",
+                schemaPath: "#/properties/BillingState/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }
@@ -1232,7 +1960,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data10 = data.BillingPostalCode;
         if (typeof data10 === "string") {
             if (func2(data10) > 20) {
-                const err20 = { instancePath: instancePath + "/BillingPostalCode", schemaPath: "#/properties/BillingPostalCode/maxLength", keyword: "maxLength", params: { limit: 20 }, message: "must NOT have more than 20 characters" };
+                const err20 = {
+                    instancePath: instancePath + "/BillingPostalCode",
+                    schemaPath: "#/properties/BillingPostalCode/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 20 },
+                    message: "must NOT have more than 20 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err20];
                 }
@@ -1243,7 +1977,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err21 = { instancePath: instancePath + "/BillingPostalCode", schemaPath: "#/properties/BillingPostalCode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err21 = {
+                instancePath: instancePath + "/BillingPostalCode",
+                schemaPath: "#/properties/BillingPostalCode/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err21];
             }
@@ -1257,7 +1997,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data11 = data.BillingCountry;
         if (typeof data11 === "string") {
             if (func2(data11) > 80) {
-                const err22 = { instancePath: instancePath + "/BillingCountry", schemaPath: "#/properties/BillingCountry/maxLength", keyword: "maxLength", params: { limit: 80 }, message: "must NOT have more than 80 characters" };
+                const err22 = {
+                    instancePath: instancePath + "/BillingCountry",
+                    schemaPath: "#/properties/BillingCountry/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 80 },
+                    message: "must NOT have more than 80 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err22];
                 }
@@ -1268,7 +2014,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err23 = { instancePath: instancePath + "/BillingCountry", schemaPath: "#/properties/BillingCountry/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err23 = {
+                instancePath: instancePath + "/BillingCountry",
+                schemaPath: "#/properties/BillingCountry/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err23];
             }
@@ -1280,7 +2032,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.AnnualRevenue !== undefined) {
         if (!(typeof data.AnnualRevenue == "number")) {
-            const err24 = { instancePath: instancePath + "/AnnualRevenue", schemaPath: "#/properties/AnnualRevenue/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+            const err24 = {
+                instancePath: instancePath + "/AnnualRevenue",
+                schemaPath: "#/properties/AnnualRevenue/type",
+                keyword: "type",
+                params: { type: "number" },
+                message: "must be number"
+            };
             if (vErrors === null) {
                 vErrors = [err24];
             }
@@ -1293,7 +2051,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.NumberOfEmployees !== undefined) {
         let data13 = data.NumberOfEmployees;
         if (!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))) {
-            const err25 = { instancePath: instancePath + "/NumberOfEmployees", schemaPath: "#/properties/NumberOfEmployees/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err25 = {
+                instancePath: instancePath + "/NumberOfEmployees",
+                schemaPath: "#/properties/NumberOfEmployees/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err25];
             }
@@ -1304,7 +2068,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data13 == "number") {
             if (data13 < 0 || isNaN(data13)) {
-                const err26 = { instancePath: instancePath + "/NumberOfEmployees", schemaPath: "#/properties/NumberOfEmployees/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err26 = {
+                    instancePath: instancePath + "/NumberOfEmployees",
+                    schemaPath: "#/properties/NumberOfEmployees/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err26];
                 }
@@ -1319,7 +2089,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data14 = data.Description;
         if (typeof data14 === "string") {
             if (func2(data14) > 32000) {
-                const err27 = { instancePath: instancePath + "/Description", schemaPath: "#/properties/Description/maxLength", keyword: "maxLength", params: { limit: 32000 }, message: "must NOT have more than 32000 characters" };
+                const err27 = {
+                    instancePath: instancePath + "/Description",
+                    schemaPath: "#/properties/Description/maxLength",
+                    keyword: "maxLength",
+                    params: { limit: 32000 },
+                    message: "must NOT have more than 32000 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err27];
                 }
@@ -1330,7 +2106,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err28 = { instancePath: instancePath + "/Description", schemaPath: "#/properties/Description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err28 = {
+                instancePath: instancePath + "/Description",
+                schemaPath: "#/properties/Description/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err28];
             }
@@ -1344,7 +2126,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data15 = data.OwnerId;
         if (typeof data15 === "string") {
             if (!pattern8.test(data15)) {
-                const err29 = { instancePath: instancePath + "/OwnerId", schemaPath: "#/properties/OwnerId/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\"" };
+                const err29 = {
+                    instancePath: instancePath + "/OwnerId",
+                    schemaPath: "#/properties/OwnerId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err29];
                 }
@@ -1355,7 +2143,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err30 = { instancePath: instancePath + "/OwnerId", schemaPath: "#/properties/OwnerId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err30 = {
+                instancePath: instancePath + "/OwnerId",
+                schemaPath: "#/properties/OwnerId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err30];
             }
@@ -1369,7 +2163,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data16 = data.ParentId;
         if (typeof data16 === "string") {
             if (!pattern8.test(data16)) {
-                const err31 = { instancePath: instancePath + "/ParentId", schemaPath: "#/properties/ParentId/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\"" };
+                const err31 = {
+                    instancePath: instancePath + "/ParentId",
+                    schemaPath: "#/properties/ParentId/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{15}([a-zA-Z0-9]{3})?$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err31];
                 }
@@ -1380,7 +2180,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err32 = { instancePath: instancePath + "/ParentId", schemaPath: "#/properties/ParentId/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err32 = {
+                instancePath: instancePath + "/ParentId",
+                schemaPath: "#/properties/ParentId/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err32];
             }
@@ -1402,10 +2208,28 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const accounts__delete = validate19;
-const schema20 = { "$id": "accounts__delete", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." } }, "required": ["id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "accounts__delete",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1416,7 +2240,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1430,7 +2260,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1441,7 +2277,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1463,11 +2305,41 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const contacts__list = validate20;
-const schema21 = { "$id": "contacts__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate FROM Contact", "description": "A SOQL query FROM Contact (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema21 = {
+    "$id": "contacts__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate FROM Contact",
+            "description": "A SOQL query FROM Contact (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1481,7 +2353,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -1492,7 +2370,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1505,7 +2389,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1516,7 +2406,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1526,7 +2422,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1541,7 +2443,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1552,7 +2460,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1574,10 +2488,33 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const contacts__get = validate21;
-const schema22 = { "$id": "contacts__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "contacts__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1588,7 +2525,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1602,7 +2545,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1613,7 +2562,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1627,7 +2582,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1638,7 +2599,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1660,11 +2627,41 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const leads__list = validate22;
-const schema23 = { "$id": "leads__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead", "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema23 = {
+    "$id": "leads__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead",
+            "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1678,7 +2675,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -1689,7 +2692,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1702,7 +2711,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1713,7 +2728,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1723,7 +2744,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1738,7 +2765,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1749,7 +2782,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1771,10 +2810,33 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const leads__get = validate23;
-const schema24 = { "$id": "leads__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema24 = {
+    "$id": "leads__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="leads__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1785,7 +2847,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1799,7 +2867,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1810,7 +2884,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1824,7 +2904,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1835,7 +2921,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1857,11 +2949,41 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const opportunities__list = validate24;
-const schema25 = { "$id": "opportunities__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity", "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema25 = {
+    "$id": "opportunities__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity",
+            "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -1875,7 +2997,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -1886,7 +3014,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1899,7 +3033,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1910,7 +3050,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1920,7 +3066,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1935,7 +3087,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1946,7 +3104,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1968,10 +3132,33 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const opportunities__get = validate25;
-const schema26 = { "$id": "opportunities__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "opportunities__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunities__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1982,7 +3169,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1996,7 +3189,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2007,7 +3206,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2021,7 +3226,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2032,7 +3243,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2054,11 +3271,41 @@ else {
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
 export const tasks__list = validate26;
-const schema27 = { "$id": "tasks__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task", "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema27 = {
+    "$id": "tasks__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task",
+            "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2072,7 +3319,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2083,7 +3336,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2096,7 +3355,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2107,7 +3372,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2117,7 +3388,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2132,7 +3409,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2143,7 +3426,13 @@ function validate26(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2165,10 +3454,33 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const tasks__get = validate27;
-const schema28 = { "$id": "tasks__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema28 = {
+    "$id": "tasks__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2179,7 +3491,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2193,7 +3511,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2204,7 +3528,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2218,7 +3548,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2229,7 +3565,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2251,11 +3593,41 @@ else {
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
 export const events__list = validate28;
-const schema29 = { "$id": "events__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate FROM Event", "description": "A SOQL query FROM Event (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema29 = {
+    "$id": "events__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate FROM Event",
+            "description": "A SOQL query FROM Event (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2269,7 +3641,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2280,7 +3658,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2293,7 +3677,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2304,7 +3694,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2314,7 +3710,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2329,7 +3731,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2340,7 +3748,13 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2362,10 +3776,33 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const events__get = validate29;
-const schema30 = { "$id": "events__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema30 = {
+    "$id": "events__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2376,7 +3813,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2390,7 +3833,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2401,7 +3850,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2415,7 +3870,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2426,7 +3887,13 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2448,11 +3915,41 @@ else {
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
 export const campaigns__list = validate30;
-const schema31 = { "$id": "campaigns__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate FROM Campaign", "description": "A SOQL query FROM Campaign (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema31 = {
+    "$id": "campaigns__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate FROM Campaign",
+            "description": "A SOQL query FROM Campaign (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2466,7 +3963,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2477,7 +3980,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2490,7 +3999,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2501,7 +4016,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2511,7 +4032,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2526,7 +4053,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2537,7 +4070,13 @@ function validate30(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2559,10 +4098,33 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const campaigns__get = validate31;
-const schema32 = { "$id": "campaigns__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema32 = {
+    "$id": "campaigns__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2573,7 +4135,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2587,7 +4155,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2598,7 +4172,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2612,7 +4192,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2623,7 +4209,13 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2645,11 +4237,41 @@ else {
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
 export const cases__list = validate32;
-const schema33 = { "$id": "cases__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate FROM Case", "description": "A SOQL query FROM Case (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema33 = {
+    "$id": "cases__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate FROM Case",
+            "description": "A SOQL query FROM Case (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2663,7 +4285,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2674,7 +4302,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2687,7 +4321,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2698,7 +4338,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2708,7 +4354,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2723,7 +4375,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2734,7 +4392,13 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2756,10 +4420,33 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const cases__get = validate33;
-const schema34 = { "$id": "cases__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema34 = {
+    "$id": "cases__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="cases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2770,7 +4457,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2784,7 +4477,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2795,7 +4494,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2809,7 +4514,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2820,7 +4531,13 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2842,11 +4559,41 @@ else {
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
 export const notes__list = validate34;
-const schema35 = { "$id": "notes__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate FROM Note", "description": "A SOQL query FROM Note (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema35 = {
+    "$id": "notes__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate FROM Note",
+            "description": "A SOQL query FROM Note (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -2860,7 +4607,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -2871,7 +4624,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -2884,7 +4643,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2895,7 +4660,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2905,7 +4676,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2920,7 +4697,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2931,7 +4714,13 @@ function validate34(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2953,10 +4742,33 @@ else {
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
 export const notes__get = validate35;
-const schema36 = { "$id": "notes__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema36 = {
+    "$id": "notes__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2967,7 +4779,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2981,7 +4799,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2992,7 +4816,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3006,7 +4836,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3017,7 +4853,13 @@ function validate35(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3039,11 +4881,41 @@ else {
     errors++;
 } validate35.errors = vErrors; return errors === 0; }
 export const content_versions__list = validate36;
-const schema37 = { "$id": "content_versions__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate FROM ContentVersion", "description": "A SOQL query FROM ContentVersion (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema37 = {
+    "$id": "content_versions__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate FROM ContentVersion",
+            "description": "A SOQL query FROM ContentVersion (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="content_versions__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3057,7 +4929,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3068,7 +4946,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3081,7 +4965,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3092,7 +4982,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3102,7 +4998,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3117,7 +5019,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3128,7 +5036,13 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3150,10 +5064,33 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 export const content_versions__get = validate37;
-const schema38 = { "$id": "content_versions__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema38 = {
+    "$id": "content_versions__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="content_versions__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3164,7 +5101,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3178,7 +5121,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3189,7 +5138,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3203,7 +5158,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3214,7 +5175,13 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3236,11 +5203,41 @@ else {
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
 export const attachments__list = validate38;
-const schema39 = { "$id": "attachments__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate FROM Attachment", "description": "A SOQL query FROM Attachment (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema39 = {
+    "$id": "attachments__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate FROM Attachment",
+            "description": "A SOQL query FROM Attachment (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="attachments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3254,7 +5251,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3265,7 +5268,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3278,7 +5287,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3289,7 +5304,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3299,7 +5320,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3314,7 +5341,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3325,7 +5358,13 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3347,10 +5386,33 @@ else {
     errors++;
 } validate38.errors = vErrors; return errors === 0; }
 export const attachments__get = validate39;
-const schema40 = { "$id": "attachments__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema40 = {
+    "$id": "attachments__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="attachments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3361,7 +5423,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3375,7 +5443,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3386,7 +5460,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3400,7 +5480,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3411,7 +5497,13 @@ function validate39(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3433,11 +5525,41 @@ else {
     errors++;
 } validate39.errors = vErrors; return errors === 0; }
 export const users__list = validate40;
-const schema41 = { "$id": "users__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User", "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema41 = {
+    "$id": "users__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User",
+            "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3451,7 +5573,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3462,7 +5590,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3475,7 +5609,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3486,7 +5626,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3496,7 +5642,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3511,7 +5663,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3522,7 +5680,13 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3544,10 +5708,33 @@ else {
     errors++;
 } validate40.errors = vErrors; return errors === 0; }
 export const users__get = validate41;
-const schema42 = { "$id": "users__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema42 = {
+    "$id": "users__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate41(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3558,7 +5745,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3572,7 +5765,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3583,7 +5782,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3597,7 +5802,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3608,7 +5819,13 @@ function validate41(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3630,11 +5847,41 @@ else {
     errors++;
 } validate41.errors = vErrors; return errors === 0; }
 export const opportunity_stages__list = validate42;
-const schema43 = { "$id": "opportunity_stages__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate FROM OpportunityStage", "description": "A SOQL query FROM OpportunityStage (select Id to identify the records). A LIMIT clause caps the total number of records." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "additionalProperties": false };
+const schema43 = {
+    "$id": "opportunity_stages__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate FROM OpportunityStage",
+            "description": "A SOQL query FROM OpportunityStage (select Id to identify the records). A LIMIT clause caps the total number of records."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "additionalProperties": false
+};
 function validate42(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -3648,7 +5895,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err1 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err1 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err1];
                 }
@@ -3659,7 +5912,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -3672,7 +5931,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3683,7 +5948,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err4 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3693,7 +5964,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3708,7 +5985,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err6 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -3719,7 +6002,13 @@ function validate42(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -3741,10 +6030,33 @@ else {
     errors++;
 } validate42.errors = vErrors; return errors === 0; }
 export const opportunity_stages__get = validate43;
-const schema44 = { "$id": "opportunity_stages__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." }, "fields": { "type": "string", "minLength": 1, "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)." } }, "required": ["id"], "additionalProperties": false };
+const schema44 = {
+    "$id": "opportunity_stages__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        },
+        "fields": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Comma-separated field API names to return, e.g. Name,Industry,OwnerId (default all fields the user can read)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate43(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="opportunity_stages__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3755,7 +6067,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "id") || (key0 === "fields"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3769,7 +6087,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3780,7 +6104,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3794,7 +6124,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.fields;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/fields",
+                    schemaPath: "#/properties/fields/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -3805,7 +6141,13 @@ function validate43(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -3830,7 +6172,13 @@ export const reports__list = validate44;
 const schema45 = { "$id": "reports__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3851,10 +6199,28 @@ else {
     errors++;
 } validate44.errors = vErrors; return errors === 0; }
 export const reports__get = validate45;
-const schema46 = { "$id": "reports__get", "type": "object", "properties": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9]{18}$", "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ." } }, "required": ["id"], "additionalProperties": false };
+const schema46 = {
+    "$id": "reports__get",
+    "type": "object",
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": "^[a-zA-Z0-9]{18}$",
+            "description": "18-character Salesforce record ID, e.g. 001D000000IqhSLIAZ."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate45(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="reports__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3865,7 +6231,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3879,7 +6251,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (!pattern2.test(data0)) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9]{18}$" }, message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[a-zA-Z0-9]{18}$" },
+                    message: "must match pattern \"" + "^[a-zA-Z0-9]{18}$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3890,7 +6268,13 @@ function validate45(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3912,10 +6296,40 @@ else {
     errors++;
 } validate45.errors = vErrors; return errors === 0; }
 export const query__list = validate46;
-const schema47 = { "$id": "query__list", "type": "object", "properties": { "q": { "type": "string", "minLength": 1, "description": "A SOQL query, e.g. SELECT Id, Name FROM Contact WHERE Email != null LIMIT 50." }, "batchSize": { "type": "integer", "minimum": 200, "maximum": 2000, "default": 200, "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise." }, "nextRecordsUrl": { "type": "string", "pattern": "^/services/data/", "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter." } }, "required": ["q"], "additionalProperties": false };
+const schema47 = {
+    "$id": "query__list",
+    "type": "object",
+    "properties": {
+        "q": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A SOQL query, e.g. SELECT Id, Name FROM Contact WHERE Email != null LIMIT 50."
+        },
+        "batchSize": {
+            "type": "integer",
+            "minimum": 200,
+            "maximum": 2000,
+            "default": 200,
+            "description": "Records per call, sent as the Sforce-Query-Options header (Salesforce accepts 200 to 2000 and may return fewer). The connector asks for 200 unless told otherwise."
+        },
+        "nextRecordsUrl": {
+            "type": "string",
+            "pattern": "^/services/data/",
+            "description": "The nextRecordsUrl of the previous page, taken from next_params; the call then fetches that URL (Query More Results) instead of running q again. Not a Salesforce query parameter."
+        }
+    },
+    "required": ["q"],
+    "additionalProperties": false
+};
 function validate46(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="query__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.q === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "q" }, message: "must have required property '" + "q" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "q" },
+            message: "must have required property '" + "q" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -3926,7 +6340,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "q") || (key0 === "batchSize")) || (key0 === "nextRecordsUrl"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -3940,7 +6360,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.q;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/q",
+                    schemaPath: "#/properties/q/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -3951,7 +6377,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/q", schemaPath: "#/properties/q/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/q",
+                schemaPath: "#/properties/q/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -3964,7 +6396,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.batchSize !== undefined) {
         let data1 = data.batchSize;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/batchSize",
+                schemaPath: "#/properties/batchSize/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -3975,7 +6413,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 2000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/maximum", keyword: "maximum", params: { comparison: "<=", limit: 2000 }, message: "must be <= 2000" };
+                const err5 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 2000 },
+                    message: "must be <= 2000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -3985,7 +6429,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 200 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/batchSize", schemaPath: "#/properties/batchSize/minimum", keyword: "minimum", params: { comparison: ">=", limit: 200 }, message: "must be >= 200" };
+                const err6 = {
+                    instancePath: instancePath + "/batchSize",
+                    schemaPath: "#/properties/batchSize/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 200 },
+                    message: "must be >= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -4000,7 +6450,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.nextRecordsUrl;
         if (typeof data2 === "string") {
             if (!pattern7.test(data2)) {
-                const err7 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/pattern", keyword: "pattern", params: { pattern: "^/services/data/" }, message: "must match pattern \"" + "^/services/data/" + "\"" };
+                const err7 = {
+                    instancePath: instancePath + "/nextRecordsUrl",
+                    schemaPath: "#/properties/nextRecordsUrl/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^/services/data/" },
+                    message: "must match pattern \"" + "^/services/data/" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -4011,7 +6467,13 @@ function validate46(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/nextRecordsUrl", schemaPath: "#/properties/nextRecordsUrl/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/nextRecordsUrl",
+                schemaPath: "#/properties/nextRecordsUrl/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }

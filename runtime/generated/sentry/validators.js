@@ -2,12 +2,36 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const organizations__list = validate10;
-const schema11 = { "$id": "organizations__list", "type": "object", "properties": { "owner": { "type": "boolean", "description": "true restricts the list to organizations the user owns." }, "query": { "type": "string", "description": "Search query, e.g. \"slug:acme\" or \"status:active\"." }, "sortBy": { "type": "string", "enum": ["members", "projects", "events"], "description": "Sort by number of members, projects or events in the last 24 hours (default by creation date)." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "organizations__list",
+    "type": "object",
+    "properties": {
+        "owner": { "type": "boolean", "description": "true restricts the list to organizations the user owns." },
+        "query": { "type": "string", "description": "Search query, e.g. \"slug:acme\" or \"status:active\"." },
+        "sortBy": {
+            "type": "string",
+            "enum": ["members", "projects", "events"],
+            "description": "Sort by number of members, projects or events in the last 24 hours (default by creation date)."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)."
+        }
+    },
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="organizations__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((key0 === "owner") || (key0 === "query")) || (key0 === "sortBy")) || (key0 === "cursor"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +43,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.owner !== undefined) {
         if (typeof data.owner !== "boolean") {
-            const err1 = { instancePath: instancePath + "/owner", schemaPath: "#/properties/owner/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err1 = {
+                instancePath: instancePath + "/owner",
+                schemaPath: "#/properties/owner/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -31,7 +61,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.query !== undefined) {
         if (typeof data.query !== "string") {
-            const err2 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err2 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -44,7 +80,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.sortBy !== undefined) {
         let data2 = data.sortBy;
         if (typeof data2 !== "string") {
-            const err3 = { instancePath: instancePath + "/sortBy", schemaPath: "#/properties/sortBy/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/sortBy",
+                schemaPath: "#/properties/sortBy/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -54,7 +96,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((data2 === "members") || (data2 === "projects")) || (data2 === "events"))) {
-            const err4 = { instancePath: instancePath + "/sortBy", schemaPath: "#/properties/sortBy/enum", keyword: "enum", params: { allowedValues: schema11.properties.sortBy.enum }, message: "must be equal to one of the allowed values" };
+            const err4 = {
+                instancePath: instancePath + "/sortBy",
+                schemaPath: "#/properties/sortBy/enum",
+                keyword: "enum",
+                params: { allowedValues: schema11.properties.sortBy.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -68,7 +116,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.cursor;
         if (typeof data3 === "string") {
             if (func2(data3) < 1) {
-                const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -79,7 +133,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -101,10 +161,33 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const organizations__get = validate11;
-const schema12 = { "$id": "organizations__get", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "detailed": { "type": "string", "enum": ["0", "1"], "description": "\"0\" returns the organization without its projects and teams." } }, "required": ["organization_slug"], "additionalProperties": false };
+const schema12 = {
+    "$id": "organizations__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "detailed": {
+            "type": "string",
+            "enum": ["0", "1"],
+            "description": "\"0\" returns the organization without its projects and teams."
+        }
+    },
+    "required": ["organization_slug"],
+    "additionalProperties": false
+};
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="organizations__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -115,7 +198,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "organization_slug") || (key0 === "detailed"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -129,7 +218,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -140,7 +235,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -153,7 +254,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.detailed !== undefined) {
         let data1 = data.detailed;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/detailed", schemaPath: "#/properties/detailed/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/detailed",
+                schemaPath: "#/properties/detailed/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -163,7 +270,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data1 === "0") || (data1 === "1"))) {
-            const err5 = { instancePath: instancePath + "/detailed", schemaPath: "#/properties/detailed/enum", keyword: "enum", params: { allowedValues: schema12.properties.detailed.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/detailed",
+                schemaPath: "#/properties/detailed/enum",
+                keyword: "enum",
+                params: { allowedValues: schema12.properties.detailed.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -185,10 +298,33 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const projects__list = validate12;
-const schema13 = { "$id": "projects__list", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)." } }, "required": ["organization_slug"], "additionalProperties": false };
+const schema13 = {
+    "$id": "projects__list",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)."
+        }
+    },
+    "required": ["organization_slug"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -199,7 +335,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "organization_slug") || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -213,7 +355,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -224,7 +372,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -238,7 +392,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.cursor;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err4 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -249,7 +409,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -271,10 +437,33 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const projects__get = validate13;
-const schema14 = { "$id": "projects__get", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "project_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the project (projects list gives slug)." } }, "required": ["organization_slug", "project_slug"], "additionalProperties": false };
+const schema14 = {
+    "$id": "projects__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "project_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the project (projects list gives slug)."
+        }
+    },
+    "required": ["organization_slug", "project_slug"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -284,7 +473,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.project_slug === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "project_slug" }, message: "must have required property '" + "project_slug" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "project_slug" },
+            message: "must have required property '" + "project_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -295,7 +490,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "organization_slug") || (key0 === "project_slug"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -309,7 +510,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -320,7 +527,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -334,7 +547,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.project_slug;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/project_slug", schemaPath: "#/properties/project_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/project_slug",
+                    schemaPath: "#/properties/project_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -345,7 +564,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/project_slug", schemaPath: "#/properties/project_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/project_slug",
+                schemaPath: "#/properties/project_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -367,10 +592,33 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const projects__project_detail = validate14;
-const schema15 = { "$id": "projects__project_detail", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "project_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the project (projects list gives slug)." } }, "required": ["organization_slug", "project_slug"], "additionalProperties": false };
+const schema15 = {
+    "$id": "projects__project_detail",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "project_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the project (projects list gives slug)."
+        }
+    },
+    "required": ["organization_slug", "project_slug"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__project_detail" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -380,7 +628,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.project_slug === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "project_slug" }, message: "must have required property '" + "project_slug" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "project_slug" },
+            message: "must have required property '" + "project_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -391,7 +645,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "organization_slug") || (key0 === "project_slug"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -405,7 +665,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -416,7 +682,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -430,7 +702,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.project_slug;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/project_slug", schemaPath: "#/properties/project_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/project_slug",
+                    schemaPath: "#/properties/project_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -441,7 +719,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/project_slug", schemaPath: "#/properties/project_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/project_slug",
+                schemaPath: "#/properties/project_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -463,10 +747,54 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const issues__list = validate15;
-const schema16 = { "$id": "issues__list", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "project_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the project (projects list gives slug)." }, "query": { "type": "string", "default": "is:unresolved", "description": "Sentry structured search query. When omitted Sentry applies is:unresolved itself (nothing is sent); an empty string is sent as query= and returns issues of every status." }, "statsPeriod": { "type": "string", "enum": ["24h", "14d", ""], "default": "24h", "description": "Timeline stats to include, \"24h\" (Sentry's default) or \"14d\"; \"\" disables them." }, "shortIdLookup": { "type": "string", "enum": ["0", "1"], "description": "\"1\" also looks the query up as a short ID (e.g. PUMP-STATION-1), which may return an issue of another project." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)." } }, "required": ["organization_slug", "project_slug"], "additionalProperties": false };
+const schema16 = {
+    "$id": "issues__list",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "project_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the project (projects list gives slug)."
+        },
+        "query": {
+            "type": "string",
+            "default": "is:unresolved",
+            "description": "Sentry structured search query. When omitted Sentry applies is:unresolved itself (nothing is sent); an empty string is sent as query= and returns issues of every status."
+        },
+        "statsPeriod": {
+            "type": "string",
+            "enum": ["24h", "14d", ""],
+            "default": "24h",
+            "description": "Timeline stats to include, \"24h\" (Sentry's default) or \"14d\"; \"\" disables them."
+        },
+        "shortIdLookup": {
+            "type": "string",
+            "enum": ["0", "1"],
+            "description": "\"1\" also looks the query up as a short ID (e.g. PUMP-STATION-1), which may return an issue of another project."
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)."
+        }
+    },
+    "required": ["organization_slug", "project_slug"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -476,7 +804,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.project_slug === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "project_slug" }, message: "must have required property '" + "project_slug" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "project_slug" },
+            message: "must have required property '" + "project_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -487,7 +821,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "organization_slug") || (key0 === "project_slug")) || (key0 === "query")) || (key0 === "statsPeriod")) || (key0 === "shortIdLookup")) || (key0 === "cursor"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -501,7 +841,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -512,7 +858,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -526,7 +878,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.project_slug;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/project_slug", schemaPath: "#/properties/project_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/project_slug",
+                    schemaPath: "#/properties/project_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -537,7 +895,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/project_slug", schemaPath: "#/properties/project_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/project_slug",
+                schemaPath: "#/properties/project_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -549,7 +913,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.query !== undefined) {
         if (typeof data.query !== "string") {
-            const err7 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -562,7 +932,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.statsPeriod !== undefined) {
         let data3 = data.statsPeriod;
         if (typeof data3 !== "string") {
-            const err8 = { instancePath: instancePath + "/statsPeriod", schemaPath: "#/properties/statsPeriod/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/statsPeriod",
+                schemaPath: "#/properties/statsPeriod/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -572,7 +948,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(((data3 === "24h") || (data3 === "14d")) || (data3 === ""))) {
-            const err9 = { instancePath: instancePath + "/statsPeriod", schemaPath: "#/properties/statsPeriod/enum", keyword: "enum", params: { allowedValues: schema16.properties.statsPeriod.enum }, message: "must be equal to one of the allowed values" };
+            const err9 = {
+                instancePath: instancePath + "/statsPeriod",
+                schemaPath: "#/properties/statsPeriod/enum",
+                keyword: "enum",
+                params: { allowedValues: schema16.properties.statsPeriod.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -585,7 +967,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.shortIdLookup !== undefined) {
         let data4 = data.shortIdLookup;
         if (typeof data4 !== "string") {
-            const err10 = { instancePath: instancePath + "/shortIdLookup", schemaPath: "#/properties/shortIdLookup/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/shortIdLookup",
+                schemaPath: "#/properties/shortIdLookup/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -595,7 +983,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data4 === "0") || (data4 === "1"))) {
-            const err11 = { instancePath: instancePath + "/shortIdLookup", schemaPath: "#/properties/shortIdLookup/enum", keyword: "enum", params: { allowedValues: schema16.properties.shortIdLookup.enum }, message: "must be equal to one of the allowed values" };
+            const err11 = {
+                instancePath: instancePath + "/shortIdLookup",
+                schemaPath: "#/properties/shortIdLookup/enum",
+                keyword: "enum",
+                params: { allowedValues: schema16.properties.shortIdLookup.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -609,7 +1003,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.cursor;
         if (typeof data5 === "string") {
             if (func2(data5) < 1) {
-                const err12 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err12 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err12];
                 }
@@ -620,7 +1020,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err13 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -642,11 +1048,34 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const issues__get = validate16;
-const schema17 = { "$id": "issues__get", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "issue_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Numeric ID of the issue (the id field of issues, not the shortId)." } }, "required": ["organization_slug", "issue_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "issues__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "issue_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Numeric ID of the issue (the id field of issues, not the shortId)."
+        }
+    },
+    "required": ["organization_slug", "issue_id"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[0-9]+$", "u");
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -656,7 +1085,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.issue_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -667,7 +1102,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "organization_slug") || (key0 === "issue_id"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -681,7 +1122,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -692,7 +1139,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -706,7 +1159,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.issue_id;
         if (typeof data1 === "string") {
             if (!pattern0.test(data1)) {
-                const err5 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -717,7 +1176,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -739,12 +1204,58 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const issue_events__list = validate17;
-const schema18 = { "$id": "issue_events__list", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "issue_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Numeric ID of the issue (the id field of issues, not the shortId)." }, "start": { "type": "string", "description": "Start of the period (ISO 8601), with end." }, "end": { "type": "string", "description": "End of the period (ISO 8601), with start." }, "statsPeriod": { "type": "string", "pattern": "^[0-9]+[smhdw]$", "description": "Period up to now, a number followed by s, m, h, d or w (e.g. 24h); overrides start and end." }, "environment": { "type": "array", "items": { "type": "string" }, "description": "Environment names to filter by (the key is repeated)." }, "full": { "type": "boolean", "description": "true includes the full event body (stack trace, entries) in each event." }, "sample": { "type": "boolean", "description": "true returns the events in a deterministic pseudo-random order." }, "query": { "type": "string", "description": "Event search query, e.g. \"transaction:foo AND release:abc\"." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)." } }, "required": ["organization_slug", "issue_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "issue_events__list",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "issue_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Numeric ID of the issue (the id field of issues, not the shortId)."
+        },
+        "start": { "type": "string", "description": "Start of the period (ISO 8601), with end." },
+        "end": { "type": "string", "description": "End of the period (ISO 8601), with start." },
+        "statsPeriod": {
+            "type": "string",
+            "pattern": "^[0-9]+[smhdw]$",
+            "description": "Period up to now, a number followed by s, m, h, d or w (e.g. 24h); overrides start and end."
+        },
+        "environment": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Environment names to filter by (the key is repeated)."
+        },
+        "full": {
+            "type": "boolean",
+            "description": "true includes the full event body (stack trace, entries) in each event."
+        },
+        "sample": { "type": "boolean", "description": "true returns the events in a deterministic pseudo-random order." },
+        "query": { "type": "string", "description": "Event search query, e.g. \"transaction:foo AND release:abc\"." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)."
+        }
+    },
+    "required": ["organization_slug", "issue_id"],
+    "additionalProperties": false
+};
 const func14 = Object.prototype.hasOwnProperty;
 const pattern2 = new RegExp("^[0-9]+[smhdw]$", "u");
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_events__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -754,7 +1265,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.issue_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -765,7 +1282,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func14.call(schema18.properties, key0))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -779,7 +1302,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -790,7 +1319,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -804,7 +1339,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.issue_id;
         if (typeof data1 === "string") {
             if (!pattern0.test(data1)) {
-                const err5 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err5 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -815,7 +1356,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -827,7 +1374,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start !== undefined) {
         if (typeof data.start !== "string") {
-            const err7 = { instancePath: instancePath + "/start", schemaPath: "#/properties/start/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start",
+                schemaPath: "#/properties/start/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -839,7 +1392,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.end !== undefined) {
         if (typeof data.end !== "string") {
-            const err8 = { instancePath: instancePath + "/end", schemaPath: "#/properties/end/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/end",
+                schemaPath: "#/properties/end/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -853,7 +1412,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data4 = data.statsPeriod;
         if (typeof data4 === "string") {
             if (!pattern2.test(data4)) {
-                const err9 = { instancePath: instancePath + "/statsPeriod", schemaPath: "#/properties/statsPeriod/pattern", keyword: "pattern", params: { pattern: "^[0-9]+[smhdw]$" }, message: "must match pattern \"" + "^[0-9]+[smhdw]$" + "\"" };
+                const err9 = {
+                    instancePath: instancePath + "/statsPeriod",
+                    schemaPath: "#/properties/statsPeriod/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+[smhdw]$" },
+                    message: "must match pattern \"" + "^[0-9]+[smhdw]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -864,7 +1429,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/statsPeriod", schemaPath: "#/properties/statsPeriod/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/statsPeriod",
+                schemaPath: "#/properties/statsPeriod/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -880,7 +1451,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data5.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data5[i0] !== "string") {
-                    const err11 = { instancePath: instancePath + "/environment/" + i0, schemaPath: "#/properties/environment/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err11 = {
+                        instancePath: instancePath + "/environment/" + i0,
+                        schemaPath: "#/properties/environment/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err11];
                     }
@@ -892,7 +1469,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err12 = { instancePath: instancePath + "/environment", schemaPath: "#/properties/environment/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err12 = {
+                instancePath: instancePath + "/environment",
+                schemaPath: "#/properties/environment/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -904,7 +1487,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.full !== undefined) {
         if (typeof data.full !== "boolean") {
-            const err13 = { instancePath: instancePath + "/full", schemaPath: "#/properties/full/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err13 = {
+                instancePath: instancePath + "/full",
+                schemaPath: "#/properties/full/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err13];
             }
@@ -916,7 +1505,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.sample !== undefined) {
         if (typeof data.sample !== "boolean") {
-            const err14 = { instancePath: instancePath + "/sample", schemaPath: "#/properties/sample/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err14 = {
+                instancePath: instancePath + "/sample",
+                schemaPath: "#/properties/sample/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -928,7 +1523,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.query !== undefined) {
         if (typeof data.query !== "string") {
-            const err15 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err15];
             }
@@ -942,7 +1543,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data10 = data.cursor;
         if (typeof data10 === "string") {
             if (func2(data10) < 1) {
-                const err16 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err16 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err16];
                 }
@@ -953,7 +1560,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err17 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -975,11 +1588,44 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const issue_events__get = validate18;
-const schema19 = { "$id": "issue_events__get", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "issue_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Numeric ID of the issue (the id field of issues, not the shortId)." }, "event_id": { "type": "string", "pattern": "^([0-9a-fA-F]{32}|latest|oldest|recommended)$", "description": "32-character hexadecimal event ID, or latest, oldest or recommended." }, "environment": { "type": "array", "items": { "type": "string" }, "description": "Environment names (for latest, oldest and recommended)." } }, "required": ["organization_slug", "issue_id", "event_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "issue_events__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "issue_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Numeric ID of the issue (the id field of issues, not the shortId)."
+        },
+        "event_id": {
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{32}|latest|oldest|recommended)$",
+            "description": "32-character hexadecimal event ID, or latest, oldest or recommended."
+        },
+        "environment": {
+            "type": "array",
+            "items": { "type": "string" },
+            "description": "Environment names (for latest, oldest and recommended)."
+        }
+    },
+    "required": ["organization_slug", "issue_id", "event_id"],
+    "additionalProperties": false
+};
 const pattern4 = new RegExp("^([0-9a-fA-F]{32}|latest|oldest|recommended)$", "u");
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issue_events__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -989,7 +1635,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.issue_id === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "issue_id" }, message: "must have required property '" + "issue_id" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "issue_id" },
+            message: "must have required property '" + "issue_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -999,7 +1651,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.event_id === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "event_id" }, message: "must have required property '" + "event_id" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "event_id" },
+            message: "must have required property '" + "event_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1010,7 +1668,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "organization_slug") || (key0 === "issue_id")) || (key0 === "event_id")) || (key0 === "environment"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1024,7 +1688,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err4 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1035,7 +1705,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1049,7 +1725,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.issue_id;
         if (typeof data1 === "string") {
             if (!pattern0.test(data1)) {
-                const err6 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/issue_id",
+                    schemaPath: "#/properties/issue_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1060,7 +1742,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/issue_id", schemaPath: "#/properties/issue_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/issue_id",
+                schemaPath: "#/properties/issue_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1074,7 +1762,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.event_id;
         if (typeof data2 === "string") {
             if (!pattern4.test(data2)) {
-                const err8 = { instancePath: instancePath + "/event_id", schemaPath: "#/properties/event_id/pattern", keyword: "pattern", params: { pattern: "^([0-9a-fA-F]{32}|latest|oldest|recommended)$" }, message: "must match pattern \"" + "^([0-9a-fA-F]{32}|latest|oldest|recommended)$" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/event_id",
+                    schemaPath: "#/properties/event_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^([0-9a-fA-F]{32}|latest|oldest|recommended)$" },
+                    message: "must match pattern \"" + "^([0-9a-fA-F]{32}|latest|oldest|recommended)$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1085,7 +1779,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/event_id", schemaPath: "#/properties/event_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/event_id",
+                schemaPath: "#/properties/event_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1101,7 +1801,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             const len0 = data3.length;
             for (let i0 = 0; i0 < len0; i0++) {
                 if (typeof data3[i0] !== "string") {
-                    const err10 = { instancePath: instancePath + "/environment/" + i0, schemaPath: "#/properties/environment/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err10 = {
+                        instancePath: instancePath + "/environment/" + i0,
+                        schemaPath: "#/properties/environment/items/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
                     if (vErrors === null) {
                         vErrors = [err10];
                     }
@@ -1113,7 +1819,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err11 = { instancePath: instancePath + "/environment", schemaPath: "#/properties/environment/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err11 = {
+                instancePath: instancePath + "/environment",
+                schemaPath: "#/properties/environment/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
             if (vErrors === null) {
                 vErrors = [err11];
             }
@@ -1135,10 +1847,34 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const releases__list = validate19;
-const schema20 = { "$id": "releases__list", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "query": { "type": "string", "description": "Keeps releases whose version starts with this text." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)." } }, "required": ["organization_slug"], "additionalProperties": false };
+const schema20 = {
+    "$id": "releases__list",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "query": { "type": "string", "description": "Keeps releases whose version starts with this text." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)."
+        }
+    },
+    "required": ["organization_slug"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1149,7 +1885,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "organization_slug") || (key0 === "query")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1163,7 +1905,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1174,7 +1922,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1186,7 +1940,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.query !== undefined) {
         if (typeof data.query !== "string") {
-            const err4 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1200,7 +1960,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err5 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1211,7 +1977,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1233,10 +2005,33 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const releases__get = validate20;
-const schema21 = { "$id": "releases__get", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "version": { "type": "string", "minLength": 1, "description": "Version identifier of the release (the version field)." } }, "required": ["organization_slug", "version"], "additionalProperties": false };
+const schema21 = {
+    "$id": "releases__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "version": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Version identifier of the release (the version field)."
+        }
+    },
+    "required": ["organization_slug", "version"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="releases__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1246,7 +2041,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.version === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "version" }, message: "must have required property '" + "version" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "version" },
+            message: "must have required property '" + "version" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1257,7 +2058,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((key0 === "organization_slug") || (key0 === "version"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1271,7 +2078,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1282,7 +2095,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1296,7 +2115,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.version;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/version",
+                    schemaPath: "#/properties/version/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1307,7 +2132,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/version", schemaPath: "#/properties/version/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/version",
+                schemaPath: "#/properties/version/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1329,10 +2160,34 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const teams__list = validate21;
-const schema22 = { "$id": "teams__list", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "detailed": { "type": "string", "enum": ["0", "1"], "description": "\"0\" returns the teams without their projects." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)." } }, "required": ["organization_slug"], "additionalProperties": false };
+const schema22 = {
+    "$id": "teams__list",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "detailed": { "type": "string", "enum": ["0", "1"], "description": "\"0\" returns the teams without their projects." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor (from the rel=\"next\" Link header; normally taken from next_params)."
+        }
+    },
+    "required": ["organization_slug"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1343,7 +2198,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "organization_slug") || (key0 === "detailed")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1357,7 +2218,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1368,7 +2235,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1381,7 +2254,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.detailed !== undefined) {
         let data1 = data.detailed;
         if (typeof data1 !== "string") {
-            const err4 = { instancePath: instancePath + "/detailed", schemaPath: "#/properties/detailed/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/detailed",
+                schemaPath: "#/properties/detailed/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1391,7 +2270,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data1 === "0") || (data1 === "1"))) {
-            const err5 = { instancePath: instancePath + "/detailed", schemaPath: "#/properties/detailed/enum", keyword: "enum", params: { allowedValues: schema22.properties.detailed.enum }, message: "must be equal to one of the allowed values" };
+            const err5 = {
+                instancePath: instancePath + "/detailed",
+                schemaPath: "#/properties/detailed/enum",
+                keyword: "enum",
+                params: { allowedValues: schema22.properties.detailed.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1405,7 +2290,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err6 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err6 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1416,7 +2307,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1438,10 +2335,35 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const teams__get = validate22;
-const schema23 = { "$id": "teams__get", "type": "object", "properties": { "organization_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the organization (organizations list gives slug)." }, "team_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the team." }, "expand": { "type": "string", "enum": ["projects", "externalTeams"], "description": "Opt in to additional data (projects or externalTeams)." }, "collapse": { "type": "string", "enum": ["organization"], "description": "Opt out of the organization object." } }, "required": ["organization_slug", "team_slug"], "additionalProperties": false };
+const schema23 = {
+    "$id": "teams__get",
+    "type": "object",
+    "properties": {
+        "organization_slug": {
+            "type": "string",
+            "minLength": 1,
+            "description": "ID or slug of the organization (organizations list gives slug)."
+        },
+        "team_slug": { "type": "string", "minLength": 1, "description": "ID or slug of the team." },
+        "expand": {
+            "type": "string",
+            "enum": ["projects", "externalTeams"],
+            "description": "Opt in to additional data (projects or externalTeams)."
+        },
+        "collapse": { "type": "string", "enum": ["organization"], "description": "Opt out of the organization object." }
+    },
+    "required": ["organization_slug", "team_slug"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_slug === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_slug" }, message: "must have required property '" + "organization_slug" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_slug" },
+            message: "must have required property '" + "organization_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1451,7 +2373,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.team_slug === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "team_slug" }, message: "must have required property '" + "team_slug" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "team_slug" },
+            message: "must have required property '" + "team_slug" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1462,7 +2390,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "organization_slug") || (key0 === "team_slug")) || (key0 === "expand")) || (key0 === "collapse"))) {
-            const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err2 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -1476,7 +2410,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_slug;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err3 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err3 = {
+                    instancePath: instancePath + "/organization_slug",
+                    schemaPath: "#/properties/organization_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -1487,7 +2427,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/organization_slug", schemaPath: "#/properties/organization_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/organization_slug",
+                schemaPath: "#/properties/organization_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1501,7 +2447,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.team_slug;
         if (typeof data1 === "string") {
             if (func2(data1) < 1) {
-                const err5 = { instancePath: instancePath + "/team_slug", schemaPath: "#/properties/team_slug/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err5 = {
+                    instancePath: instancePath + "/team_slug",
+                    schemaPath: "#/properties/team_slug/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1512,7 +2464,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err6 = { instancePath: instancePath + "/team_slug", schemaPath: "#/properties/team_slug/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/team_slug",
+                schemaPath: "#/properties/team_slug/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1525,7 +2483,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.expand !== undefined) {
         let data2 = data.expand;
         if (typeof data2 !== "string") {
-            const err7 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1535,7 +2499,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!((data2 === "projects") || (data2 === "externalTeams"))) {
-            const err8 = { instancePath: instancePath + "/expand", schemaPath: "#/properties/expand/enum", keyword: "enum", params: { allowedValues: schema23.properties.expand.enum }, message: "must be equal to one of the allowed values" };
+            const err8 = {
+                instancePath: instancePath + "/expand",
+                schemaPath: "#/properties/expand/enum",
+                keyword: "enum",
+                params: { allowedValues: schema23.properties.expand.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1548,7 +2518,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.collapse !== undefined) {
         let data3 = data.collapse;
         if (typeof data3 !== "string") {
-            const err9 = { instancePath: instancePath + "/collapse", schemaPath: "#/properties/collapse/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/collapse",
+                schemaPath: "#/properties/collapse/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1558,7 +2534,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (!(data3 === "organization")) {
-            const err10 = { instancePath: instancePath + "/collapse", schemaPath: "#/properties/collapse/enum", keyword: "enum", params: { allowedValues: schema23.properties.collapse.enum }, message: "must be equal to one of the allowed values" };
+            const err10 = {
+                instancePath: instancePath + "/collapse",
+                schemaPath: "#/properties/collapse/enum",
+                keyword: "enum",
+                params: { allowedValues: schema23.properties.collapse.enum },
+                message: "must be equal to one of the allowed values"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }

@@ -5,7 +5,13 @@ export const organizations__list = validate10;
 const schema11 = { "$id": "organizations__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="organizations__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -26,11 +32,23 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const organizations__get = validate11;
-const schema12 = { "$id": "organizations__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "organizations__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="organizations__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -41,7 +59,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -55,7 +79,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -66,7 +96,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -88,10 +124,30 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const adaccounts__list = validate12;
-const schema13 = { "$id": "adaccounts__list", "type": "object", "properties": { "organization_id": { "type": "string", "minLength": 1, "description": "Organization ID (from organizations list)." }, "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor from paging.next_link (normally taken from next_params)." } }, "required": ["organization_id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "adaccounts__list",
+    "type": "object",
+    "properties": {
+        "organization_id": { "type": "string", "minLength": 1, "description": "Organization ID (from organizations list)." },
+        "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
+        }
+    },
+    "required": ["organization_id"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="adaccounts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.organization_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "organization_id" }, message: "must have required property '" + "organization_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "organization_id" },
+            message: "must have required property '" + "organization_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -102,7 +158,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "organization_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -116,7 +178,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.organization_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/organization_id", schemaPath: "#/properties/organization_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/organization_id",
+                    schemaPath: "#/properties/organization_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -127,7 +195,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/organization_id", schemaPath: "#/properties/organization_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/organization_id",
+                schemaPath: "#/properties/organization_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -140,7 +214,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -151,7 +231,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -161,7 +247,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 50 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 50 }, message: "must be >= 50" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -176,7 +268,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -187,7 +285,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -209,10 +313,22 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const adaccounts__get = validate13;
-const schema14 = { "$id": "adaccounts__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "adaccounts__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="adaccounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -223,7 +339,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -237,7 +359,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -248,7 +376,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -270,10 +404,30 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const campaigns__list = validate14;
-const schema15 = { "$id": "campaigns__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." }, "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor from paging.next_link (normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "campaigns__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." },
+        "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -284,7 +438,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -298,7 +458,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -309,7 +475,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -322,7 +494,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -333,7 +511,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -343,7 +527,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 50 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 50 }, message: "must be >= 50" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -358,7 +548,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -369,7 +565,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -391,10 +593,22 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const campaigns__get = validate15;
-const schema16 = { "$id": "campaigns__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "campaigns__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -405,7 +619,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -419,7 +639,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -430,7 +656,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -452,10 +684,30 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const adsquads__list = validate16;
-const schema17 = { "$id": "adsquads__list", "type": "object", "properties": { "campaign_id": { "type": "string", "minLength": 1, "description": "Campaign ID (from campaigns list)." }, "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor from paging.next_link (normally taken from next_params)." } }, "required": ["campaign_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "adsquads__list",
+    "type": "object",
+    "properties": {
+        "campaign_id": { "type": "string", "minLength": 1, "description": "Campaign ID (from campaigns list)." },
+        "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
+        }
+    },
+    "required": ["campaign_id"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="adsquads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.campaign_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "campaign_id" }, message: "must have required property '" + "campaign_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "campaign_id" },
+            message: "must have required property '" + "campaign_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -466,7 +718,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "campaign_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -480,7 +738,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.campaign_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/campaign_id",
+                    schemaPath: "#/properties/campaign_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -491,7 +755,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/campaign_id", schemaPath: "#/properties/campaign_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/campaign_id",
+                schemaPath: "#/properties/campaign_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -504,7 +774,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -515,7 +791,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -525,7 +807,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 50 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 50 }, message: "must be >= 50" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -540,7 +828,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -551,7 +845,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -573,10 +873,22 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const adsquads__get = validate17;
-const schema18 = { "$id": "adsquads__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "adsquads__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="adsquads__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -587,7 +899,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -601,7 +919,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -612,7 +936,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -634,10 +964,30 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const ads__list = validate18;
-const schema19 = { "$id": "ads__list", "type": "object", "properties": { "ad_squad_id": { "type": "string", "minLength": 1, "description": "Ad squad ID (from adsquads list)." }, "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor from paging.next_link (normally taken from next_params)." } }, "required": ["ad_squad_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "ads__list",
+    "type": "object",
+    "properties": {
+        "ad_squad_id": { "type": "string", "minLength": 1, "description": "Ad squad ID (from adsquads list)." },
+        "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
+        }
+    },
+    "required": ["ad_squad_id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_squad_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_squad_id" }, message: "must have required property '" + "ad_squad_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_squad_id" },
+            message: "must have required property '" + "ad_squad_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -648,7 +998,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_squad_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -662,7 +1018,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_squad_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/ad_squad_id", schemaPath: "#/properties/ad_squad_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_squad_id",
+                    schemaPath: "#/properties/ad_squad_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -673,7 +1035,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/ad_squad_id", schemaPath: "#/properties/ad_squad_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/ad_squad_id",
+                schemaPath: "#/properties/ad_squad_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -686,7 +1054,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -697,7 +1071,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -707,7 +1087,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 50 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 50 }, message: "must be >= 50" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -722,7 +1108,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -733,7 +1125,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -755,10 +1153,22 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const ads__get = validate19;
-const schema20 = { "$id": "ads__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "ads__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -769,7 +1179,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -783,7 +1199,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -794,7 +1216,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -816,10 +1244,30 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const creatives__list = validate20;
-const schema21 = { "$id": "creatives__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." }, "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor from paging.next_link (normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "creatives__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." },
+        "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="creatives__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -830,7 +1278,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -844,7 +1298,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -855,7 +1315,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -868,7 +1334,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -879,7 +1351,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -889,7 +1367,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 50 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 50 }, message: "must be >= 50" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -904,7 +1388,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -915,7 +1405,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -937,10 +1433,22 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const creatives__get = validate21;
-const schema22 = { "$id": "creatives__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema22 = {
+    "$id": "creatives__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="creatives__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -951,7 +1459,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -965,7 +1479,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -976,7 +1496,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -998,10 +1524,30 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const media__list = validate22;
-const schema23 = { "$id": "media__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." }, "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor from paging.next_link (normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema23 = {
+    "$id": "media__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." },
+        "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="media__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1012,7 +1558,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1026,7 +1578,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1037,7 +1595,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1050,7 +1614,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1061,7 +1631,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1071,7 +1647,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 50 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 50 }, message: "must be >= 50" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1086,7 +1668,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1097,7 +1685,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1119,10 +1713,22 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const media__get = validate23;
-const schema24 = { "$id": "media__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema24 = {
+    "$id": "media__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="media__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1133,7 +1739,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1147,7 +1759,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1158,7 +1776,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1180,10 +1804,30 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const segments__list = validate24;
-const schema25 = { "$id": "segments__list", "type": "object", "properties": { "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." }, "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." }, "cursor": { "type": "string", "minLength": 1, "description": "Pagination cursor from paging.next_link (normally taken from next_params)." } }, "required": ["ad_account_id"], "additionalProperties": false };
+const schema25 = {
+    "$id": "segments__list",
+    "type": "object",
+    "properties": {
+        "ad_account_id": { "type": "string", "minLength": 1, "description": "Ad account ID (from adaccounts list)." },
+        "limit": { "type": "integer", "minimum": 50, "maximum": 1000, "description": "Records per page, 50 to 1000." },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Pagination cursor from paging.next_link (normally taken from next_params)."
+        }
+    },
+    "required": ["ad_account_id"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ad_account_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ad_account_id" }, message: "must have required property '" + "ad_account_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ad_account_id" },
+            message: "must have required property '" + "ad_account_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1194,7 +1838,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "ad_account_id") || (key0 === "limit")) || (key0 === "cursor"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1208,7 +1858,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.ad_account_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/ad_account_id",
+                    schemaPath: "#/properties/ad_account_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1219,7 +1875,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/ad_account_id", schemaPath: "#/properties/ad_account_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/ad_account_id",
+                schemaPath: "#/properties/ad_account_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1232,7 +1894,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1243,7 +1911,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1253,7 +1927,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 50 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 50 }, message: "must be >= 50" };
+                const err6 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 50 },
+                    message: "must be >= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1268,7 +1948,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.cursor;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/cursor",
+                    schemaPath: "#/properties/cursor/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1279,7 +1965,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/cursor", schemaPath: "#/properties/cursor/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/cursor",
+                schemaPath: "#/properties/cursor/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -1301,10 +1993,22 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const segments__get = validate25;
-const schema26 = { "$id": "segments__get", "type": "object", "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } }, "required": ["id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "segments__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "ID of the record." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property '" + "id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1315,7 +2019,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1329,7 +2039,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1340,7 +2056,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/id", schemaPath: "#/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }

@@ -5,7 +5,13 @@ export const user__get = validate10;
 const schema11 = { "$id": "user__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -26,11 +32,35 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const advertisers__list = validate11;
-const schema12 = { "$id": "advertisers__list", "type": "object", "properties": { "advertiser_ids": { "type": "string", "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." } }, "required": ["advertiser_ids"], "additionalProperties": false };
+const schema12 = {
+    "$id": "advertisers__list",
+    "type": "object",
+    "properties": {
+        "advertiser_ids": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
+            "description": "Advertiser IDs as a JSON array of strings in one string, e.g. '[\"7012345678901234567\"]'."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }
+    },
+    "required": ["advertiser_ids"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "u");
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="advertisers__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_ids === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_ids" }, message: "must have required property '" + "advertiser_ids" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_ids" },
+            message: "must have required property '" + "advertiser_ids" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -41,7 +71,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_ids") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -55,7 +91,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_ids;
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_ids", schemaPath: "#/properties/advertiser_ids/pattern", keyword: "pattern", params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" }, message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_ids",
+                    schemaPath: "#/properties/advertiser_ids/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -66,7 +108,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_ids", schemaPath: "#/properties/advertiser_ids/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_ids",
+                schemaPath: "#/properties/advertiser_ids/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -79,7 +127,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -90,7 +144,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -104,7 +164,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -115,7 +181,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 100 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -125,7 +197,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -148,11 +226,40 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const campaigns__list = validate12;
-const schema13 = { "$id": "campaigns__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "campaigns__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 const pattern1 = new RegExp("^[0-9]+$", "u");
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -163,7 +270,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -177,7 +290,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -188,7 +307,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -201,7 +326,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -212,7 +343,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -226,7 +363,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -237,7 +380,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 1000 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -247,7 +396,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -270,10 +425,39 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const ad_groups__list = validate13;
-const schema14 = { "$id": "ad_groups__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "ad_groups__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_groups__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -284,7 +468,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -298,7 +488,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -309,7 +505,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -322,7 +524,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -333,7 +541,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -347,7 +561,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -358,7 +578,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 1000 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -368,7 +594,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -391,10 +623,39 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const ads__list = validate14;
-const schema15 = { "$id": "ads__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "ads__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -405,7 +666,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -419,7 +686,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -430,7 +703,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -443,7 +722,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -454,7 +739,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -468,7 +759,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -479,7 +776,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 1000 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -489,7 +792,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -512,10 +821,34 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const audiences__list = validate15;
-const schema16 = { "$id": "audiences__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "audiences__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="audiences__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -526,7 +859,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -540,7 +879,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -551,7 +896,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -564,7 +915,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -575,7 +932,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -589,7 +952,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -600,7 +969,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 100 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -610,7 +985,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -633,10 +1014,34 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const creative_assets_images__list = validate16;
-const schema17 = { "$id": "creative_assets_images__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "creative_assets_images__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="creative_assets_images__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -647,7 +1052,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -661,7 +1072,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -672,7 +1089,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -685,7 +1108,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -696,7 +1125,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -710,7 +1145,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -721,7 +1162,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 100 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -731,7 +1178,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -754,10 +1207,34 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const creative_assets_videos__list = validate17;
-const schema18 = { "$id": "creative_assets_videos__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "creative_assets_videos__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="creative_assets_videos__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -768,7 +1245,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -782,7 +1265,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -793,7 +1282,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -806,7 +1301,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -817,7 +1318,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -831,7 +1338,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -842,7 +1355,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 100 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -852,7 +1371,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -875,10 +1400,39 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const spark_ads__list = validate18;
-const schema19 = { "$id": "spark_ads__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 50, "description": "Records per page, 1 to 50 (TikTok's default 20)." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "spark_ads__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 50,
+            "description": "Records per page, 1 to 50 (TikTok's default 20)."
+        }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="spark_ads__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -889,7 +1443,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -903,7 +1463,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -914,7 +1480,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -927,7 +1499,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -938,7 +1516,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -952,7 +1536,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -963,7 +1553,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 50 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 50 }, message: "must be <= 50" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 50 },
+                    message: "must be <= 50"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -973,7 +1569,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -996,10 +1598,34 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const catalogs__list = validate19;
-const schema20 = { "$id": "catalogs__list", "type": "object", "properties": { "bc_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Business Center ID (an advertiser's owner_bc_id, or /bc/get/ in TikTok)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." } }, "required": ["bc_id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "catalogs__list",
+    "type": "object",
+    "properties": {
+        "bc_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Business Center ID (an advertiser's owner_bc_id, or /bc/get/ in TikTok)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page, 1 to 100." }
+    },
+    "required": ["bc_id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="catalogs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.bc_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "bc_id" }, message: "must have required property '" + "bc_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "bc_id" },
+            message: "must have required property '" + "bc_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1010,7 +1636,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(((key0 === "bc_id") || (key0 === "page")) || (key0 === "page_size"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -1024,7 +1656,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.bc_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/bc_id", schemaPath: "#/properties/bc_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/bc_id",
+                    schemaPath: "#/properties/bc_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -1035,7 +1673,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/bc_id", schemaPath: "#/properties/bc_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/bc_id",
+                schemaPath: "#/properties/bc_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1048,7 +1692,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -1059,7 +1709,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -1073,7 +1729,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -1084,7 +1746,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 100 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -1094,7 +1762,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1117,11 +1791,56 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const advertisers_reports_daily__list = validate20;
-const schema21 = { "$id": "advertisers_reports_daily__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "start_date": { "type": "string", "format": "date", "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone." }, "end_date": { "type": "string", "format": "date", "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." }, "metrics": { "type": "string", "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "default": "[\"spend\",\"cash_spend\",\"voucher_spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]", "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string." } }, "required": ["advertiser_id", "start_date", "end_date"], "additionalProperties": false };
+const schema21 = {
+    "$id": "advertisers_reports_daily__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "start_date": {
+            "type": "string",
+            "format": "date",
+            "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone."
+        },
+        "end_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        },
+        "metrics": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
+            "default": "[\"spend\",\"cash_spend\",\"voucher_spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
+            "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        }
+    },
+    "required": ["advertiser_id", "start_date", "end_date"],
+    "additionalProperties": false
+};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.date;
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="advertisers_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1131,7 +1850,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.start_date === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_date" }, message: "must have required property '" + "start_date" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_date" },
+            message: "must have required property '" + "start_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1141,7 +1866,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.end_date === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "end_date" }, message: "must have required property '" + "end_date" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "end_date" },
+            message: "must have required property '" + "end_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1152,7 +1883,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1166,7 +1903,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err4 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err4 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1177,7 +1920,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1191,7 +1940,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.start_date;
         if (typeof data1 === "string") {
             if (!(formats0.validate(data1))) {
-                const err6 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1202,7 +1957,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1216,7 +1977,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.end_date;
         if (typeof data2 === "string") {
             if (!(formats0.validate(data2))) {
-                const err8 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1227,7 +1994,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1240,7 +2013,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data3 = data.page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1251,7 +2030,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err11 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -1265,7 +2050,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data4 = data.page_size;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err12 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1276,7 +2067,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 > 1000 || isNaN(data4)) {
-                const err13 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err13 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -1286,7 +2083,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4 < 1 || isNaN(data4)) {
-                const err14 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err14 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -1301,7 +2104,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.metrics;
         if (typeof data5 === "string") {
             if (!pattern0.test(data5)) {
-                const err15 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/pattern", keyword: "pattern", params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" }, message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\"" };
+                const err15 = {
+                    instancePath: instancePath + "/metrics",
+                    schemaPath: "#/properties/metrics/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -1312,7 +2121,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/metrics",
+                schemaPath: "#/properties/metrics/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1334,10 +2149,55 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const campaigns_reports_daily__list = validate21;
-const schema22 = { "$id": "campaigns_reports_daily__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "start_date": { "type": "string", "format": "date", "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone." }, "end_date": { "type": "string", "format": "date", "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." }, "metrics": { "type": "string", "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "default": "[\"campaign_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]", "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string." } }, "required": ["advertiser_id", "start_date", "end_date"], "additionalProperties": false };
+const schema22 = {
+    "$id": "campaigns_reports_daily__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "start_date": {
+            "type": "string",
+            "format": "date",
+            "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone."
+        },
+        "end_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        },
+        "metrics": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
+            "default": "[\"campaign_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
+            "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        }
+    },
+    "required": ["advertiser_id", "start_date", "end_date"],
+    "additionalProperties": false
+};
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="campaigns_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1347,7 +2207,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.start_date === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_date" }, message: "must have required property '" + "start_date" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_date" },
+            message: "must have required property '" + "start_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1357,7 +2223,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.end_date === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "end_date" }, message: "must have required property '" + "end_date" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "end_date" },
+            message: "must have required property '" + "end_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1368,7 +2240,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1382,7 +2260,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err4 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err4 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1393,7 +2277,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1407,7 +2297,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.start_date;
         if (typeof data1 === "string") {
             if (!(formats0.validate(data1))) {
-                const err6 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1418,7 +2314,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1432,7 +2334,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.end_date;
         if (typeof data2 === "string") {
             if (!(formats0.validate(data2))) {
-                const err8 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1443,7 +2351,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1456,7 +2370,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data3 = data.page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1467,7 +2387,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err11 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -1481,7 +2407,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data4 = data.page_size;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err12 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1492,7 +2424,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 > 1000 || isNaN(data4)) {
-                const err13 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err13 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -1502,7 +2440,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4 < 1 || isNaN(data4)) {
-                const err14 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err14 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -1517,7 +2461,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.metrics;
         if (typeof data5 === "string") {
             if (!pattern0.test(data5)) {
-                const err15 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/pattern", keyword: "pattern", params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" }, message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\"" };
+                const err15 = {
+                    instancePath: instancePath + "/metrics",
+                    schemaPath: "#/properties/metrics/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -1528,7 +2478,13 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/metrics",
+                schemaPath: "#/properties/metrics/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1550,10 +2506,55 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const ad_groups_reports_daily__list = validate22;
-const schema23 = { "$id": "ad_groups_reports_daily__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "start_date": { "type": "string", "format": "date", "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone." }, "end_date": { "type": "string", "format": "date", "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." }, "metrics": { "type": "string", "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]", "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string." } }, "required": ["advertiser_id", "start_date", "end_date"], "additionalProperties": false };
+const schema23 = {
+    "$id": "ad_groups_reports_daily__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "start_date": {
+            "type": "string",
+            "format": "date",
+            "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone."
+        },
+        "end_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        },
+        "metrics": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
+            "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"reach\",\"frequency\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
+            "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        }
+    },
+    "required": ["advertiser_id", "start_date", "end_date"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ad_groups_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1563,7 +2564,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.start_date === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_date" }, message: "must have required property '" + "start_date" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_date" },
+            message: "must have required property '" + "start_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1573,7 +2580,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.end_date === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "end_date" }, message: "must have required property '" + "end_date" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "end_date" },
+            message: "must have required property '" + "end_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1584,7 +2597,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1598,7 +2617,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err4 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err4 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1609,7 +2634,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1623,7 +2654,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.start_date;
         if (typeof data1 === "string") {
             if (!(formats0.validate(data1))) {
-                const err6 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1634,7 +2671,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1648,7 +2691,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.end_date;
         if (typeof data2 === "string") {
             if (!(formats0.validate(data2))) {
-                const err8 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1659,7 +2708,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1672,7 +2727,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data3 = data.page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1683,7 +2744,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err11 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -1697,7 +2764,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data4 = data.page_size;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err12 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1708,7 +2781,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 > 1000 || isNaN(data4)) {
-                const err13 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err13 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -1718,7 +2797,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4 < 1 || isNaN(data4)) {
-                const err14 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err14 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -1733,7 +2818,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.metrics;
         if (typeof data5 === "string") {
             if (!pattern0.test(data5)) {
-                const err15 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/pattern", keyword: "pattern", params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" }, message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\"" };
+                const err15 = {
+                    instancePath: instancePath + "/metrics",
+                    schemaPath: "#/properties/metrics/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -1744,7 +2835,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/metrics",
+                schemaPath: "#/properties/metrics/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1766,10 +2863,55 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const ads_reports_daily__list = validate23;
-const schema24 = { "$id": "ads_reports_daily__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "start_date": { "type": "string", "format": "date", "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone." }, "end_date": { "type": "string", "format": "date", "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." }, "metrics": { "type": "string", "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]", "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string." } }, "required": ["advertiser_id", "start_date", "end_date"], "additionalProperties": false };
+const schema24 = {
+    "$id": "ads_reports_daily__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "start_date": {
+            "type": "string",
+            "format": "date",
+            "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone."
+        },
+        "end_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the report, YYYY-MM-DD; at most 30 days after start_date for daily reports."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        },
+        "metrics": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
+            "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
+            "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        }
+    },
+    "required": ["advertiser_id", "start_date", "end_date"],
+    "additionalProperties": false
+};
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads_reports_daily__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1779,7 +2921,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.start_date === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_date" }, message: "must have required property '" + "start_date" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_date" },
+            message: "must have required property '" + "start_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -1789,7 +2937,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.end_date === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "end_date" }, message: "must have required property '" + "end_date" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "end_date" },
+            message: "must have required property '" + "end_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -1800,7 +2954,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -1814,7 +2974,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err4 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err4 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -1825,7 +2991,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -1839,7 +3011,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.start_date;
         if (typeof data1 === "string") {
             if (!(formats0.validate(data1))) {
-                const err6 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -1850,7 +3028,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -1864,7 +3048,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.end_date;
         if (typeof data2 === "string") {
             if (!(formats0.validate(data2))) {
-                const err8 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -1875,7 +3065,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -1888,7 +3084,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data3 = data.page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -1899,7 +3101,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err11 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -1913,7 +3121,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data4 = data.page_size;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err12 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -1924,7 +3138,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 > 1000 || isNaN(data4)) {
-                const err13 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err13 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -1934,7 +3154,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4 < 1 || isNaN(data4)) {
-                const err14 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err14 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -1949,7 +3175,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.metrics;
         if (typeof data5 === "string") {
             if (!pattern0.test(data5)) {
-                const err15 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/pattern", keyword: "pattern", params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" }, message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\"" };
+                const err15 = {
+                    instancePath: instancePath + "/metrics",
+                    schemaPath: "#/properties/metrics/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -1960,7 +3192,13 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/metrics",
+                schemaPath: "#/properties/metrics/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -1982,10 +3220,55 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const ads_reports_hourly__list = validate24;
-const schema25 = { "$id": "ads_reports_hourly__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "start_date": { "type": "string", "format": "date", "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone." }, "end_date": { "type": "string", "format": "date", "description": "Last day of the report, YYYY-MM-DD; hourly reports cover at most one day (use start_date)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." }, "metrics": { "type": "string", "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]", "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string." } }, "required": ["advertiser_id", "start_date", "end_date"], "additionalProperties": false };
+const schema25 = {
+    "$id": "ads_reports_hourly__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "start_date": {
+            "type": "string",
+            "format": "date",
+            "description": "First day of the report, YYYY-MM-DD in the advertiser's time zone."
+        },
+        "end_date": {
+            "type": "string",
+            "format": "date",
+            "description": "Last day of the report, YYYY-MM-DD; hourly reports cover at most one day (use start_date)."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        },
+        "metrics": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
+            "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
+            "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        }
+    },
+    "required": ["advertiser_id", "start_date", "end_date"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads_reports_hourly__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -1995,7 +3278,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.start_date === undefined) {
-        const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_date" }, message: "must have required property '" + "start_date" + "'" };
+        const err1 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_date" },
+            message: "must have required property '" + "start_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err1];
         }
@@ -2005,7 +3294,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     if (data.end_date === undefined) {
-        const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "end_date" }, message: "must have required property '" + "end_date" + "'" };
+        const err2 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "end_date" },
+            message: "must have required property '" + "end_date" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err2];
         }
@@ -2016,7 +3311,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((((key0 === "advertiser_id") || (key0 === "start_date")) || (key0 === "end_date")) || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
-            const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err3 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2030,7 +3331,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err4 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err4 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -2041,7 +3348,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err5 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err5 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err5];
             }
@@ -2055,7 +3368,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data1 = data.start_date;
         if (typeof data1 === "string") {
             if (!(formats0.validate(data1))) {
-                const err6 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err6 = {
+                    instancePath: instancePath + "/start_date",
+                    schemaPath: "#/properties/start_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -2066,7 +3385,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err7 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start_date",
+                schemaPath: "#/properties/start_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -2080,7 +3405,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.end_date;
         if (typeof data2 === "string") {
             if (!(formats0.validate(data2))) {
-                const err8 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/format", keyword: "format", params: { format: "date" }, message: "must match format \"" + "date" + "\"" };
+                const err8 = {
+                    instancePath: instancePath + "/end_date",
+                    schemaPath: "#/properties/end_date/format",
+                    keyword: "format",
+                    params: { format: "date" },
+                    message: "must match format \"" + "date" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2091,7 +3422,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err9 = { instancePath: instancePath + "/end_date", schemaPath: "#/properties/end_date/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = {
+                instancePath: instancePath + "/end_date",
+                schemaPath: "#/properties/end_date/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err9];
             }
@@ -2104,7 +3441,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data3 = data.page;
         if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
-            const err10 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err10 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -2115,7 +3458,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data3 == "number") {
             if (data3 < 1 || isNaN(data3)) {
-                const err11 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err11 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -2129,7 +3478,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data4 = data.page_size;
         if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
-            const err12 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err12 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -2140,7 +3495,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data4 == "number") {
             if (data4 > 1000 || isNaN(data4)) {
-                const err13 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err13 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -2150,7 +3511,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data4 < 1 || isNaN(data4)) {
-                const err14 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err14 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err14];
                 }
@@ -2165,7 +3532,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.metrics;
         if (typeof data5 === "string") {
             if (!pattern0.test(data5)) {
-                const err15 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/pattern", keyword: "pattern", params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" }, message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\"" };
+                const err15 = {
+                    instancePath: instancePath + "/metrics",
+                    schemaPath: "#/properties/metrics/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -2176,7 +3549,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/metrics",
+                schemaPath: "#/properties/metrics/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -2198,10 +3577,45 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const ads_reports_lifetime__list = validate25;
-const schema26 = { "$id": "ads_reports_lifetime__list", "type": "object", "properties": { "advertiser_id": { "type": "string", "pattern": "^[0-9]+$", "description": "Advertiser (ad account) ID, e.g. 7012345678901234567." }, "page": { "type": "integer", "minimum": 1, "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Records per page, 1 to 1000 (TikTok's default 10)." }, "metrics": { "type": "string", "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$", "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]", "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string." } }, "required": ["advertiser_id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "ads_reports_lifetime__list",
+    "type": "object",
+    "properties": {
+        "advertiser_id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "Advertiser (ad account) ID, e.g. 7012345678901234567."
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number, from 1 (TikTok's default 1); normally taken from next_params."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Records per page, 1 to 1000 (TikTok's default 10)."
+        },
+        "metrics": {
+            "type": "string",
+            "pattern": "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$",
+            "default": "[\"campaign_name\",\"campaign_id\",\"adgroup_name\",\"adgroup_id\",\"ad_name\",\"ad_text\",\"spend\",\"impressions\",\"clicks\",\"ctr\",\"cpc\",\"cpm\",\"conversion\",\"cost_per_conversion\",\"video_play_actions\",\"video_watched_2s\",\"video_watched_6s\",\"likes\",\"comments\",\"shares\",\"follows\",\"profile_visits\"]",
+            "description": "Metrics to return, as a JSON array of TikTok Basic report metric names in a string."
+        }
+    },
+    "required": ["advertiser_id"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ads_reports_lifetime__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.advertiser_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "advertiser_id" }, message: "must have required property '" + "advertiser_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "advertiser_id" },
+            message: "must have required property '" + "advertiser_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -2212,7 +3626,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!((((key0 === "advertiser_id") || (key0 === "page")) || (key0 === "page_size")) || (key0 === "metrics"))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -2226,7 +3646,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.advertiser_id;
         if (typeof data0 === "string") {
             if (!pattern1.test(data0)) {
-                const err2 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/pattern", keyword: "pattern", params: { pattern: "^[0-9]+$" }, message: "must match pattern \"" + "^[0-9]+$" + "\"" };
+                const err2 = {
+                    instancePath: instancePath + "/advertiser_id",
+                    schemaPath: "#/properties/advertiser_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[0-9]+$" },
+                    message: "must match pattern \"" + "^[0-9]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -2237,7 +3663,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/advertiser_id", schemaPath: "#/properties/advertiser_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/advertiser_id",
+                schemaPath: "#/properties/advertiser_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -2250,7 +3682,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data1 = data.page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -2261,7 +3699,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -2275,7 +3719,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data2 = data.page_size;
         if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err6 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -2286,7 +3736,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data2 == "number") {
             if (data2 > 1000 || isNaN(data2)) {
-                const err7 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err7 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -2296,7 +3752,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data2 < 1 || isNaN(data2)) {
-                const err8 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err8 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err8];
                 }
@@ -2311,7 +3773,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.metrics;
         if (typeof data3 === "string") {
             if (!pattern0.test(data3)) {
-                const err9 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/pattern", keyword: "pattern", params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" }, message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\"" };
+                const err9 = {
+                    instancePath: instancePath + "/metrics",
+                    schemaPath: "#/properties/metrics/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" },
+                    message: "must match pattern \"" + "^\\[\\s*\"[^\"]+\"(\\s*,\\s*\"[^\"]+\")*\\s*\\]$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -2322,7 +3790,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/metrics", schemaPath: "#/properties/metrics/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/metrics",
+                schemaPath: "#/properties/metrics/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }

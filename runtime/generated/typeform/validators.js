@@ -2,11 +2,30 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const forms__list = validate10;
-const schema11 = { "$id": "forms__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "Page to return, from 1 (Typeform default 1)." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 200, "description": "Forms per page, 1 to 200 (Typeform default 10)." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "forms__list",
+    "type": "object",
+    "properties": {
+        "page": { "type": "integer", "minimum": 1, "description": "Page to return, from 1 (Typeform default 1)." },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 200,
+            "description": "Forms per page, 1 to 200 (Typeform default 10)."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="forms__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "page_size"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +38,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +55,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -44,7 +75,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -55,7 +92,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 200 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 200 }, message: "must be <= 200" };
+                const err4 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 200 },
+                    message: "must be <= 200"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -65,7 +108,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -88,11 +137,29 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const forms__get = validate11;
-const schema12 = { "$id": "forms__get", "type": "object", "properties": { "form_id": { "type": "string", "minLength": 1, "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7." } }, "required": ["form_id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "forms__get",
+    "type": "object",
+    "properties": {
+        "form_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
+        }
+    },
+    "required": ["form_id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="forms__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.form_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "form_id" }, message: "must have required property '" + "form_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "form_id" },
+            message: "must have required property '" + "form_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -103,7 +170,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "form_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -117,7 +190,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.form_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/form_id", schemaPath: "#/properties/form_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/form_id",
+                    schemaPath: "#/properties/form_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -128,7 +207,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/form_id", schemaPath: "#/properties/form_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/form_id",
+                schemaPath: "#/properties/form_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -150,11 +235,69 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const responses__list = validate12;
-const schema13 = { "$id": "responses__list", "type": "object", "properties": { "form_id": { "type": "string", "minLength": 1, "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7." }, "page_size": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Responses per page, 1 to 1000 (Typeform default 25)." }, "since": { "type": "string", "minLength": 1, "description": "Only responses submitted at or after this ISO 8601 UTC date-time, e.g. 2020-03-20T14:00:59." }, "until": { "type": "string", "minLength": 1, "description": "Only responses submitted at or before this ISO 8601 UTC date-time." }, "after": { "type": "string", "minLength": 1, "description": "Cursor: only responses submitted after the response with this token (exclusive). Not together with sort." }, "before": { "type": "string", "minLength": 1, "description": "Cursor: only responses submitted before the response with this token (exclusive); pass the last token of a page to get the next one. Not together with sort." }, "sort": { "type": "string", "minLength": 1, "description": "Order as \"{field_id},{asc|desc}\", e.g. submitted_at,asc or landed_at,desc (Typeform default submitted_at,desc). Not together with before/after." }, "completed": { "type": "boolean", "description": "true: only submitted responses; false: only partial ones. Omit for both." }, "query": { "type": "string", "minLength": 1, "description": "Only responses whose answers, hidden fields or variables contain this text." } }, "required": ["form_id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "responses__list",
+    "type": "object",
+    "properties": {
+        "form_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The form ID, as in the form URL: u6nXL7 for https://mysite.typeform.com/to/u6nXL7."
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Responses per page, 1 to 1000 (Typeform default 25)."
+        },
+        "since": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only responses submitted at or after this ISO 8601 UTC date-time, e.g. 2020-03-20T14:00:59."
+        },
+        "until": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only responses submitted at or before this ISO 8601 UTC date-time."
+        },
+        "after": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor: only responses submitted after the response with this token (exclusive). Not together with sort."
+        },
+        "before": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Cursor: only responses submitted before the response with this token (exclusive); pass the last token of a page to get the next one. Not together with sort."
+        },
+        "sort": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Order as \"{field_id},{asc|desc}\", e.g. submitted_at,asc or landed_at,desc (Typeform default submitted_at,desc). Not together with before/after."
+        },
+        "completed": {
+            "type": "boolean",
+            "description": "true: only submitted responses; false: only partial ones. Omit for both."
+        },
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only responses whose answers, hidden fields or variables contain this text."
+        }
+    },
+    "required": ["form_id"],
+    "additionalProperties": false
+};
 const func3 = Object.prototype.hasOwnProperty;
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="responses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.form_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "form_id" }, message: "must have required property '" + "form_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "form_id" },
+            message: "must have required property '" + "form_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -165,7 +308,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(func3.call(schema13.properties, key0))) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -179,7 +328,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.form_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/form_id", schemaPath: "#/properties/form_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/form_id",
+                    schemaPath: "#/properties/form_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -190,7 +345,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/form_id", schemaPath: "#/properties/form_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/form_id",
+                schemaPath: "#/properties/form_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -203,7 +364,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page_size !== undefined) {
         let data1 = data.page_size;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err4 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err4 = {
+                instancePath: instancePath + "/page_size",
+                schemaPath: "#/properties/page_size/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -214,7 +381,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err5 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -224,7 +397,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err6 = { instancePath: instancePath + "/page_size", schemaPath: "#/properties/page_size/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err6 = {
+                    instancePath: instancePath + "/page_size",
+                    schemaPath: "#/properties/page_size/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err6];
                 }
@@ -239,7 +418,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data2 = data.since;
         if (typeof data2 === "string") {
             if (func2(data2) < 1) {
-                const err7 = { instancePath: instancePath + "/since", schemaPath: "#/properties/since/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err7 = {
+                    instancePath: instancePath + "/since",
+                    schemaPath: "#/properties/since/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err7];
                 }
@@ -250,7 +435,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err8 = { instancePath: instancePath + "/since", schemaPath: "#/properties/since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err8 = {
+                instancePath: instancePath + "/since",
+                schemaPath: "#/properties/since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err8];
             }
@@ -264,7 +455,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data3 = data.until;
         if (typeof data3 === "string") {
             if (func2(data3) < 1) {
-                const err9 = { instancePath: instancePath + "/until", schemaPath: "#/properties/until/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err9 = {
+                    instancePath: instancePath + "/until",
+                    schemaPath: "#/properties/until/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err9];
                 }
@@ -275,7 +472,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err10 = { instancePath: instancePath + "/until", schemaPath: "#/properties/until/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = {
+                instancePath: instancePath + "/until",
+                schemaPath: "#/properties/until/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err10];
             }
@@ -289,7 +492,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data4 = data.after;
         if (typeof data4 === "string") {
             if (func2(data4) < 1) {
-                const err11 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err11 = {
+                    instancePath: instancePath + "/after",
+                    schemaPath: "#/properties/after/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err11];
                 }
@@ -300,7 +509,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err12 = { instancePath: instancePath + "/after", schemaPath: "#/properties/after/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err12];
             }
@@ -314,7 +529,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data5 = data.before;
         if (typeof data5 === "string") {
             if (func2(data5) < 1) {
-                const err13 = { instancePath: instancePath + "/before", schemaPath: "#/properties/before/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err13 = {
+                    instancePath: instancePath + "/before",
+                    schemaPath: "#/properties/before/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err13];
                 }
@@ -325,7 +546,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err14 = { instancePath: instancePath + "/before", schemaPath: "#/properties/before/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err14 = {
+                instancePath: instancePath + "/before",
+                schemaPath: "#/properties/before/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err14];
             }
@@ -339,7 +566,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data6 = data.sort;
         if (typeof data6 === "string") {
             if (func2(data6) < 1) {
-                const err15 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err15 = {
+                    instancePath: instancePath + "/sort",
+                    schemaPath: "#/properties/sort/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err15];
                 }
@@ -350,7 +583,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err16 = { instancePath: instancePath + "/sort", schemaPath: "#/properties/sort/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err16 = {
+                instancePath: instancePath + "/sort",
+                schemaPath: "#/properties/sort/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err16];
             }
@@ -362,7 +601,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.completed !== undefined) {
         if (typeof data.completed !== "boolean") {
-            const err17 = { instancePath: instancePath + "/completed", schemaPath: "#/properties/completed/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            const err17 = {
+                instancePath: instancePath + "/completed",
+                schemaPath: "#/properties/completed/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean"
+            };
             if (vErrors === null) {
                 vErrors = [err17];
             }
@@ -376,7 +621,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         let data8 = data.query;
         if (typeof data8 === "string") {
             if (func2(data8) < 1) {
-                const err18 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err18 = {
+                    instancePath: instancePath + "/query",
+                    schemaPath: "#/properties/query/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err18];
                 }
@@ -387,7 +638,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err19 = { instancePath: instancePath + "/query", schemaPath: "#/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err19];
             }

@@ -5,7 +5,13 @@ export const accounts__get = validate10;
 const schema11 = { "$id": "accounts__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="accounts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -26,11 +32,29 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const agents__list = validate11;
-const schema12 = { "$id": "agents__list", "type": "object", "properties": { "limit": { "type": "integer", "minimum": 1, "description": "Number of agents to return." }, "since_id": { "type": "integer", "minimum": 0, "description": "Return agents whose id is greater than or equal to this id." } }, "additionalProperties": false };
+const schema12 = {
+    "$id": "agents__list",
+    "type": "object",
+    "properties": {
+        "limit": { "type": "integer", "minimum": 1, "description": "Number of agents to return." },
+        "since_id": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Return agents whose id is greater than or equal to this id."
+        }
+    },
+    "additionalProperties": false
+};
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="agents__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "limit") || (key0 === "since_id"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -43,7 +67,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data0 = data.limit;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -54,7 +84,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -68,7 +104,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.since_id !== undefined) {
         let data1 = data.since_id;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/since_id", schemaPath: "#/properties/since_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/since_id",
+                schemaPath: "#/properties/since_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -79,7 +121,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 < 0 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/since_id", schemaPath: "#/properties/since_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err4 = {
+                    instancePath: instancePath + "/since_id",
+                    schemaPath: "#/properties/since_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -102,10 +150,22 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const agents__get = validate12;
-const schema13 = { "$id": "agents__get", "type": "object", "properties": { "agent_id": { "type": "integer", "minimum": 1 } }, "required": ["agent_id"], "additionalProperties": false };
+const schema13 = {
+    "$id": "agents__get",
+    "type": "object",
+    "properties": { "agent_id": { "type": "integer", "minimum": 1 } },
+    "required": ["agent_id"],
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="agents__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.agent_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "agent_id" }, message: "must have required property '" + "agent_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "agent_id" },
+            message: "must have required property '" + "agent_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -116,7 +176,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "agent_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -129,7 +195,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.agent_id !== undefined) {
         let data0 = data.agent_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/agent_id", schemaPath: "#/properties/agent_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/agent_id",
+                schemaPath: "#/properties/agent_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -140,7 +212,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/agent_id", schemaPath: "#/properties/agent_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/agent_id",
+                    schemaPath: "#/properties/agent_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -163,11 +241,43 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const agent_timeline__list = validate13;
-const schema14 = { "$id": "agent_timeline__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "description": "Unix epoch time in microseconds to export from (at least five minutes in the past). Defaults to 0." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Number of records per page. Zendesk's default and maximum is 1000." }, "fields": { "type": "string", "default": "agent_timeline(*)", "description": "Properties to return (resource expansion). agent_timeline(*) returns every property." }, "start_id": { "type": "string", "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params." } }, "additionalProperties": false };
+const schema14 = {
+    "$id": "agent_timeline__list",
+    "type": "object",
+    "properties": {
+        "start_time": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix epoch time in microseconds to export from (at least five minutes in the past). Defaults to 0."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Number of records per page. Zendesk's default and maximum is 1000."
+        },
+        "fields": {
+            "type": "string",
+            "default": "agent_timeline(*)",
+            "description": "Properties to return (resource expansion). agent_timeline(*) returns every property."
+        },
+        "start_id": {
+            "type": "string",
+            "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="agent_timeline__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((key0 === "start_time") || (key0 === "limit")) || (key0 === "fields")) || (key0 === "start_id"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -180,7 +290,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.start_time !== undefined) {
         let data0 = data.start_time;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -191,7 +307,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err2 = {
+                    instancePath: instancePath + "/start_time",
+                    schemaPath: "#/properties/start_time/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -205,7 +327,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -216,7 +344,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -226,7 +360,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -239,7 +379,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err6 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -251,7 +397,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_id !== undefined) {
         if (typeof data.start_id !== "string") {
-            const err7 = { instancePath: instancePath + "/start_id", schemaPath: "#/properties/start_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start_id",
+                schemaPath: "#/properties/start_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -273,10 +425,22 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const bans__get = validate14;
-const schema15 = { "$id": "bans__get", "type": "object", "properties": { "ban_id": { "type": "integer", "minimum": 1 } }, "required": ["ban_id"], "additionalProperties": false };
+const schema15 = {
+    "$id": "bans__get",
+    "type": "object",
+    "properties": { "ban_id": { "type": "integer", "minimum": 1 } },
+    "required": ["ban_id"],
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="bans__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ban_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ban_id" }, message: "must have required property '" + "ban_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ban_id" },
+            message: "must have required property '" + "ban_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -287,7 +451,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "ban_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -300,7 +470,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.ban_id !== undefined) {
         let data0 = data.ban_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/ban_id", schemaPath: "#/properties/ban_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/ban_id",
+                schemaPath: "#/properties/ban_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -311,7 +487,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/ban_id", schemaPath: "#/properties/ban_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/ban_id",
+                    schemaPath: "#/properties/ban_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -334,11 +516,43 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const chats__list = validate15;
-const schema16 = { "$id": "chats__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "description": "Unix epoch time in seconds to export from (at least five minutes in the past). Defaults to 0." }, "limit": { "type": "integer", "minimum": 1, "maximum": 1000, "description": "Number of records per page. Zendesk's default and maximum is 1000." }, "fields": { "type": "string", "default": "chats(*)", "description": "Properties to return (resource expansion). chats(*) returns every property; without it Zendesk returns ids only." }, "start_id": { "type": "string", "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params." } }, "additionalProperties": false };
+const schema16 = {
+    "$id": "chats__list",
+    "type": "object",
+    "properties": {
+        "start_time": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix epoch time in seconds to export from (at least five minutes in the past). Defaults to 0."
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Number of records per page. Zendesk's default and maximum is 1000."
+        },
+        "fields": {
+            "type": "string",
+            "default": "chats(*)",
+            "description": "Properties to return (resource expansion). chats(*) returns every property; without it Zendesk returns ids only."
+        },
+        "start_id": {
+            "type": "string",
+            "description": "Pagination cursor carried by the next_page URL (the id of the last record returned); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="chats__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((key0 === "start_time") || (key0 === "limit")) || (key0 === "fields")) || (key0 === "start_id"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -351,7 +565,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.start_time !== undefined) {
         let data0 = data.start_time;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -362,7 +582,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err2 = {
+                    instancePath: instancePath + "/start_time",
+                    schemaPath: "#/properties/start_time/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -376,7 +602,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.limit !== undefined) {
         let data1 = data.limit;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/limit",
+                schemaPath: "#/properties/limit/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -387,7 +619,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 1000 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1000 }, message: "must be <= 1000" };
+                const err4 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 1000 },
+                    message: "must be <= 1000"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -397,7 +635,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/limit", schemaPath: "#/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -410,7 +654,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.fields !== undefined) {
         if (typeof data.fields !== "string") {
-            const err6 = { instancePath: instancePath + "/fields", schemaPath: "#/properties/fields/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err6 = {
+                instancePath: instancePath + "/fields",
+                schemaPath: "#/properties/fields/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err6];
             }
@@ -422,7 +672,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.start_id !== undefined) {
         if (typeof data.start_id !== "string") {
-            const err7 = { instancePath: instancePath + "/start_id", schemaPath: "#/properties/start_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err7 = {
+                instancePath: instancePath + "/start_id",
+                schemaPath: "#/properties/start_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err7];
             }
@@ -444,11 +700,25 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const chats__get = validate16;
-const schema17 = { "$id": "chats__get", "type": "object", "properties": { "chat_id": { "type": "string", "minLength": 1, "description": "The chat id, e.g. 1712.4987.QeUipU4eZOoO3." } }, "required": ["chat_id"], "additionalProperties": false };
+const schema17 = {
+    "$id": "chats__get",
+    "type": "object",
+    "properties": {
+        "chat_id": { "type": "string", "minLength": 1, "description": "The chat id, e.g. 1712.4987.QeUipU4eZOoO3." }
+    },
+    "required": ["chat_id"],
+    "additionalProperties": false
+};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="chats__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.chat_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "chat_id" }, message: "must have required property '" + "chat_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "chat_id" },
+            message: "must have required property '" + "chat_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -459,7 +729,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "chat_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -473,7 +749,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.chat_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/chat_id", schemaPath: "#/properties/chat_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/chat_id",
+                    schemaPath: "#/properties/chat_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -484,7 +766,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err3 = { instancePath: instancePath + "/chat_id", schemaPath: "#/properties/chat_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err3 = {
+                instancePath: instancePath + "/chat_id",
+                schemaPath: "#/properties/chat_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -509,7 +797,13 @@ export const departments__list = validate17;
 const schema18 = { "$id": "departments__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="departments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -530,10 +824,22 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const departments__get = validate18;
-const schema19 = { "$id": "departments__get", "type": "object", "properties": { "department_id": { "type": "integer", "minimum": 1 } }, "required": ["department_id"], "additionalProperties": false };
+const schema19 = {
+    "$id": "departments__get",
+    "type": "object",
+    "properties": { "department_id": { "type": "integer", "minimum": 1 } },
+    "required": ["department_id"],
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="departments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.department_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "department_id" }, message: "must have required property '" + "department_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "department_id" },
+            message: "must have required property '" + "department_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -544,7 +850,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "department_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -557,7 +869,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.department_id !== undefined) {
         let data0 = data.department_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/department_id", schemaPath: "#/properties/department_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/department_id",
+                schemaPath: "#/properties/department_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -568,7 +886,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/department_id", schemaPath: "#/properties/department_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/department_id",
+                    schemaPath: "#/properties/department_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -594,7 +918,13 @@ export const goals__list = validate19;
 const schema20 = { "$id": "goals__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -615,10 +945,22 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const goals__get = validate20;
-const schema21 = { "$id": "goals__get", "type": "object", "properties": { "goal_id": { "type": "integer", "minimum": 1 } }, "required": ["goal_id"], "additionalProperties": false };
+const schema21 = {
+    "$id": "goals__get",
+    "type": "object",
+    "properties": { "goal_id": { "type": "integer", "minimum": 1 } },
+    "required": ["goal_id"],
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="goals__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.goal_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "goal_id" }, message: "must have required property '" + "goal_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "goal_id" },
+            message: "must have required property '" + "goal_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -629,7 +971,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "goal_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -642,7 +990,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.goal_id !== undefined) {
         let data0 = data.goal_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/goal_id", schemaPath: "#/properties/goal_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/goal_id",
+                schemaPath: "#/properties/goal_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -653,7 +1007,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/goal_id", schemaPath: "#/properties/goal_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/goal_id",
+                    schemaPath: "#/properties/goal_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -679,7 +1039,13 @@ export const roles__list = validate21;
 const schema22 = { "$id": "roles__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -700,10 +1066,22 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const roles__get = validate22;
-const schema23 = { "$id": "roles__get", "type": "object", "properties": { "role_id": { "type": "integer", "minimum": 1 } }, "required": ["role_id"], "additionalProperties": false };
+const schema23 = {
+    "$id": "roles__get",
+    "type": "object",
+    "properties": { "role_id": { "type": "integer", "minimum": 1 } },
+    "required": ["role_id"],
+    "additionalProperties": false
+};
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="roles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.role_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "role_id" }, message: "must have required property '" + "role_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "role_id" },
+            message: "must have required property '" + "role_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -714,7 +1092,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "role_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -727,7 +1111,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.role_id !== undefined) {
         let data0 = data.role_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/role_id", schemaPath: "#/properties/role_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/role_id",
+                schemaPath: "#/properties/role_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -738,7 +1128,13 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/role_id", schemaPath: "#/properties/role_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/role_id",
+                    schemaPath: "#/properties/role_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -764,7 +1160,13 @@ export const routing_settings__get = validate23;
 const schema24 = { "$id": "routing_settings__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="routing_settings__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -788,7 +1190,13 @@ export const shortcuts__list = validate24;
 const schema25 = { "$id": "shortcuts__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="shortcuts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -809,11 +1217,30 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const shortcuts__get = validate25;
-const schema26 = { "$id": "shortcuts__get", "type": "object", "properties": { "shortcut_id": { "type": "string", "minLength": 1, "pattern": "^[^/\\\\$]+$", "description": "The shortcut id (its name), e.g. question." } }, "required": ["shortcut_id"], "additionalProperties": false };
+const schema26 = {
+    "$id": "shortcuts__get",
+    "type": "object",
+    "properties": {
+        "shortcut_id": {
+            "type": "string",
+            "minLength": 1,
+            "pattern": "^[^/\\\\$]+$",
+            "description": "The shortcut id (its name), e.g. question."
+        }
+    },
+    "required": ["shortcut_id"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[^/\\\\$]+$", "u");
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="shortcuts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.shortcut_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "shortcut_id" }, message: "must have required property '" + "shortcut_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "shortcut_id" },
+            message: "must have required property '" + "shortcut_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -824,7 +1251,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "shortcut_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -838,7 +1271,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data.shortcut_id;
         if (typeof data0 === "string") {
             if (func2(data0) < 1) {
-                const err2 = { instancePath: instancePath + "/shortcut_id", schemaPath: "#/properties/shortcut_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                const err2 = {
+                    instancePath: instancePath + "/shortcut_id",
+                    schemaPath: "#/properties/shortcut_id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -848,7 +1287,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/shortcut_id", schemaPath: "#/properties/shortcut_id/pattern", keyword: "pattern", params: { pattern: "^[^/\\\\$]+$" }, message: "must match pattern \"" + "^[^/\\\\$]+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/shortcut_id",
+                    schemaPath: "#/properties/shortcut_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[^/\\\\$]+$" },
+                    message: "must match pattern \"" + "^[^/\\\\$]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -859,7 +1304,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
         else {
-            const err4 = { instancePath: instancePath + "/shortcut_id", schemaPath: "#/properties/shortcut_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err4 = {
+                instancePath: instancePath + "/shortcut_id",
+                schemaPath: "#/properties/shortcut_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
             if (vErrors === null) {
                 vErrors = [err4];
             }
@@ -884,7 +1335,13 @@ export const skills__list = validate26;
 const schema27 = { "$id": "skills__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="skills__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -905,10 +1362,22 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const skills__get = validate27;
-const schema28 = { "$id": "skills__get", "type": "object", "properties": { "skill_id": { "type": "integer", "minimum": 1 } }, "required": ["skill_id"], "additionalProperties": false };
+const schema28 = {
+    "$id": "skills__get",
+    "type": "object",
+    "properties": { "skill_id": { "type": "integer", "minimum": 1 } },
+    "required": ["skill_id"],
+    "additionalProperties": false
+};
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="skills__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.skill_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "skill_id" }, message: "must have required property '" + "skill_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "skill_id" },
+            message: "must have required property '" + "skill_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -919,7 +1388,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "skill_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -932,7 +1407,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.skill_id !== undefined) {
         let data0 = data.skill_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/skill_id", schemaPath: "#/properties/skill_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/skill_id",
+                schemaPath: "#/properties/skill_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -943,7 +1424,13 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/skill_id", schemaPath: "#/properties/skill_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/skill_id",
+                    schemaPath: "#/properties/skill_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -969,7 +1456,13 @@ export const triggers__list = validate28;
 const schema29 = { "$id": "triggers__list", "type": "object", "properties": {}, "additionalProperties": false };
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="triggers__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }

@@ -2,11 +2,34 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const phone_numbers__list = validate10;
-const schema11 = { "$id": "phone_numbers__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "Page number carried by the next_page URL; pass it only through next_params." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params." } }, "additionalProperties": false };
+const schema11 = {
+    "$id": "phone_numbers__list",
+    "type": "object",
+    "properties": {
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number carried by the next_page URL; pass it only through next_params."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="phone_numbers__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -19,7 +42,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -30,7 +59,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -44,7 +79,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data1 = data.per_page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -55,7 +96,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err4 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -65,7 +112,13 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -88,10 +141,22 @@ else {
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
 export const phone_numbers__get = validate11;
-const schema12 = { "$id": "phone_numbers__get", "type": "object", "properties": { "phone_number_id": { "type": "integer", "minimum": 1, "description": "The ID of the phone number." } }, "required": ["phone_number_id"], "additionalProperties": false };
+const schema12 = {
+    "$id": "phone_numbers__get",
+    "type": "object",
+    "properties": { "phone_number_id": { "type": "integer", "minimum": 1, "description": "The ID of the phone number." } },
+    "required": ["phone_number_id"],
+    "additionalProperties": false
+};
 function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="phone_numbers__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.phone_number_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "phone_number_id" }, message: "must have required property '" + "phone_number_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "phone_number_id" },
+            message: "must have required property '" + "phone_number_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -102,7 +167,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "phone_number_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -115,7 +186,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.phone_number_id !== undefined) {
         let data0 = data.phone_number_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/phone_number_id", schemaPath: "#/properties/phone_number_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/phone_number_id",
+                schemaPath: "#/properties/phone_number_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -126,7 +203,13 @@ function validate11(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/phone_number_id", schemaPath: "#/properties/phone_number_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/phone_number_id",
+                    schemaPath: "#/properties/phone_number_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -149,11 +232,34 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const addresses__list = validate12;
-const schema13 = { "$id": "addresses__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "Page number carried by the next_page URL; pass it only through next_params." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params." } }, "additionalProperties": false };
+const schema13 = {
+    "$id": "addresses__list",
+    "type": "object",
+    "properties": {
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number carried by the next_page URL; pass it only through next_params."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="addresses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -166,7 +272,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -177,7 +289,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -191,7 +309,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data1 = data.per_page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -202,7 +326,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err4 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -212,7 +342,13 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -235,10 +371,22 @@ else {
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
 export const addresses__get = validate13;
-const schema14 = { "$id": "addresses__get", "type": "object", "properties": { "address_id": { "type": "integer", "minimum": 1, "description": "The ID of the address." } }, "required": ["address_id"], "additionalProperties": false };
+const schema14 = {
+    "$id": "addresses__get",
+    "type": "object",
+    "properties": { "address_id": { "type": "integer", "minimum": 1, "description": "The ID of the address." } },
+    "required": ["address_id"],
+    "additionalProperties": false
+};
 function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="addresses__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.address_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "address_id" }, message: "must have required property '" + "address_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "address_id" },
+            message: "must have required property '" + "address_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -249,7 +397,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "address_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -262,7 +416,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.address_id !== undefined) {
         let data0 = data.address_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/address_id", schemaPath: "#/properties/address_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/address_id",
+                schemaPath: "#/properties/address_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -273,7 +433,13 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/address_id", schemaPath: "#/properties/address_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/address_id",
+                    schemaPath: "#/properties/address_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -296,11 +462,34 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const greetings__list = validate14;
-const schema15 = { "$id": "greetings__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "Page number carried by the next_page URL; pass it only through next_params." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params." } }, "additionalProperties": false };
+const schema15 = {
+    "$id": "greetings__list",
+    "type": "object",
+    "properties": {
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number carried by the next_page URL; pass it only through next_params."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="greetings__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -313,7 +502,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -324,7 +519,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -338,7 +539,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data1 = data.per_page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -349,7 +556,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err4 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -359,7 +572,13 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -382,11 +601,25 @@ else {
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
 export const greetings__get = validate15;
-const schema16 = { "$id": "greetings__get", "type": "object", "properties": { "greeting_id": { "type": ["integer", "string"], "pattern": "^[^/]+$", "description": "The ID of the greeting." } }, "required": ["greeting_id"], "additionalProperties": false };
+const schema16 = {
+    "$id": "greetings__get",
+    "type": "object",
+    "properties": {
+        "greeting_id": { "type": ["integer", "string"], "pattern": "^[^/]+$", "description": "The ID of the greeting." }
+    },
+    "required": ["greeting_id"],
+    "additionalProperties": false
+};
 const pattern0 = new RegExp("^[^/]+$", "u");
 function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="greetings__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.greeting_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "greeting_id" }, message: "must have required property '" + "greeting_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "greeting_id" },
+            message: "must have required property '" + "greeting_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -397,7 +630,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "greeting_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -410,7 +649,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.greeting_id !== undefined) {
         let data0 = data.greeting_id;
         if ((!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) && (typeof data0 !== "string")) {
-            const err2 = { instancePath: instancePath + "/greeting_id", schemaPath: "#/properties/greeting_id/type", keyword: "type", params: { type: schema16.properties.greeting_id.type }, message: "must be integer,string" };
+            const err2 = {
+                instancePath: instancePath + "/greeting_id",
+                schemaPath: "#/properties/greeting_id/type",
+                keyword: "type",
+                params: { type: schema16.properties.greeting_id.type },
+                message: "must be integer,string"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -421,7 +666,13 @@ function validate15(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 === "string") {
             if (!pattern0.test(data0)) {
-                const err3 = { instancePath: instancePath + "/greeting_id", schemaPath: "#/properties/greeting_id/pattern", keyword: "pattern", params: { pattern: "^[^/]+$" }, message: "must match pattern \"" + "^[^/]+$" + "\"" };
+                const err3 = {
+                    instancePath: instancePath + "/greeting_id",
+                    schemaPath: "#/properties/greeting_id/pattern",
+                    keyword: "pattern",
+                    params: { pattern: "^[^/]+$" },
+                    message: "must match pattern \"" + "^[^/]+$" + "\""
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -444,11 +695,34 @@ else {
     errors++;
 } validate15.errors = vErrors; return errors === 0; }
 export const greeting_categories__list = validate16;
-const schema17 = { "$id": "greeting_categories__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "Page number carried by the next_page URL; pass it only through next_params." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params." } }, "additionalProperties": false };
+const schema17 = {
+    "$id": "greeting_categories__list",
+    "type": "object",
+    "properties": {
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number carried by the next_page URL; pass it only through next_params."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="greeting_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -461,7 +735,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -472,7 +752,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -486,7 +772,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data1 = data.per_page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -497,7 +789,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err4 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -507,7 +805,13 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -530,10 +834,24 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const greeting_categories__get = validate17;
-const schema18 = { "$id": "greeting_categories__get", "type": "object", "properties": { "greeting_category_id": { "type": "integer", "minimum": 1, "description": "The ID of the greeting category." } }, "required": ["greeting_category_id"], "additionalProperties": false };
+const schema18 = {
+    "$id": "greeting_categories__get",
+    "type": "object",
+    "properties": {
+        "greeting_category_id": { "type": "integer", "minimum": 1, "description": "The ID of the greeting category." }
+    },
+    "required": ["greeting_category_id"],
+    "additionalProperties": false
+};
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="greeting_categories__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.greeting_category_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "greeting_category_id" }, message: "must have required property '" + "greeting_category_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "greeting_category_id" },
+            message: "must have required property '" + "greeting_category_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -544,7 +862,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "greeting_category_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -557,7 +881,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.greeting_category_id !== undefined) {
         let data0 = data.greeting_category_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/greeting_category_id", schemaPath: "#/properties/greeting_category_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/greeting_category_id",
+                schemaPath: "#/properties/greeting_category_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -568,7 +898,13 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/greeting_category_id", schemaPath: "#/properties/greeting_category_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/greeting_category_id",
+                    schemaPath: "#/properties/greeting_category_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -591,11 +927,34 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const ivrs__list = validate18;
-const schema19 = { "$id": "ivrs__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "Page number carried by the next_page URL; pass it only through next_params." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params." } }, "additionalProperties": false };
+const schema19 = {
+    "$id": "ivrs__list",
+    "type": "object",
+    "properties": {
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number carried by the next_page URL; pass it only through next_params."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ivrs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -608,7 +967,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -619,7 +984,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -633,7 +1004,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data1 = data.per_page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -644,7 +1021,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err4 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -654,7 +1037,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -677,10 +1066,22 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const ivrs__get = validate19;
-const schema20 = { "$id": "ivrs__get", "type": "object", "properties": { "ivr_id": { "type": "integer", "minimum": 1, "description": "The ID of the IVR." } }, "required": ["ivr_id"], "additionalProperties": false };
+const schema20 = {
+    "$id": "ivrs__get",
+    "type": "object",
+    "properties": { "ivr_id": { "type": "integer", "minimum": 1, "description": "The ID of the IVR." } },
+    "required": ["ivr_id"],
+    "additionalProperties": false
+};
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="ivrs__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.ivr_id === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "ivr_id" }, message: "must have required property '" + "ivr_id" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "ivr_id" },
+            message: "must have required property '" + "ivr_id" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -691,7 +1092,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "ivr_id")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -704,7 +1111,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.ivr_id !== undefined) {
         let data0 = data.ivr_id;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/ivr_id", schemaPath: "#/properties/ivr_id/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/ivr_id",
+                schemaPath: "#/properties/ivr_id/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -715,7 +1128,13 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/ivr_id", schemaPath: "#/properties/ivr_id/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err3 = {
+                    instancePath: instancePath + "/ivr_id",
+                    schemaPath: "#/properties/ivr_id/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -738,11 +1157,34 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const agents_activity__list = validate20;
-const schema21 = { "$id": "agents_activity__list", "type": "object", "properties": { "page": { "type": "integer", "minimum": 1, "description": "Page number carried by the next_page URL; pass it only through next_params." }, "per_page": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params." } }, "additionalProperties": false };
+const schema21 = {
+    "$id": "agents_activity__list",
+    "type": "object",
+    "properties": {
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Page number carried by the next_page URL; pass it only through next_params."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Page size carried by the next_page URL (Zendesk's offset pagination allows up to 100); pass it only through next_params."
+        }
+    },
+    "additionalProperties": false
+};
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="agents_activity__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
-            const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err0];
             }
@@ -755,7 +1197,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.page !== undefined) {
         let data0 = data.page;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err1 = {
+                instancePath: instancePath + "/page",
+                schemaPath: "#/properties/page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -766,7 +1214,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 1 || isNaN(data0)) {
-                const err2 = { instancePath: instancePath + "/page", schemaPath: "#/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err2 = {
+                    instancePath: instancePath + "/page",
+                    schemaPath: "#/properties/page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err2];
                 }
@@ -780,7 +1234,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.per_page !== undefined) {
         let data1 = data.per_page;
         if (!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))) {
-            const err3 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err3 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err3];
             }
@@ -791,7 +1251,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data1 == "number") {
             if (data1 > 100 || isNaN(data1)) {
-                const err4 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100" };
+                const err4 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
+                };
                 if (vErrors === null) {
                     vErrors = [err4];
                 }
@@ -801,7 +1267,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
             }
             if (data1 < 1 || isNaN(data1)) {
-                const err5 = { instancePath: instancePath + "/per_page", schemaPath: "#/properties/per_page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                const err5 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
                 if (vErrors === null) {
                     vErrors = [err5];
                 }
@@ -827,7 +1299,13 @@ export const agents_overview__get = validate21;
 const schema22 = { "$id": "agents_overview__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="agents_overview__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -851,7 +1329,13 @@ export const account_overview__get = validate22;
 const schema23 = { "$id": "account_overview__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="account_overview__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -875,7 +1359,13 @@ export const current_queue_activity__get = validate23;
 const schema24 = { "$id": "current_queue_activity__get", "type": "object", "properties": {}, "additionalProperties": false };
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="current_queue_activity__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/additionalProperties",
+            keyword: "additionalProperties",
+            params: { additionalProperty: key0 },
+            message: "must NOT have additional properties"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -896,10 +1386,28 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const calls__list = validate24;
-const schema25 = { "$id": "calls__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned." } }, "required": ["start_time"], "additionalProperties": false };
+const schema25 = {
+    "$id": "calls__list",
+    "type": "object",
+    "properties": {
+        "start_time": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+        }
+    },
+    "required": ["start_time"],
+    "additionalProperties": false
+};
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.start_time === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_time" }, message: "must have required property '" + "start_time" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_time" },
+            message: "must have required property '" + "start_time" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -910,7 +1418,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "start_time")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -923,7 +1437,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.start_time !== undefined) {
         let data0 = data.start_time;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -934,7 +1454,13 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err3 = {
+                    instancePath: instancePath + "/start_time",
+                    schemaPath: "#/properties/start_time/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }
@@ -957,10 +1483,28 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const call_legs__list = validate25;
-const schema26 = { "$id": "call_legs__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned." } }, "required": ["start_time"], "additionalProperties": false };
+const schema26 = {
+    "$id": "call_legs__list",
+    "type": "object",
+    "properties": {
+        "start_time": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+        }
+    },
+    "required": ["start_time"],
+    "additionalProperties": false
+};
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="call_legs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.start_time === undefined) {
-        const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_time" }, message: "must have required property '" + "start_time" + "'" };
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "start_time" },
+            message: "must have required property '" + "start_time" + "'"
+        };
         if (vErrors === null) {
             vErrors = [err0];
         }
@@ -971,7 +1515,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
         if (!(key0 === "start_time")) {
-            const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
             if (vErrors === null) {
                 vErrors = [err1];
             }
@@ -984,7 +1534,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.start_time !== undefined) {
         let data0 = data.start_time;
         if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err2 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err2 = {
+                instancePath: instancePath + "/start_time",
+                schemaPath: "#/properties/start_time/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
             if (vErrors === null) {
                 vErrors = [err2];
             }
@@ -995,7 +1551,13 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (typeof data0 == "number") {
             if (data0 < 0 || isNaN(data0)) {
-                const err3 = { instancePath: instancePath + "/start_time", schemaPath: "#/properties/start_time/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                const err3 = {
+                    instancePath: instancePath + "/start_time",
+                    schemaPath: "#/properties/start_time/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 0 },
+                    message: "must be >= 0"
+                };
                 if (vErrors === null) {
                     vErrors = [err3];
                 }

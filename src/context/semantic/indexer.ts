@@ -18,8 +18,7 @@ import { registerRecordObserver } from '../sync/registry.js';
 import { fieldText, splitPassages, type Passage } from './chunking.js';
 import type { EmbeddingProvider } from './providers.js';
 import { embeddingProvider } from './runtime.js';
-import { noteRowsWritten } from '../../db/statistics.js';
-import { ensureVectorIndex, realArrayLiteral, type PassageRow } from './vector-store.js';
+import { realArrayLiteral, type PassageRow } from './vector-store.js';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -82,11 +81,12 @@ interface PlannedRecord {
  * from context_records (deleted ones are skipped), so a late or repeated call writes what is stored.
  */
 export async function indexRecords(
-  db: Db,
+  service: Pick<ServiceContext, 'store' | 'statistics' | 'vectors'>,
   provider: EmbeddingProvider,
   scope: { connectorId: string; entity: EntityDefinition },
   recordIds: string[],
 ): Promise<IndexStats> {
+  const db = service.store.db;
   const stats: IndexStats = { records: 0, passages: 0, embedded: 0 };
   if (recordIds.length === 0) return stats;
   const { connectorId, entity } = scope;
@@ -162,7 +162,7 @@ export async function indexRecords(
     }
   }
   const dims = passageRows[0]?.dims;
-  if (dims !== undefined) await ensureVectorIndex(db, provider.id, dims);
+  if (dims !== undefined) await service.vectors.ensureVectorIndex(provider.id, dims);
 
   await db.transaction().execute(async (trx) => {
     const ids = planned.map((record) => record.recordId);
@@ -230,7 +230,7 @@ export async function indexRecords(
     stats.records += writable.length;
     stats.passages += toWrite.length;
   });
-  await noteRowsWritten(db, 'context_passages', stats.passages);
+  await service.statistics.noteRowsWritten('context_passages', stats.passages);
   return stats;
 }
 
@@ -313,7 +313,7 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
       }
       if (groups.size === 0) return total;
       for (const [key, group] of groups) {
-        const stats = await indexRecords(db, provider, group, group.ids);
+        const stats = await indexRecords(ctx, provider, group, group.ids);
         add(total, stats);
         // Records this pass could not write (changed meanwhile) are left to the next sync or start-up.
         if (stats.records === 0) failedScopes.add(key);
@@ -344,7 +344,7 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
           const type = await connectorType(batch.connectorId);
           const entity = type === undefined ? undefined : semanticEntity(type, batch.entity);
           if (!entity) return;
-          await indexRecords(db, embeddingProvider(ctx), { connectorId: batch.connectorId, entity }, batch.records.map((record) => record.recordId));
+          await indexRecords(ctx, embeddingProvider(ctx), { connectorId: batch.connectorId, entity }, batch.records.map((record) => record.recordId));
         } catch (error) {
           // The sync goes on (filter search stays fresh); reconcile() embeds these records later.
           log.error({ err: errorMessage(error), connector_id: batch.connectorId, entity: batch.entity }, 'semantic indexing of synced records failed; retrying in a minute');

@@ -22,8 +22,7 @@ import { trimContext } from './chunking.js';
 import { openCursor, searchFingerprint, signCursor } from '../cursor.js';
 import { compileFilter, projectFields } from '../filter/index.js';
 import { embeddingProvider } from './runtime.js';
-import { ensureStatistics } from '../../db/statistics.js';
-import { ensureVectorIndex, HNSW_EF_SEARCH, realArrayLiteral, vectorExpression } from './vector-store.js';
+import { realArrayLiteral, vectorExpression } from './vector-store.js';
 import { loadVocabulary } from './vocabulary.js';
 
 export interface SemanticParams {
@@ -39,12 +38,6 @@ export interface SemanticHit {
   entity: Record<string, unknown>;
   metadata: Record<string, unknown>;
 }
-
-/** How searches were answered (tests and the benchmark read it). */
-export const semanticSearchStats = { index: 0, exact: 0 };
-
-/** hnsw.ef_search of index searches (the benchmark varies it; see vector-store.ts for the index settings). */
-export const searchTuning = { efSearch: HNSW_EF_SEARCH };
 
 /** Candidates asked of the HNSW index before the exact scan takes over. */
 const MAX_INDEX_CANDIDATES = 4000;
@@ -144,8 +137,8 @@ export async function searchPassages(
   // A prompt without a single word has no direction to compare with.
   if (!query || query.every((x) => x === 0)) return empty;
   const dims = query.length;
-  const indexed = await ensureVectorIndex(db, provider.id, dims);
-  await Promise.all([ensureStatistics(db, 'context_passages'), ensureStatistics(db, 'context_records')]);
+  const indexed = await ctx.vectors.ensureVectorIndex(provider.id, dims);
+  await Promise.all([ctx.statistics.ensure('context_passages'), ctx.statistics.ensure('context_records')]);
 
   const passageVector = vectorExpression('p', dims);
   const queryVector = sql`${`[${Array.from(query).join(',')}]`}::vector(${sql.raw(String(dims))})`;
@@ -210,7 +203,7 @@ export async function searchPassages(
         FROM ${from} WHERE ${scopeWhere}
         ORDER BY ${distance} LIMIT ${sql.raw(String(k))}`;
       const found = await db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL hnsw.ef_search = ${sql.raw(String(Math.min(MAX_EF_SEARCH, Math.max(searchTuning.efSearch, k))))}`.execute(trx);
+        await sql`SET LOCAL hnsw.ef_search = ${sql.raw(String(Math.min(MAX_EF_SEARCH, Math.max(ctx.vectors.efSearch, k))))}`.execute(trx);
         await sql`SET LOCAL hnsw.iterative_scan = strict_order`.execute(trx);
         return page(candidates, async (query) => (await query.execute(trx)).rows);
       });
@@ -229,9 +222,9 @@ export async function searchPassages(
       k *= 4;
     }
   }
-  if (rows) semanticSearchStats.index += 1;
+  if (rows) ctx.vectors.searches.index += 1;
   else {
-    semanticSearchStats.exact += 1;
+    ctx.vectors.searches.exact += 1;
     rows = (await exact()).filter((row) => row.record_id !== null);
   }
 

@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DatabaseSchema } from '../../db/schema.js';
-import { forgetStatistics } from '../../db/statistics.js';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -30,36 +29,9 @@ export const HNSW_EF_SEARCH = 400;
 
 const INDEX_LOCK = 727_100_006;
 
-const vectorSupport = new WeakMap<Db, Promise<boolean>>();
-const indexes = new WeakMap<Db, Map<string, Promise<boolean>>>();
-
 async function extensionInstalled(db: Db): Promise<boolean> {
   const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_extension WHERE extname = 'vector'`.execute(db);
   return rows.length > 0;
-}
-
-/**
- * Whether this store has pgvector: installed already, or available (pg_available_extensions) and
- * installable by us. Checked once per store; PostgreSQL servers without the extension get `false`.
- */
-export function hasVectorSupport(db: Db): Promise<boolean> {
-  let found = vectorSupport.get(db);
-  if (!found) {
-    found = (async () => {
-      if (await extensionInstalled(db)) return true;
-      const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_available_extensions WHERE name = 'vector'`.execute(db);
-      if (rows.length === 0) return false;
-      try {
-        await sql`CREATE EXTENSION IF NOT EXISTS vector`.execute(db);
-      } catch {
-        // Not allowed to create it (or a concurrent start-up did): use it only if it is there now.
-      }
-      return extensionInstalled(db);
-    })();
-    vectorSupport.set(db, found);
-    found.catch(() => vectorSupport.delete(db));
-  }
-  return found;
 }
 
 /** Name of the HNSW index of one model's vectors. */
@@ -73,45 +45,73 @@ export function vectorExpression(alias: string, dims: number): RawBuilder<unknow
 }
 
 /**
- * Ensures the HNSW index of a model's vectors exists (pgvector stores only; partial on the model, so one
- * index per model and dimension count). Returns whether searches of this model can use an index.
+ * What this service learned of its store's vector search (whether pgvector is there, which HNSW indexes
+ * exist), how searches are tuned and how they ran. The composition root builds one per service over its store.
  */
-export function ensureVectorIndex(db: Db, model: string, dims: number): Promise<boolean> {
-  let byModel = indexes.get(db);
-  if (!byModel) {
-    byModel = new Map();
-    indexes.set(db, byModel);
-  }
-  const key = `${model}|${dims}`;
-  let found = byModel.get(key);
-  if (!found) {
-    const map = byModel;
-    found = (async () => {
-      if (dims < 1 || dims > MAX_INDEXED_DIMENSIONS || !(await hasVectorSupport(db))) return false;
-      const name = vectorIndexName(model, dims);
-      await db.transaction().execute(async (trx) => {
-        // Serializes start-ups of several processes (CREATE INDEX IF NOT EXISTS alone can race).
-        await sql`SELECT pg_advisory_xact_lock(${INDEX_LOCK})`.execute(trx);
-        await sql`
-          CREATE INDEX IF NOT EXISTS ${sql.id(name)} ON context_passages
-          USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)
-          WITH (m = ${sql.raw(String(HNSW_M))}, ef_construction = ${sql.raw(String(HNSW_EF_CONSTRUCTION))})
-          WHERE model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}
-        `.execute(trx);
-      });
-      return true;
-    })();
-    map.set(key, found);
-    found.catch(() => map.delete(key));
-  }
-  return found;
-}
+export class VectorIndexes {
+  private support?: Promise<boolean>;
+  private readonly indexes = new Map<string, Promise<boolean>>();
+  /** Candidates an HNSW search keeps (hnsw.ef_search); the semantic-search benchmark varies it. */
+  efSearch = HNSW_EF_SEARCH;
+  /** Semantic searches answered through an HNSW index and by exact scan. */
+  readonly searches = { index: 0, exact: 0 };
 
-/** Forgets what was learned about a store (tests that drop indexes). */
-export function forgetVectorState(db: Db): void {
-  vectorSupport.delete(db);
-  indexes.delete(db);
-  forgetStatistics(db);
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Whether this store has pgvector: installed already, or available (pg_available_extensions) and
+   * installable by us. Checked once per service; PostgreSQL servers without the extension get `false`.
+   */
+  hasVectorSupport(): Promise<boolean> {
+    if (!this.support) {
+      const db = this.db;
+      const found = (async () => {
+        if (await extensionInstalled(db)) return true;
+        const { rows } = await sql<{ present: number }>`SELECT 1 AS present FROM pg_available_extensions WHERE name = 'vector'`.execute(db);
+        if (rows.length === 0) return false;
+        try {
+          await sql`CREATE EXTENSION IF NOT EXISTS vector`.execute(db);
+        } catch {
+          // Not allowed to create it (or a concurrent start-up did): use it only if it is there now.
+        }
+        return extensionInstalled(db);
+      })();
+      this.support = found;
+      found.catch(() => {
+        if (this.support === found) this.support = undefined;
+      });
+    }
+    return this.support;
+  }
+
+  /**
+   * Ensures the HNSW index of a model's vectors exists (pgvector stores only; partial on the model, so one
+   * index per model and dimension count). Returns whether searches of this model can use an index.
+   */
+  ensureVectorIndex(model: string, dims: number): Promise<boolean> {
+    const key = `${model}|${dims}`;
+    let found = this.indexes.get(key);
+    if (!found) {
+      found = (async () => {
+        if (dims < 1 || dims > MAX_INDEXED_DIMENSIONS || !(await this.hasVectorSupport())) return false;
+        const name = vectorIndexName(model, dims);
+        await this.db.transaction().execute(async (trx) => {
+          // Serializes start-ups of several processes (CREATE INDEX IF NOT EXISTS alone can race).
+          await sql`SELECT pg_advisory_xact_lock(${INDEX_LOCK})`.execute(trx);
+          await sql`
+            CREATE INDEX IF NOT EXISTS ${sql.id(name)} ON context_passages
+            USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)
+            WITH (m = ${sql.raw(String(HNSW_M))}, ef_construction = ${sql.raw(String(HNSW_EF_CONSTRUCTION))})
+            WHERE model = ${sql.lit(model)} AND dims = ${sql.raw(String(dims))}
+          `.execute(trx);
+        });
+        return true;
+      })();
+      this.indexes.set(key, found);
+      found.catch(() => this.indexes.delete(key));
+    }
+    return found;
+  }
 }
 
 /** A passage row to write. */

@@ -22,7 +22,6 @@ import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
 import { listAction, pageSizeParams, requiredDefaults } from './plan.js';
 import { backoffDelay } from '../../../runtime/http.js';
-import { noteRowsWritten } from '../../db/statistics.js';
 import { canonicalJson, forgetHashes, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
 import { completeEntitySync, failEntitySync } from './state.js';
@@ -346,7 +345,7 @@ export class ConnectorSync {
       return this.fail(item, message(error), counts);
     }
     const { deleted, recordCount } = await completeEntitySync(ctx.store.db, scope, item.startedAt, counts.pages);
-    await noteRowsWritten(ctx.store.db, 'context_records', counts.changed + deleted).catch((error: unknown) =>
+    await ctx.statistics.noteRowsWritten('context_records', counts.changed + deleted).catch((error: unknown) =>
       this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
     );
     if (memo) this.memo.set(name, memo);
