@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import type { RecordObserver } from './context/observers.js';
 import type { EmbeddingProvider } from './context/semantic/providers.js';
-import type { SyncScheduler } from './context/sync/scheduler.js';
 import type { SyncService } from './context/sync/service.js';
 import type { Store } from './db/database.js';
 import type { ServiceObserver } from './observability/observer.js';
@@ -28,11 +27,10 @@ export interface ServiceContext extends ServiceBase {
   observers: RecordObserver[];
   /** The embedding model in use; replaceable while running (the index then re-embeds). */
   embeddings: { provider: EmbeddingProvider };
+  /** Context store syncs as jobs on the PostgreSQL job queue (src/context/sync/service.ts). */
   syncs: SyncService;
   /** Where vendor calls, OAuth refreshes and syncs are reported (metrics); absent when metrics are not wired. */
   observer?: ServiceObserver;
-  /** The periodic sync scheduler, once the composition root has started it. */
-  scheduler?: SyncScheduler;
 }
 
 /** Who is calling: resolved from the application token on every authenticated request. */
