@@ -75,7 +75,7 @@ describe('sync jobs on the queue (PGlite)', () => {
       { sync: { retry: { retries: 0 }, queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5, checkSeconds: 1, vendorConcurrency: { typeform: 1 } } } },
     );
     tenant = await createTenant(service, 'Queue');
-  });
+  }, 180_000);
   afterAll(async () => {
     await service.close();
     await upstream.close();
@@ -179,7 +179,7 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
     secondStore = await openStore({ databaseUrl: first.databaseUrl as string });
     second = composeService({ store: secondStore, keyring: first.keyring, config: first.config }, { sync: { queue } });
     tenant = await createTenant(first, 'Shared');
-  });
+  }, 180_000);
   afterAll(async () => {
     await second.close();
     await secondStore.close();
@@ -237,5 +237,33 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
         expect(new Date(jobs[i]?.started_on as Date).getTime()).toBeGreaterThanOrEqual(new Date(jobs[i - 1]?.completed_on as Date).getTime());
       }
     }
+  });
+
+  it('a service that stops hands its running sync back to the queue, and another one finishes it', { timeout: 60_000 }, async () => {
+    // Runs after the test above, whose requests started both services' workers on the typeform queue.
+    seed(upstream, 6);
+    upstream.delays.set('/forms', 150);
+    const id = await createTypeform(tenant, upstream);
+    const store = await openStore({ databaseUrl: first.databaseUrl as string });
+    const leaving = composeService({ store, keyring: first.keyring, config: first.config }, { sync: { queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5 } } });
+    try {
+      const started = await leaving.ctx.syncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' });
+      await until('the sync running in the leaving service', async () => (leaving.ctx.syncs.isRunning(id) ? true : undefined));
+      // What SIGTERM does: the composition root closes the service.
+      await leaving.close();
+      expect(await started.wait()).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+    const [interrupted] = await jobsOf(first.store, id);
+    expect(interrupted?.state).toMatch(/^(retry|active|completed)$/);
+    const done = await until('the job finished elsewhere', async () => {
+      const [job] = await jobsOf(first.store, id);
+      return job?.state === 'completed' ? job : undefined;
+    });
+    upstream.delays.clear();
+    expect(done.retry_count).toBe(1);
+    expect(done.output).toMatchObject({ value: [{ entity: 'forms', status: 'ready', recordCount: 6 }] });
+    expect(first.app.ctx.syncs.jobsRun + second.ctx.syncs.jobsRun).toBeGreaterThan(0);
   });
 });

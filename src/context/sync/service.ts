@@ -424,6 +424,7 @@ export class SyncService {
     const lastRemote = new Map<string, string>();
     try {
       for (;;) {
+        if (this.closing) return undefined;
         const job = await this.boss.getJobById<SyncJobData>(name, jobId, { includeArchive: true });
         if (!job) return names.map((entity) => ({ entity, status: 'skipped', records: 0, changed: 0, deleted: 0, pages: 0, recordCount: 0, elapsedMs: 0, reason: 'the sync job was removed from the queue' }));
         const startedOn = asDate(job.startedOn)?.getTime();
@@ -432,7 +433,7 @@ export class SyncService {
         const attemptEnded = job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled' || (job.state === 'retry' && startedOn !== firstStart);
         if (attemptEnded) return await this.outcomesOf(row, job, names);
         if (listener && job.state === 'active' && !this.running.has(row.id) && startedOn !== undefined) await this.remoteProgress(row, names, startedOn, listener, lastRemote);
-        if (Date.now() >= deadline || this.closing) return undefined;
+        if (Date.now() >= deadline) return undefined;
         await sleep(job.state === 'active' ? 250 : 100);
       }
     } finally {
