@@ -674,6 +674,7 @@ export class SyncService {
   async close(): Promise<void> {
     this.closing = true;
     if (this.dueTimer) clearInterval(this.dueTimer);
+    this.dueTimer = undefined;
     this.abort.abort();
     await Promise.allSettled([...this.runs]);
     if (this.starting) {
