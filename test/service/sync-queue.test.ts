@@ -6,6 +6,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeService, type ComposedService } from '../../src/composition.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import pino from 'pino';
+import { SyncService } from '../../src/context/sync/service.js';
+import type { ServiceContext } from '../../src/service-context.js';
 import { openStore, type Store } from '../../src/db/database.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
@@ -61,6 +65,25 @@ async function entityStates(store: Store, connectorId: string): Promise<Record<s
   const rows = await store.db.selectFrom('context_sync_state').select(['entity', 'status', 'started_at']).where('connector_id', '=', connectorId).execute();
   return Object.fromEntries(rows.map((r) => [r.entity, { status: r.status, started_at: new Date(r.started_at as Date) }]));
 }
+
+describe('sync queue settings', () => {
+  it('reads SYNC_* from the environment, with defaults, and refuses bad values naming the setting', async () => {
+    expect(loadConfig({}).syncQueue).toEqual({ concurrency: 2, vendorConcurrency: {}, retryLimit: 3, retryDelaySeconds: 60, jobTimeoutMinutes: 240 });
+    expect(
+      loadConfig({ SYNC_CONCURRENCY: '4', SYNC_VENDOR_CONCURRENCY: ' harvest=1, jira = 6', SYNC_RETRY_LIMIT: '0', SYNC_RETRY_DELAY_SECONDS: '5', SYNC_JOB_TIMEOUT_MINUTES: '30' }).syncQueue,
+    ).toEqual({ concurrency: 4, vendorConcurrency: { harvest: 1, jira: 6 }, retryLimit: 0, retryDelaySeconds: 5, jobTimeoutMinutes: 30 });
+    expect(() => loadConfig({ SYNC_VENDOR_CONCURRENCY: 'harvest=0' })).toThrow(
+      new ConfigError('SYNC_VENDOR_CONCURRENCY must be a comma-separated list of connector_type=N with N from 1 to 64 (e.g. "harvest=1,jira=4"); "harvest=0" is not.'),
+    );
+    expect(() => loadConfig({ SYNC_VENDOR_CONCURRENCY: 'harvest' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SYNC_JOB_TIMEOUT_MINUTES: '1440' })).toThrow(new ConfigError('SYNC_JOB_TIMEOUT_MINUTES must be an integer from 1 to 1439.'));
+    expect(() => loadConfig({ SYNC_CONCURRENCY: '0' })).toThrow(new ConfigError('SYNC_CONCURRENCY must be an integer from 1 to 64.'));
+    // A connector type that does not exist is a typo, not a setting to ignore.
+    const config = { ...loadConfig({ DATA_DIR: 'memory://' }), syncQueue: { vendorConcurrency: { harvst: 1 } } };
+    const ctx = { config, store: { db: {}, kind: 'pglite' } } as unknown as ServiceContext;
+    expect(() => new SyncService(ctx, pino({ level: 'silent' }))).toThrow(/^SYNC_VENDOR_CONCURRENCY names no connector type "harvst"; connector types: .*harvest/);
+  });
+});
 
 describe('sync jobs on the queue (PGlite)', () => {
   let service: TestService;

@@ -16,7 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { CompiledQuery, sql } from 'kysely';
 import PgBoss from 'pg-boss';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
-import type { SyncQueueSettings } from '../../config.js';
+import { ConfigError, type SyncQueueSettings } from '../../config.js';
 import type { ServiceContext } from '../../service-context.js';
 import { BadRequestError, ConflictError, ResourceNotFoundError, SwitchyardError } from '../../errors.js';
 import { findConnector, type ConnectorRow } from '../../services/connector-lookup.js';
@@ -203,6 +203,10 @@ export class SyncService {
       pollSeconds: configured.pollSeconds ?? SYNC_QUEUE_DEFAULTS.pollSeconds,
       checkSeconds: configured.checkSeconds ?? SYNC_QUEUE_DEFAULTS.checkSeconds,
     };
+    const unknown = Object.keys(this.settings.vendorConcurrency).filter((type) => !connectorModules[type]);
+    if (unknown.length > 0) {
+      throw new ConfigError(`SYNC_VENDOR_CONCURRENCY names no connector type ${unknown.map((t) => `"${t}"`).join(', ')}; connector types: ${Object.keys(connectorModules).sort().join(', ')}.`);
+    }
     this.boss = this.newBoss();
   }
 
