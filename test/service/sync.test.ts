@@ -385,6 +385,9 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       { entity: 'forms', state: 'already_running' },
       { entity: 'responses', state: 'queued' },
     ]);
+    // Held back until the running job ends (a fetch of it before then would fail and hold up other connectors' jobs).
+    const held = await sql<{ held: boolean }>`SELECT start_after > now() + interval '1 minute' AS held FROM pgboss.job WHERE id = ${all.body.job_id}`.execute(service.store.db);
+    expect(held.rows).toEqual([{ held: true }]);
     // Asked again: it joins that waiting job.
     const again = await startSync(a, id);
     expect(again.status).toBe(202);

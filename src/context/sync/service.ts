@@ -333,13 +333,14 @@ export class SyncService {
     return result.rows;
   }
 
-  private sendOptions(priority: number): PgBoss.SendOptions {
+  /** Options of a new sync job; `behindRunning`: the connector's job runs, so this one is held back (see enqueue). */
+  private sendOptions(behindRunning = false): PgBoss.SendOptions {
     return {
-      priority,
       retryLimit: this.settings.retryLimit,
       retryDelay: this.settings.retryDelaySeconds,
       retryBackoff: true,
       expireInSeconds: this.settings.jobTimeoutMinutes * 60,
+      ...(behindRunning && { startAfter: new Date(Date.now() + this.settings.jobTimeoutMinutes * 60_000) }),
     };
   }
 
@@ -364,16 +365,18 @@ export class SyncService {
       const states = names.map((entity) => ({ entity, state: (runningNames.has(entity) ? 'already_running' : active ? 'queued' : 'started') as EntityRequestState }));
       if (waiting) {
         const entities = inSyncOrder(definition, [...waiting.data.entities, ...rest]);
-        // Asked for now: a job waiting out a retry delay starts at once.
+        // Asked for now: a job waiting out a retry delay starts at once (one held back behind a running job stays so).
         const updated = await sql`
-          UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET data = jsonb_set(data, '{entities}', ${JSON.stringify(entities)}::jsonb), start_after = LEAST(start_after, now())
+          UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET data = jsonb_set(data, '{entities}', ${JSON.stringify(entities)}::jsonb),
+            start_after = CASE WHEN ${active !== undefined} THEN start_after ELSE LEAST(start_after, now()) END
           WHERE name = ${name} AND id = ${waiting.id} AND state IN ('created', 'retry')`.execute(this.ctx.store.db);
         if (Number(updated.numAffectedRows ?? 0) === 1) return { jobId: waiting.id, states };
         continue;
       }
       const data: SyncJobData = { connectorId: row.id, entities: inSyncOrder(definition, rest), trigger };
-      // Behind a running job of the same connector a job cannot start: the lower priority lets the other connectors' jobs go first meanwhile.
-      const id = await this.boss.send(name, { ...data }, { ...this.sendOptions(active ? -1 : 0), singletonKey: row.id });
+      // Behind a running job of the same connector a job cannot start, and pg-boss's fetch of it would fail (and hold up the
+      // other connectors' jobs behind it): it is held back until that job ends (releaseWaiting), at most its timeout.
+      const id = await this.boss.send(name, { ...data }, { ...this.sendOptions(active !== undefined), singletonKey: row.id });
       if (id) {
         this.wake(row.connector_type);
         return { jobId: id, states };
@@ -525,6 +528,19 @@ export class SyncService {
     } finally {
       this.runs.delete(run);
       this.jobsRun += 1;
+      await this.releaseWaiting(job);
+    }
+  }
+
+  /** The job held back behind this one (enqueue) may start now. */
+  private async releaseWaiting(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<void> {
+    try {
+      await sql`
+        UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET start_after = now()
+        WHERE name = ${job.name} AND singleton_key = ${job.data.connectorId} AND state = 'created' AND start_after > now()`.execute(this.ctx.store.db);
+    } catch (error) {
+      // Left to its start_after (the running job's timeout).
+      if (!this.closing) this.log.warn({ err: error instanceof Error ? error.message : String(error), connector_id: job.data.connectorId }, 'could not release the next sync job of the connector');
     }
   }
 
@@ -621,7 +637,7 @@ export class SyncService {
       // Already waiting or running: that job is the sync this check would ask for.
       if ((await this.pendingJobs(due.connectorType, due.id)).length > 0) continue;
       const data: SyncJobData = { connectorId: due.id, entities: names, trigger: 'schedule', dueBefore: due.dueBefore.toISOString() };
-      const id = await this.boss.send(queueName(due.connectorType), { ...data }, { ...this.sendOptions(0), singletonKey: due.id });
+      const id = await this.boss.send(queueName(due.connectorType), { ...data }, { ...this.sendOptions(), singletonKey: due.id });
       if (id) {
         sent += 1;
         this.wake(due.connectorType);
