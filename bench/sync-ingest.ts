@@ -46,7 +46,7 @@ async function measure(store: Store, label: string, upstream: StandIn, dataDir: 
   try {
     for (const run of ['first sync (all new)', 're-sync (all unchanged)']) {
       const started = performance.now();
-      const outcome = (await (await syncs.start({ connectorId: connector.id, entity: 'forms', trigger: 'cli' })).done)[0];
+      const outcome = (await (await syncs.start({ connectorId: connector.id, entity: 'forms', trigger: 'cli' })).wait())?.[0];
       const seconds = (performance.now() - started) / 1000;
       if (outcome?.status !== 'ready') throw new Error(`the ${label} sync failed: ${outcome?.reason ?? 'no outcome'}`);
       rows.push({

@@ -159,7 +159,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 program
   .command('sync')
   .description(
-    "Synchronize a connector's data into the context store now (every entity the sync reads, or --entity), showing records, pages and rate per entity on stderr. Uses the service settings DATA_DIR, DATABASE_URL, SWITCHYARD_MASTER_KEY and UPSTREAM_BASE_URLS; with the embedded store, stop the service first (or use POST /api/v1/integrations/connectors/{id}/sync).",
+    "Queue a sync of a connector's data into the context store now (every entity the sync reads, or --entity) and wait for it, showing records, pages and rate per entity on stderr. This process works the connector's queue too; with PostgreSQL a running service may take the job. Uses the service settings DATA_DIR, DATABASE_URL, SWITCHYARD_MASTER_KEY, UPSTREAM_BASE_URLS and SYNC_*; with the embedded store, stop the service first (or use POST /api/v1/integrations/connectors/{id}/sync).",
   )
   .argument('<connector_id>', 'the connector to sync')
   .option('--entity <entity>', 'sync only this entity')
@@ -179,14 +179,15 @@ program
       process.once('SIGINT', interrupt);
       process.once('SIGTERM', interrupt);
       try {
+        // Queued like any sync: this process works the connector's queue too, and waits for the job (run here or by a service sharing the database).
         const started = await service.start({
           connectorId: connectorId.toLowerCase(),
           ...(options.entity !== undefined && { entity: options.entity }),
           trigger: 'cli',
-          onProgress: (progress) => display.update(progress),
         });
-        const result = await started.done;
+        const result = await started.wait((progress) => display.update(progress));
         display.finish();
+        if (result === undefined) throw new AdminError(`Interrupted: the sync job ${started.job_id} stays on the queue and is retried by a running service.`);
         return result;
       } catch (error) {
         if (error instanceof SwitchyardError) throw new AdminError(error.message);

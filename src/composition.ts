@@ -16,7 +16,7 @@ import { VectorIndexes } from './context/semantic/vector-store.js';
 export interface ComposeOptions {
   /** Defaults to a silent logger (tests, the CLI). */
   log?: FastifyBaseLogger;
-  /** Sync retry settings (tests shorten the delays). */
+  /** Sync settings: page retries, the job queue's (tests shorten the delays). */
   sync?: SyncServiceOptions;
   /** Replaces the provider the settings choose (benchmarks, tests). */
   embeddings?: EmbeddingProvider;
@@ -26,7 +26,7 @@ export interface ComposeOptions {
 
 export interface ComposedService {
   ctx: ServiceContext;
-  /** Starts the background work: periodic syncs, then semantic indexing (it embeds what syncs write). */
+  /** Starts the background work: the sync queue's workers and due checks, then semantic indexing (it embeds what syncs write). */
   startBackground(): Promise<void>;
   /** Hands a part built outside (the HTTP app) to close(), which closes it before everything created earlier. */
   adopt(close: () => Promise<void>): void;
@@ -57,21 +57,16 @@ export function composeService(base: ServiceBase, options: ComposeOptions = {}):
   });
   closers.push(async () => ctx.connectors.close());
   ctx.syncs = new SyncService(ctx, log, options.sync);
-  // Running syncs stop (and record "interrupted") before the store closes.
+  // The sync queue stops (running syncs record "interrupted", their jobs are retried elsewhere) before the store closes.
   closers.push(() => ctx.syncs.close());
 
   let closing: Promise<void> | undefined;
   return {
     ctx,
     async startBackground() {
-      // Imported on demand: start-up does not wait for them (the app has loaded the runtime already).
-      const { startSyncScheduler } = await import('./context/sync/scheduler.js');
-      const scheduler = startSyncScheduler(ctx, log);
-      ctx.scheduler = scheduler;
-      closers.push(async () => {
-        delete ctx.scheduler;
-        await scheduler.stop();
-      });
+      // The sync queue's workers and due checks (stopped by ctx.syncs.close() above, after the indexer).
+      await ctx.syncs.startScheduling();
+      // Imported on demand: start-up does not wait for it (the app has loaded the runtime already).
       const { startSemanticIndexing } = await import('./context/semantic/indexer.js');
       const semantic = startSemanticIndexing(ctx, log);
       closers.push(() => semantic.stop());

@@ -49,6 +49,8 @@ export interface ServiceConfig {
   oauthServerUrls?: Record<string, string>;
   /** Minutes between automatic context store syncs of a connector that sets none (SYNC_INTERVAL_MINUTES, default 60; 0 = no automatic syncs). */
   syncIntervalMinutes?: number;
+  /** The sync job queue (src/context/sync/queue.ts); defaults in SYNC_QUEUE_DEFAULTS there. */
+  syncQueue?: SyncQueueSettings;
   /** Seconds a start waits for an unreachable PostgreSQL before giving up (STORE_WAIT_SECONDS, default 30). */
   storeWaitSeconds?: number;
   /** When set, GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"; unset, it is open like /health. */
@@ -58,6 +60,39 @@ export interface ServiceConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** Settings of the sync job queue (pg-boss). Each is optional: absent ones take the queue's defaults. */
+export interface SyncQueueSettings {
+  /** Syncs of one vendor (connector type) that one process runs at once (SYNC_CONCURRENCY, default 2). */
+  concurrency?: number;
+  /** Per-vendor overrides of `concurrency` (SYNC_VENDOR_CONCURRENCY, e.g. "harvest=1,jira=4"). */
+  vendorConcurrency?: Record<string, number>;
+  /** Further attempts of a sync job that failed (SYNC_RETRY_LIMIT, default 3). */
+  retryLimit?: number;
+  /** First delay before a retry, doubled each attempt with jitter (SYNC_RETRY_DELAY_SECONDS, default 60). */
+  retryDelaySeconds?: number;
+  /** Longest run of one sync job before the queue fails it and retries it elsewhere (SYNC_JOB_TIMEOUT_MINUTES, default 240). */
+  jobTimeoutMinutes?: number;
+  /** How often idle workers ask the queue for a job (seconds; default 2). */
+  pollSeconds?: number;
+  /** How often due connectors are looked for (seconds; default 30). */
+  checkSeconds?: number;
+}
+
+/** "vendor=n,vendor=n": connector types and their concurrency (1..64). */
+export function parseVendorConcurrency(raw: string | undefined, name = 'SYNC_VENDOR_CONCURRENCY'): Record<string, number> {
+  const result: Record<string, number> = {};
+  if (raw === undefined || raw.trim() === '') return result;
+  for (const part of raw.split(',')) {
+    const match = /^\s*([a-z0-9][a-z0-9_-]*)\s*=\s*(\d+)\s*$/.exec(part);
+    const value = match ? Number(match[2]) : Number.NaN;
+    if (!match || !Number.isInteger(value) || value < 1 || value > 64) {
+      throw new ConfigError(`${name} must be a comma-separated list of connector_type=N with N from 1 to 64 (e.g. "harvest=1,jira=4"); "${part.trim()}" is not.`);
+    }
+    result[match[1] as string] = value;
+  }
+  return result;
+}
 
 export const DEFAULT_SCOPED_TOKEN_TTL_SECONDS = 900;
 
@@ -157,6 +192,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
     ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),
     syncIntervalMinutes: integer(env, 'SYNC_INTERVAL_MINUTES', 60, 0, 525_600),
+    syncQueue: {
+      concurrency: integer(env, 'SYNC_CONCURRENCY', 2, 1, 64),
+      vendorConcurrency: parseVendorConcurrency(env.SYNC_VENDOR_CONCURRENCY),
+      retryLimit: integer(env, 'SYNC_RETRY_LIMIT', 3, 0, 20),
+      retryDelaySeconds: integer(env, 'SYNC_RETRY_DELAY_SECONDS', 60, 1, 86_400),
+      jobTimeoutMinutes: integer(env, 'SYNC_JOB_TIMEOUT_MINUTES', 240, 1, 1439),
+    },
     storeWaitSeconds: integer(env, 'STORE_WAIT_SECONDS', 30, 0, 3600),
     ...(env.METRICS_TOKEN?.trim() ? { metricsToken: secretSetting(env, 'METRICS_TOKEN') } : {}),
     ...(env.SWITCHYARD_OPERATOR_TOKEN?.trim() ? { operatorToken: secretSetting(env, 'SWITCHYARD_OPERATOR_TOKEN') } : {}),

@@ -87,7 +87,7 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
     // Printed once, outside the JSON log (credentials never reach a log line); the file keeps it.
     process.stderr.write(`Created the operator credential of the admin API (/api/v1/admin) in ${operator.source} (mode 0600): ${operator.token}\n`);
   }
-  // Context store syncs: at creation of a connector, then every sync interval (SYNC_INTERVAL_MINUTES).
+  // The sync queue's workers and due checks (syncs at creation of a connector, then every SYNC_INTERVAL_MINUTES), then semantic indexing.
   await service.startBackground();
   return { app, store, url, close: () => service.close() };
 }

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceConfig } from './config.js';
 import type { RecordObserver } from './context/observers.js';
 import type { EmbeddingProvider } from './context/semantic/providers.js';
-import type { SyncScheduler } from './context/sync/scheduler.js';
 import type { SyncService } from './context/sync/service.js';
 import type { Store } from './db/database.js';
 import type { TableStatistics } from './db/statistics.js';
@@ -31,6 +30,7 @@ export interface ServiceContext extends ServiceBase {
   observers: RecordObserver[];
   /** The embedding model in use; replaceable while running (the index then re-embeds). */
   embeddings: { provider: EmbeddingProvider };
+  /** Context store syncs as jobs on the PostgreSQL job queue (src/context/sync/service.ts). */
   syncs: SyncService;
   /** Planner statistics of the context store's tables (src/db/statistics.ts). */
   statistics: TableStatistics;
@@ -40,8 +40,6 @@ export interface ServiceContext extends ServiceBase {
   skills: SkillLibrary;
   /** Where vendor calls, OAuth refreshes and syncs are reported (metrics); absent when metrics are not wired. */
   observer?: ServiceObserver;
-  /** The periodic sync scheduler, once the composition root has started it. */
-  scheduler?: SyncScheduler;
 }
 
 /** Who is calling: resolved from the application token on every authenticated request. */

@@ -1,9 +1,41 @@
 import type { FastifyInstance } from 'fastify';
+import type { EntityOutcome } from '../context/sync/engine.js';
 import { syncServiceFor } from '../context/sync/service.js';
 import { errorResponses, idParamsSchema } from './shared-schemas.js';
 
 interface SyncBody {
   entity?: string;
+  wait?: boolean;
+  wait_seconds?: number;
+}
+
+const DEFAULT_WAIT_SECONDS = 300;
+
+const entityStates = {
+  type: 'array',
+  description:
+    'The entities asked for, parents first: started (its job runs as soon as a worker is free), queued (it runs after the sync of this connector that is under way), ' +
+    'or already_running (the sync under way covers it; it is left alone).',
+  items: {
+    type: 'object',
+    required: ['entity', 'state'],
+    properties: { entity: { type: 'string' }, state: { type: 'string', enum: ['started', 'queued', 'already_running'] } },
+  },
+} as const;
+
+/** The result of an entity, as `switchyard sync --json` prints it. */
+function result(outcome: EntityOutcome) {
+  return {
+    entity: outcome.entity,
+    status: outcome.status,
+    records: outcome.records,
+    changed: outcome.changed,
+    deleted: outcome.deleted,
+    pages: outcome.pages,
+    record_count: outcome.recordCount,
+    seconds: Math.round(outcome.elapsedMs) / 1000,
+    ...(outcome.reason !== undefined && { reason: outcome.reason }),
+  };
 }
 
 export default async function syncRoutes(app: FastifyInstance): Promise<void> {
@@ -12,11 +44,12 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
     {
       config: { scopedAccess: 'connector' },
       schema: {
-        summary: "Start a sync of the connector's data into the context store (all entities, or one)",
+        summary: "Queue a sync of the connector's data into the context store (all entities, or one), and optionally wait for it",
         description:
-          'Starts reading every entity the context store holds for this connector (or only `entity`) from the vendor, page by page, fanning out ' +
-          'from parent records, and answers 202 at once with what was started. Progress and the result per entity appear in inspect ' +
-          '(`context_store_readiness`). 409 when the entity (or every entity) is already being synced, by this or another Switchyard process.',
+          'Puts a sync job of this connector (every entity the context store holds for it, or only `entity`) on the sync queue, which reads the entities from the vendor page by page, ' +
+          'fanning out from parent records, and answers 202 at once with the job and what it covers; progress and the result per entity appear in inspect (`context_store_readiness`). ' +
+          'With `wait: true` it answers 200 with the result per entity once the job has run (at most `wait_seconds`, else the 202). One sync per connector runs at a time across every ' +
+          'Switchyard process: 409 when the entity (or every entity) is already being synced.',
         tags: ['Connectors'],
         params: idParamsSchema,
         body: {
@@ -24,23 +57,46 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
           additionalProperties: false,
           properties: {
             entity: { type: 'string', minLength: 1, maxLength: 200, description: 'One entity to sync (see inspect, context_store_readiness.configured_cache_entities); all when omitted.' },
+            wait: { type: 'boolean', description: 'Answer once the sync job has run (200 with `results`), instead of at once (202).' },
+            wait_seconds: { type: 'integer', minimum: 1, maximum: 3600, description: `Longest wait with \`wait: true\` (default ${DEFAULT_WAIT_SECONDS}); still running then: the 202.` },
           },
         },
         response: {
-          202: {
+          200: {
             type: 'object',
-            required: ['connector_id', 'entities'],
+            required: ['connector_id', 'job_id', 'entities', 'results'],
             properties: {
               connector_id: { type: 'string', format: 'uuid' },
-              entities: {
+              job_id: { type: 'string', format: 'uuid', description: 'The sync job (pg-boss, table pgboss.job).' },
+              entities: entityStates,
+              results: {
                 type: 'array',
-                description: 'The entities asked for, parents first: started, or already_running (a sync of it was already under way).',
+                description: 'One per entity the job ran for this request: ready, failed (the job is retried with backoff) or skipped, with what the sync read and wrote.',
                 items: {
                   type: 'object',
-                  required: ['entity', 'state'],
-                  properties: { entity: { type: 'string' }, state: { type: 'string', enum: ['started', 'already_running'] } },
+                  required: ['entity', 'status', 'records', 'changed', 'deleted', 'pages', 'record_count', 'seconds'],
+                  properties: {
+                    entity: { type: 'string' },
+                    status: { type: 'string', enum: ['ready', 'failed', 'skipped'] },
+                    records: { type: 'integer', description: 'Records read.' },
+                    changed: { type: 'integer', description: 'Records new, changed or reappeared.' },
+                    deleted: { type: 'integer', description: 'Records marked deleted by the final sweep.' },
+                    pages: { type: 'integer' },
+                    record_count: { type: 'integer', description: 'Live records in the store after the sync.' },
+                    seconds: { type: 'number' },
+                    reason: { type: 'string', description: 'Why it failed or was skipped.' },
+                  },
                 },
               },
+            },
+          },
+          202: {
+            type: 'object',
+            required: ['connector_id', 'job_id', 'entities'],
+            properties: {
+              connector_id: { type: 'string', format: 'uuid' },
+              job_id: { type: 'string', format: 'uuid', description: 'The sync job (pg-boss, table pgboss.job).' },
+              entities: entityStates,
             },
           },
           ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422),
@@ -55,9 +111,13 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
         ...(entity !== undefined && { entity }),
         trigger: 'api',
       });
+      const answer = { connector_id: started.connector_id, job_id: started.job_id, entities: started.entities };
+      if (request.body?.wait === true) {
+        const outcomes = await started.wait(undefined, { timeoutMs: (request.body.wait_seconds ?? DEFAULT_WAIT_SECONDS) * 1000 });
+        if (outcomes !== undefined) return { ...answer, results: outcomes.map(result) };
+      }
       void reply.status(202);
-      // not_due only concerns scheduled runs.
-      return { connector_id: started.connector_id, entities: started.entities.filter((e) => e.state !== 'not_due') };
+      return answer;
     },
   );
 }

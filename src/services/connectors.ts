@@ -10,7 +10,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { optionsForTitle, selectAuthOption } from '../../runtime/auth/select-option.js';
 import { validateConfig } from '../../runtime/connector.js';
 import { connectorModules, CredentialsError, ValidationError, type AuthOption, type ConnectorDefinition } from '../../runtime/index.js';
-import { connectorCreated, MAX_SYNC_INTERVAL_MINUTES } from '../context/sync/scheduler.js';
+import { MAX_SYNC_INTERVAL_MINUTES } from '../context/sync/schedule.js';
 import type { ServiceContext } from '../service-context.js';
 import { announceChange } from '../db/changes.js';
 import type { DatabaseSchema } from '../db/schema.js';
@@ -251,8 +251,8 @@ export async function createConnector(ctx: ServiceContext, organizationId: strin
       .execute();
     return loadWithWorkspace(trx, organizationId, id);
   });
-  // Its first context store sync starts now (when the service runs the sync scheduler).
-  connectorCreated(ctx);
+  // Its first context store sync is queued now (where the service runs its due checks).
+  ctx.syncs.connectorCreated(row.id);
   return toView(row);
 }
 

@@ -25,18 +25,17 @@ describe('the composition root (src/composition.ts)', () => {
     expect(ctx.connectors).toBeDefined();
     expect(ctx.syncs).toBeDefined();
     expect(ctx.embeddings.provider.id).toEqual(expect.any(String));
-    expect(ctx.scheduler).toBeUndefined();
+    expect(ctx.syncs.scheduling).toBe(false);
 
     const order: string[] = [];
     service.adopt(async () => void order.push('app'));
     await service.startBackground();
-    expect(ctx.scheduler).toBeDefined();
+    expect(ctx.syncs.scheduling).toBe(true);
     expect(ctx.observers).toHaveLength(1); // the semantic indexer
     service.adopt(async () => void order.push('adopted last'));
 
     await service.close();
     expect(order).toEqual(['adopted last', 'app']);
-    expect(ctx.scheduler).toBeUndefined();
     expect(ctx.observers).toEqual([]);
     await expect(ctx.syncs.start({ connectorId: '00000000-0000-4000-8000-000000000000', trigger: 'cli' })).rejects.toMatchObject({ code: 'conflict' });
     await expect(store.db.selectFrom('connectors').select('id').execute()).rejects.toThrow();
@@ -46,7 +45,7 @@ describe('the composition root (src/composition.ts)', () => {
   it('is the only place parts are kept: no module-level registry keyed by a service, no test back door', () => {
     const offenders = sources(path.join(REPO_ROOT, 'src')).filter((file) => /new WeakMap<ServiceContext|forgetConnectorInstances|configureSyncService/.test(readFileSync(file, 'utf8')));
     expect(offenders.map((file) => path.relative(REPO_ROOT, file))).toEqual([]);
-    const starters = sources(path.join(REPO_ROOT, 'src')).filter((file) => /\b(startSyncScheduler|startSemanticIndexing)\(/.test(readFileSync(file, 'utf8')) && !/export function (startSyncScheduler|startSemanticIndexing)/.test(readFileSync(file, 'utf8')));
+    const starters = sources(path.join(REPO_ROOT, 'src')).filter((file) => /\b(startScheduling|startSemanticIndexing)\(/.test(readFileSync(file, 'utf8')) && !/export function startSemanticIndexing|async startScheduling\(/.test(readFileSync(file, 'utf8')));
     expect(starters.map((file) => path.relative(REPO_ROOT, file))).toEqual(['src/composition.ts']);
     expect(readFileSync(path.join(REPO_ROOT, 'src/routes/sync.ts'), 'utf8')).not.toContain("addHook('onClose'");
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import nock from 'nock';
-import pino from 'pino';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
 import type { ServiceContext } from '../../src/service-context.js';
@@ -11,7 +11,7 @@ import type { RecordBatch } from '../../src/context/observers.js';
 import type { SyncProgress } from '../../src/context/sync/engine.js';
 import { canonicalJson, contentHash, recordIdOf } from '../../src/context/sync/records.js';
 import { registerRecordObserver } from '../../src/context/sync/registry.js';
-import { startSyncScheduler, connectorInterval } from '../../src/context/sync/scheduler.js';
+import { connectorInterval } from '../../src/context/sync/schedule.js';
 import { composeService } from '../../src/composition.js';
 import { entityReadiness } from '../../src/context/sync/state.js';
 import { formatBar, formatPlainLine, formatProgressLine, formatRate, ProgressDisplay } from '../../src/context/sync/progress.js';
@@ -105,15 +105,27 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
   }
 
   async function startSync(tenant: Tenant, id: string, body?: unknown) {
-    const res = await tenant.api.post<{ connector_id: string; entities: Array<{ entity: string; state: string }> } & ErrorBody>(sync(id), body);
+    const res = await tenant.api.post<{ connector_id: string; job_id: string; entities: Array<{ entity: string; state: string }>; results?: Rec[] } & ErrorBody>(sync(id), body);
     bodies.push(JSON.stringify(res.body));
     return res;
   }
 
-  async function syncAndSettle(tenant: Tenant, id: string, body?: unknown) {
-    const res = await startSync(tenant, id, body);
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
+  /** Queues a sync and waits for its job through the route (`wait: true`), then reads inspect. */
+  async function syncAndSettle(tenant: Tenant, id: string, body?: Rec) {
+    const res = await startSync(tenant, id, { ...body, wait: true, wait_seconds: 20 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     return settled(tenant, id);
+  }
+
+  /** Polls inspect until the entity shows `status` (a queued job marks its entities when a worker takes it). */
+  async function untilStatus(tenant: Tenant, id: string, entity: string, status: string): Promise<CacheEntity> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const found = (await readiness(tenant, id)).configured_cache_entities.find((e) => e.entity === entity);
+      if (found?.status === status) return found;
+      if (Date.now() > deadline) throw new Error(`${entity} of ${id} did not become ${status}: ${JSON.stringify(found)}`);
+      await sleep(10);
+    }
   }
 
   async function createTypeform(tenant: Tenant, extra: Rec = {}): Promise<string> {
@@ -148,7 +160,12 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
   beforeAll(async () => {
     upstream = await startTypeformStandIn({ formsPerPage: 2, responsesPerPage: 2 });
     // Upstream retries off: the page-level retries of the sync are what these tests watch.
-    service = await startTestService(kind, { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 }, { sync: { retry: { retries: 2, baseMs: 5, maxMs: 20 } } });
+    // Job retries off here (sync-queue.test.ts has them): each request's outcome is the one asserted.
+    service = await startTestService(
+      kind,
+      { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 },
+      { sync: { retry: { retries: 2, baseMs: 5, maxMs: 20 }, queue: { retryLimit: 0, pollSeconds: 0.5 } } },
+    );
     ctx = service.app.ctx;
     registerRecordObserver(ctx, { recordsChanged: async (batch) => void batches.push(batch) });
     a = await createTenant(service, 'Org A');
@@ -188,11 +205,14 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(started.status).toBe(202);
     expect(started.body).toEqual({
       connector_id: id,
+      job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       entities: [
         { entity: 'forms', state: 'started' },
         { entity: 'responses', state: 'started' },
       ],
     });
+    // The job marks its entities once a worker takes it.
+    await untilStatus(a, id, 'responses', 'ready');
     const done = await settled(a, id);
     expect(done.forms).toMatchObject({ status: 'ready', ready_for_search: true, entity_count: 5, pages: 3, reason: null });
     // READY once the semantic index holds every record (it reports its own state); never READY before the data is.
@@ -328,61 +348,86 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const id = await createTypeform(a);
     upstream.delays.set('/forms?', 150);
     expect((await startSync(a, id, { entity: 'forms' })).status).toBe(202);
-    const during = await readiness(a, id);
-    expect(during.configured_cache_entities[0]).toMatchObject({ entity: 'forms', status: 'initializing', ready_for_search: false, finished_at: null });
-    expect(during.configured_cache_entities[0]?.reason).toBe('the first sync of forms is running');
-    expect(during.configured_cache_entities[0]?.semantic_search_status).toEqual([
+    const during = await untilStatus(a, id, 'forms', 'initializing');
+    expect(during).toMatchObject({ entity: 'forms', status: 'initializing', ready_for_search: false, finished_at: null });
+    expect(during.reason).toBe('the first sync of forms is running');
+    expect(during.semantic_search_status).toEqual([
       { field: 'title', status: 'INDEXING' },
       { field: 'fields', status: 'INDEXING' },
     ]);
     await settled(a, id);
     expect((await startSync(a, id, { entity: 'forms' })).status).toBe(202);
-    const updating = await readiness(a, id);
-    expect(updating.configured_cache_entities[0]).toMatchObject({ entity: 'forms', status: 'updating', ready_for_search: true, entity_count: 4 });
+    expect(await untilStatus(a, id, 'forms', 'updating')).toMatchObject({ entity: 'forms', status: 'updating', ready_for_search: true, entity_count: 4 });
     expect((await settled(a, id)).forms?.status).toBe('ready');
   });
 
-  it('runs one sync per connector and entity: a second request while it runs is a 409', async () => {
+  it('runs one sync per connector: a request joins the waiting job, and is a 409 for what the running job covers', async () => {
     seed(4, 1);
     const id = await createTypeform(a);
     upstream.delays.set('/forms?', 100);
     const [one, two] = await Promise.all([startSync(a, id, { entity: 'forms' }), startSync(a, id, { entity: 'forms' })]);
-    expect([one.status, two.status].sort()).toEqual([202, 409]);
-    const conflict = one.status === 409 ? one : two;
+    // Both while the job waits: one job; or the second once it runs: a 409.
+    for (const res of [one, two]) expect([202, 409]).toContain(res.status);
+    const accepted = [one, two].filter((res) => res.status === 202);
+    expect(new Set(accepted.map((res) => res.body.job_id)).size).toBe(1);
+    const job = accepted[0]?.body.job_id as string;
+    await untilStatus(a, id, 'forms', 'initializing');
+    const conflict = await startSync(a, id, { entity: 'forms' });
+    expect(conflict.status).toBe(409);
     expect(conflict.body.errors).toEqual([
       { field: 'entity', error_code: 'sync_in_progress', message: `A sync of forms of connector ${id} is already running; wait for it to finish (inspect shows its progress).` },
     ]);
-    // The whole connector: forms is running, responses starts.
+    // The whole connector: forms is running, responses waits for it in a second job.
     const all = await startSync(a, id);
     expect(all.status).toBe(202);
+    expect(all.body.job_id).not.toBe(job);
     expect(all.body.entities).toEqual([
       { entity: 'forms', state: 'already_running' },
-      { entity: 'responses', state: 'started' },
+      { entity: 'responses', state: 'queued' },
     ]);
+    // Held back until the running job ends (a fetch of it before then would fail and hold up other connectors' jobs).
+    const held = await sql<{ held: boolean }>`SELECT start_after > now() + interval '1 minute' AS held FROM pgboss.job WHERE id = ${all.body.job_id}`.execute(service.store.db);
+    expect(held.rows).toEqual([{ held: true }]);
+    // Asked again: it joins that waiting job.
     const again = await startSync(a, id);
-    expect(again.status).toBe(409);
-    expect(again.body.errors[0]).toMatchObject({ field: 'connector', error_code: 'sync_in_progress' });
+    expect(again.status).toBe(202);
+    expect(again.body.job_id).toBe(all.body.job_id);
+    const waited = await startSync(a, id, { entity: 'responses', wait: true, wait_seconds: 20 });
+    expect(waited.status).toBe(200);
+    expect(waited.body.job_id).toBe(all.body.job_id);
+    // Read alone, responses walks its parents: each of the 4 forms gives a page of records, then the empty page.
+    expect(waited.body.results).toEqual([{ entity: 'responses', status: 'ready', records: 4, changed: 4, deleted: 0, pages: 8, record_count: 4, seconds: expect.any(Number) }]);
     await settled(a, id);
-    // Forms was read once (3 pages... of the first sync) plus once by responses' fan-out, never twice at once.
+    // Forms was read by the first job, then by responses' fan-out in the second, never twice at once.
     expect(upstream.requests.filter((r) => r === '/forms?page_size=200')).toHaveLength(2);
+    const jobs = await sql<{ id: string; state: string; started_on: Date; completed_on: Date }>`
+      SELECT id, state::text AS state, started_on, completed_on FROM pgboss.job WHERE singleton_key = ${id} ORDER BY started_on`.execute(service.store.db);
+    expect(jobs.rows.map((r) => [r.id, r.state])).toEqual([
+      [job, 'completed'],
+      [all.body.job_id, 'completed'],
+    ]);
+    expect(new Date(jobs.rows[1]?.started_on as Date).getTime()).toBeGreaterThanOrEqual(new Date(jobs.rows[0]?.completed_on as Date).getTime());
   });
 
-  it.runIf(kind === 'postgres')('locks across processes sharing one PostgreSQL (advisory lock on a dedicated connection)', async () => {
+  it.runIf(kind === 'postgres')('shares the queue with another process on the same PostgreSQL: its running sync is a 409 here', async () => {
     seed(4, 1);
     const id = await createTypeform(a);
     const other = await openStore({ databaseUrl: service.databaseUrl as string });
-    const otherService = composeService({ store: other, keyring: service.keyring, config: service.config });
+    const otherService = composeService({ store: other, keyring: service.keyring, config: service.config }, { sync: { queue: { retryLimit: 0, pollSeconds: 0.5 } } });
     const otherSyncs = otherService.ctx.syncs;
     try {
       upstream.delays.set('/forms?', 100);
       const started = await otherSyncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' });
       expect(started.entities).toEqual([{ entity: 'forms', state: 'started' }]);
+      await untilStatus(a, id, 'forms', 'initializing');
       const refused = await startSync(a, id, { entity: 'forms' });
       expect(refused.status).toBe(409);
-      const outcomes = await started.done;
+      const outcomes = await started.wait();
       expect(outcomes).toMatchObject([{ entity: 'forms', status: 'ready', records: 4, recordCount: 4 }]);
-      // Released: this process can sync it now, and the other one is refused while it does.
-      expect((await startSync(a, id, { entity: 'forms' })).status).toBe(202);
+      // Done: this process can queue it now, and the other one is refused while it runs.
+      const mine = await startSync(a, id, { entity: 'forms' });
+      expect(mine.status).toBe(202);
+      await untilStatus(a, id, 'forms', 'updating');
       await expect(otherSyncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' })).rejects.toMatchObject({ status: 409 });
       await settled(a, id);
     } finally {
@@ -628,42 +673,6 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(connectorInterval({ sync_interval_minutes: 15 }, 60)).toBe(15);
     expect(connectorInterval('{"sync_interval_minutes": 5}', 60)).toBe(5);
     expect(connectorInterval({}, 60)).toBe(60);
-  });
-
-  it('the scheduler syncs a connector when it is created (unless its interval is 0) and when it is due', async () => {
-    seed(2, 1);
-    await service.store.db.deleteFrom('connectors').execute();
-    const scheduler = startSyncScheduler(ctx, pino({ level: 'silent' }), { intervalMinutes: 60, tickMs: 60_000 });
-    // Wired as the composition root wires it, so that connector creation pokes it.
-    ctx.scheduler = scheduler;
-    try {
-      await scheduler.idle();
-      const id = await createTypeform(a);
-      const off = await createTypeform(a, { replication_config: { sync_interval_minutes: 0 } });
-      const done = await settled(a, id);
-      expect(done.forms?.status).toBe('ready');
-      expect(done.responses?.status).toBe('ready');
-      await scheduler.idle();
-      expect((await readiness(a, off)).configured_cache_entities.every((e) => e.status === 'not_synced')).toBe(true);
-
-      // Due again once its interval has passed (the last start moved back in time).
-      await service.store.db.updateTable('context_sync_state').set({ started_at: new Date(Date.now() - 61 * 60_000) }).where('connector_id', '=', id).execute();
-      upstream.requests.length = 0;
-      scheduler.poke();
-      await scheduler.idle();
-      await sleep(50);
-      await settled(a, id);
-      expect(upstream.requests.filter((r) => r.startsWith('/forms?'))).toHaveLength(1);
-      // Not due: a poke does nothing.
-      upstream.requests.length = 0;
-      scheduler.poke();
-      await scheduler.idle();
-      await sleep(50);
-      expect(upstream.requests).toEqual([]);
-    } finally {
-      delete ctx.scheduler;
-      await scheduler.stop();
-    }
   });
 
   it('an observer failure fails the sync and reports the records again next time', async () => {

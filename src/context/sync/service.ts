@@ -1,45 +1,104 @@
 /**
- * The sync service of one ServiceContext: starts syncs (API, CLI, scheduler, connector creation),
- * guarantees one sync per (connector, entity) through SyncLocks, runs them in the background and stops
- * them cleanly when the service closes.
+ * The sync service of one ServiceContext: every sync is a job on a PostgreSQL job queue (pg-boss, in
+ * the store's own database, schema `pgboss`), whatever asked for it (API, CLI, the due check,
+ * connector creation). This process works the queues of the vendors it has seen; several processes
+ * sharing one PostgreSQL share the jobs, and the queue runs one job per connector at a time.
+ *
+ * - One queue per vendor, `context-sync.<connector_type>`, policy `stately` with the connector id as the
+ *   singleton key: at most one job of a connector runs and at most one waits. A second request joins the
+ *   waiting job (its entities are added) or, while a job runs, is refused for the entities it covers.
+ * - Per vendor, each process runs `concurrency` workers (SYNC_CONCURRENCY, SYNC_VENDOR_CONCURRENCY).
+ * - A job with a failed entity fails and is retried with exponential backoff (SYNC_RETRY_LIMIT,
+ *   SYNC_RETRY_DELAY_SECONDS); a retry syncs again only what did not complete.
+ * - `context-sync-due`: the due check (schedule.ts), at most one per period across all processes.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
+import { CompiledQuery, sql } from 'kysely';
+import PgBoss from 'pg-boss';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
+import { ConfigError, type SyncQueueSettings } from '../../config.js';
 import type { ServiceContext } from '../../service-context.js';
-import { BadRequestError, ConflictError, ResourceNotFoundError } from '../../errors.js';
+import { BadRequestError, ConflictError, ResourceNotFoundError, SwitchyardError } from '../../errors.js';
 import { findConnector, type ConnectorRow } from '../../services/connector-lookup.js';
 import { connectorInstance } from '../../services/execution.js';
 import { assertWorkspaceActive, findWorkspace } from '../../services/workspaces.js';
-import { ConnectorSync, DEFAULT_RETRY_POLICY, type EntityOutcome, type RetryPolicy, type RunEntity, type SyncProgress } from './engine.js';
-import { SyncLocks, type SyncLock } from './lock.js';
-import { syncableEntities, syncProblem } from './plan.js';
-import { beginEntitySync } from './state.js';
 import { observerOf } from '../../observability/observer.js';
+import { ConnectorSync, DEFAULT_RETRY_POLICY, type EntityOutcome, type RetryPolicy, type RunEntity, type SyncProgress } from './engine.js';
+import { JobClaim } from './lock.js';
+import { syncableEntities, syncProblem } from './plan.js';
+import { connectorInterval, DEFAULT_SYNC_INTERVAL_MINUTES, dueConnectors } from './schedule.js';
+import { beginEntitySync } from './state.js';
 
 export type SyncTrigger = 'api' | 'cli' | 'schedule' | 'created';
 
+/** The schema pg-boss keeps its tables in (job, archive, queue, version...). */
+export const QUEUE_SCHEMA = 'pgboss';
+export const SYNC_QUEUE_PREFIX = 'context-sync.';
+export const DUE_QUEUE = 'context-sync-due';
+
+export const SYNC_QUEUE_DEFAULTS: Required<Omit<SyncQueueSettings, 'vendorConcurrency'>> = {
+  concurrency: 2,
+  retryLimit: 3,
+  retryDelaySeconds: 60,
+  jobTimeoutMinutes: 240,
+  pollSeconds: 2,
+  checkSeconds: 30,
+};
+
 export interface StartSyncOptions {
-  /** The caller's organization (API); omitted for the operator's CLI and the scheduler. */
+  /** The caller's organization (API); omitted for the operator's CLI. */
   organizationId?: string;
   connectorId: string;
   /** One entity; all the entities the sync can read when omitted. */
   entity?: string;
   trigger: SyncTrigger;
-  /** Scheduled runs: skip an entity whose last sync started at or after this time (another process ran it meanwhile). */
-  dueBefore?: Date;
-  onProgress?: (progress: SyncProgress) => void;
 }
+
+export type EntityRequestState = 'started' | 'queued' | 'already_running';
 
 export interface StartedSync {
   connector_id: string;
-  entities: Array<{ entity: string; state: 'started' | 'already_running' | 'not_due' }>;
-  /** Resolves when the run ends (never rejects). */
-  done: Promise<EntityOutcome[]>;
+  /** The queue's job that runs the sync (pgboss.job id). */
+  job_id: string;
+  /** started: the job runs it as soon as a worker is free; queued: after the connector's running sync; already_running: the running sync covers it. */
+  entities: Array<{ entity: string; state: EntityRequestState }>;
+  /**
+   * Waits for the job's attempt to end and answers the outcomes of the requested entities (never rejects
+   * for a failed sync). `onProgress` hears each entity's progress: from the sync itself when this
+   * process runs the job, else from the sync state in the store.
+   */
+  wait(onProgress?: (progress: SyncProgress) => void, options?: { timeoutMs?: number }): Promise<EntityOutcome[] | undefined>;
 }
 
 export interface SyncServiceOptions {
+  /** Page-level retries inside one sync (the engine's). */
   retry?: Partial<RetryPolicy>;
+  /** Replaces settings of config.syncQueue (tests shorten the periods). */
+  queue?: SyncQueueSettings;
+}
+
+interface SyncJobData {
+  connectorId: string;
+  /** Entity names, parents first. */
+  entities: string[];
+  trigger: SyncTrigger;
+  /** Scheduled jobs: an entity whose last sync started at or after this time (ISO) is not due any more. */
+  dueBefore?: string;
+}
+
+interface QueuedJob {
+  id: string;
+  state: 'created' | 'retry' | 'active';
+  data: SyncJobData;
+}
+
+/** A job attempt with a failed entity: the queue retries it. Its outcomes are kept in the job's output. */
+class SyncJobFailed extends Error {
+  constructor(readonly outcomes: EntityOutcome[]) {
+    const failed = outcomes.filter((o) => o.status === 'failed');
+    super(`sync failed for ${failed.map((o) => `${o.entity} (${o.reason ?? 'unknown reason'})`).join('; ')}`);
+    this.name = 'SyncJobFailed';
+  }
 }
 
 async function findConnectorAnyOrganization(ctx: ServiceContext, connectorId: string): Promise<ConnectorRow> {
@@ -83,128 +142,573 @@ function entitiesToSync(definition: ConnectorDefinition, entity: string | undefi
   return [entity];
 }
 
+/** The names in the definition's order (parents first). */
+function inSyncOrder(definition: ConnectorDefinition, names: Iterable<string>): string[] {
+  const wanted = new Set(names);
+  const ordered = syncableEntities(definition).filter((name) => wanted.has(name));
+  for (const name of wanted) if (!ordered.includes(name)) ordered.push(name);
+  return ordered;
+}
+
+function queueName(connectorType: string): string {
+  return `${SYNC_QUEUE_PREFIX}${connectorType}`;
+}
+
+function asDate(value: unknown): Date | undefined {
+  if (value === null || value === undefined) return undefined;
+  const date = value instanceof Date ? value : new Date(String(value));
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+function isOutcome(value: unknown): value is EntityOutcome {
+  return value !== null && typeof value === 'object' && typeof (value as EntityOutcome).entity === 'string' && typeof (value as EntityOutcome).status === 'string';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class SyncService {
-  readonly locks: SyncLocks;
   private readonly retry: RetryPolicy;
-  private readonly runs = new Set<Promise<EntityOutcome[]>>();
-  private readonly runningConnectors = new Map<string, number>();
+  private readonly settings: Required<SyncQueueSettings>;
+  private boss: PgBoss;
+  private starting: Promise<void> | undefined;
+  /** Vendors whose queue exists and is worked by this process. */
+  private readonly vendors = new Map<string, Promise<void>>();
+  private readonly workerIds = new Map<string, string[]>();
+  private readonly runs = new Set<Promise<unknown>>();
+  /** Connector id -> job id, for the jobs this process runs. */
+  private readonly running = new Map<string, string>();
+  private readonly listeners = new Map<string, Set<(progress: SyncProgress) => void>>();
   private readonly abort = new AbortController();
+  private dueTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+  /** Queue statements under way, and whether the queue may still use the store (not after close). */
+  private inFlight = 0;
+  private storeReleased = false;
+  /** Jobs this process has completed or failed (tests, diagnostics). */
+  jobsRun = 0;
 
   constructor(
     private readonly ctx: ServiceContext,
     private readonly log: FastifyBaseLogger,
     options: SyncServiceOptions = {},
   ) {
-    this.locks = new SyncLocks(ctx.store.kind, ctx.config.databaseUrl);
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    const configured = { ...ctx.config.syncQueue, ...options.queue };
+    this.settings = {
+      concurrency: configured.concurrency ?? SYNC_QUEUE_DEFAULTS.concurrency,
+      vendorConcurrency: configured.vendorConcurrency ?? {},
+      retryLimit: configured.retryLimit ?? SYNC_QUEUE_DEFAULTS.retryLimit,
+      retryDelaySeconds: configured.retryDelaySeconds ?? SYNC_QUEUE_DEFAULTS.retryDelaySeconds,
+      jobTimeoutMinutes: configured.jobTimeoutMinutes ?? SYNC_QUEUE_DEFAULTS.jobTimeoutMinutes,
+      pollSeconds: configured.pollSeconds ?? SYNC_QUEUE_DEFAULTS.pollSeconds,
+      checkSeconds: configured.checkSeconds ?? SYNC_QUEUE_DEFAULTS.checkSeconds,
+    };
+    const unknown = Object.keys(this.settings.vendorConcurrency).filter((type) => !connectorModules[type]);
+    if (unknown.length > 0) {
+      throw new ConfigError(`SYNC_VENDOR_CONCURRENCY names no connector type ${unknown.map((t) => `"${t}"`).join(', ')}; connector types: ${Object.keys(connectorModules).sort().join(', ')}.`);
+    }
+    this.boss = this.newBoss();
   }
 
-  /** Whether this process is syncing (some entity of) the connector. */
+  private newBoss(): PgBoss {
+    const db = this.ctx.store.db;
+    // pg-boss runs its SQL through the store's own connection (PGlite or the PostgreSQL pool): no second connection, no LISTEN needed (it polls).
+    const boss = new PgBoss({
+      db: {
+        executeSql: async (text: string, values?: unknown[]) => {
+          if (this.storeReleased) throw new Error('the sync queue is stopped');
+          this.inFlight += 1;
+          try {
+            const query = CompiledQuery.raw(text, values ?? []);
+            if (!/^\s*BEGIN\b/i.test(text)) return { rows: (await db.executeQuery(query)).rows };
+            // A script with its own transaction (schema install, migrations) that fails midway leaves its connection in the
+            // aborted transaction: rolled back here before the connection goes back to the pool.
+            return await db.connection().execute(async (connection) => {
+              try {
+                return { rows: (await connection.executeQuery(query)).rows };
+              } catch (error) {
+                await connection.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
+                throw error;
+              }
+            });
+          } finally {
+            this.inFlight -= 1;
+          }
+        },
+      },
+      schema: QUEUE_SCHEMA,
+      schedule: false,
+      supervise: true,
+      maintenanceIntervalSeconds: 60,
+    });
+    boss.on('error', (error: Error) => {
+      if (!this.closing) this.log.warn({ err: error.message }, 'sync queue error');
+    });
+    return boss;
+  }
+
+  /** Whether this process is running a sync job of the connector. */
   isRunning(connectorId: string): boolean {
-    return (this.runningConnectors.get(connectorId) ?? 0) > 0;
+    return this.running.has(connectorId);
   }
 
-  /** Runs in progress in this process. */
+  /** Sync jobs running in this process. */
   get activeRuns(): number {
-    return this.runs.size;
+    return this.running.size;
+  }
+
+  /** Whether the due checks run (the composition root's background work). */
+  get scheduling(): boolean {
+    return this.dueTimer !== undefined;
+  }
+
+  private concurrencyOf(connectorType: string): number {
+    return this.settings.vendorConcurrency[connectorType] ?? this.settings.concurrency;
+  }
+
+  /** Installs or migrates the queue's schema (pg-boss's own, under its advisory lock) and starts it, once. */
+  private started(): Promise<void> {
+    if (this.closing) return Promise.reject(new ConflictError('The service is stopping: no new sync starts.'));
+    this.starting ??= (async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await this.boss.start();
+          return;
+        } catch (error) {
+          // Two processes installing the schema at once: pg-boss checks "installed?" before its lock, so the later one
+          // fails. A fresh instance then finds it installed (a pg-boss instance whose start failed cannot be started again).
+          if (attempt >= 3) throw error;
+          this.log.info({ err: error instanceof Error ? error.message : String(error) }, 'the sync queue could not start; trying again');
+          this.boss = this.newBoss();
+          await sleep(100 * attempt);
+        }
+      }
+    })();
+    this.starting.catch(() => {
+      this.starting = undefined;
+      this.boss = this.newBoss();
+    });
+    return this.starting;
+  }
+
+  /** Creates the vendor's queue (or brings its settings up to date) and starts this process's workers on it, once. */
+  private worked(connectorType: string): Promise<void> {
+    let ready = this.vendors.get(connectorType);
+    if (!ready) {
+      ready = (async () => {
+        await this.started();
+        const name = queueName(connectorType);
+        const options = {
+          name,
+          policy: 'stately' as const,
+          retryLimit: this.settings.retryLimit,
+          retryDelay: this.settings.retryDelaySeconds,
+          retryBackoff: true,
+          expireInSeconds: this.settings.jobTimeoutMinutes * 60,
+        };
+        await this.boss.createQueue(name, options);
+        await this.boss.updateQueue(name, options);
+        const ids: string[] = [];
+        for (let i = 0; i < this.concurrencyOf(connectorType); i += 1) {
+          ids.push(
+            await this.boss.work<SyncJobData>(name, { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: this.settings.pollSeconds }, async ([job]) =>
+              job ? this.runJob(job) : undefined,
+            ),
+          );
+        }
+        this.workerIds.set(connectorType, ids);
+      })();
+      ready.catch(() => this.vendors.delete(connectorType));
+      this.vendors.set(connectorType, ready);
+    }
+    return ready;
+  }
+
+  /** The connector's jobs that are waiting or running. */
+  private async pendingJobs(connectorType: string, connectorId: string): Promise<QueuedJob[]> {
+    const result = await sql<QueuedJob>`
+      SELECT id, state::text AS state, data FROM ${sql.table(`${QUEUE_SCHEMA}.job`)}
+      WHERE name = ${queueName(connectorType)} AND singleton_key = ${connectorId} AND state < 'completed'
+      ORDER BY created_on`.execute(this.ctx.store.db);
+    return result.rows;
+  }
+
+  /** Options of a new sync job; `behindRunning`: the connector's job runs, so this one is held back (see enqueue). */
+  private sendOptions(behindRunning = false): PgBoss.SendOptions {
+    return {
+      retryLimit: this.settings.retryLimit,
+      retryDelay: this.settings.retryDelaySeconds,
+      retryBackoff: true,
+      expireInSeconds: this.settings.jobTimeoutMinutes * 60,
+      ...(behindRunning && { startAfter: new Date(Date.now() + this.settings.jobTimeoutMinutes * 60_000) }),
+    };
   }
 
   /**
-   * Starts a sync of the connector (one entity or all), answering once the entities are locked and
-   * marked as syncing; the walk goes on in the background (`done`). 404 for a connector of another
-   * organization, 403 in an inactive workspace, 400 for an entity that does not exist or cannot be
-   * synced, 409 when every requested entity is already being synced.
+   * Puts the entities on the connector's queue: joins the job that waits (adding what it lacks), or sends
+   * a new one. Entities the running job covers are `already_running`; a 409 when that is all of them.
+   */
+  private async enqueue(row: ConnectorRow, definition: ConnectorDefinition, names: string[], trigger: SyncTrigger, wholeConnector: boolean): Promise<{ jobId: string; states: StartedSync['entities'] }> {
+    await this.worked(row.connector_type);
+    const name = queueName(row.connector_type);
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const jobs = await this.pendingJobs(row.connector_type, row.id);
+      const active = jobs.find((job) => job.state === 'active');
+      const waiting = jobs.find((job) => job.state !== 'active');
+      const runningNames = new Set(active?.data.entities ?? []);
+      const rest = names.filter((n) => !runningNames.has(n));
+      if (rest.length === 0) {
+        const which = wholeConnector ? `every entity of connector ${row.id}` : `${names[0]} of connector ${row.id}`;
+        const message = `A sync of ${which} is already running; wait for it to finish (inspect shows its progress).`;
+        throw new ConflictError(message, { issues: [{ field: wholeConnector ? 'connector' : 'entity', rule: 'sync_in_progress', message }] });
+      }
+      const states = names.map((entity) => ({ entity, state: (runningNames.has(entity) ? 'already_running' : active ? 'queued' : 'started') as EntityRequestState }));
+      if (waiting) {
+        const entities = inSyncOrder(definition, [...waiting.data.entities, ...rest]);
+        // Asked for now: a job waiting out a retry delay starts at once (one held back behind a running job stays so).
+        const updated = await sql`
+          UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET data = jsonb_set(data, '{entities}', ${JSON.stringify(entities)}::jsonb),
+            start_after = CASE WHEN ${active !== undefined} THEN start_after ELSE LEAST(start_after, now()) END
+          WHERE name = ${name} AND id = ${waiting.id} AND state IN ('created', 'retry')`.execute(this.ctx.store.db);
+        if (Number(updated.numAffectedRows ?? 0) === 1) return { jobId: waiting.id, states };
+        continue;
+      }
+      const data: SyncJobData = { connectorId: row.id, entities: inSyncOrder(definition, rest), trigger };
+      // Behind a running job of the same connector a job cannot start, and pg-boss's fetch of it would fail (and hold up the
+      // other connectors' jobs behind it): it is held back until that job ends (releaseWaiting), at most its timeout.
+      const id = await this.boss.send(name, { ...data }, { ...this.sendOptions(active !== undefined), singletonKey: row.id });
+      if (id) {
+        this.wake(row.connector_type);
+        return { jobId: id, states };
+      }
+    }
+    throw new ConflictError(`The sync queue of connector ${row.id} changed too often while the request was placed; try again.`);
+  }
+
+  /** Local workers look for the job now instead of at their next poll. */
+  private wake(connectorType: string): void {
+    for (const id of this.workerIds.get(connectorType) ?? []) this.boss.notifyWorker(id);
+  }
+
+  /**
+   * Asks for a sync of the connector (one entity or all) and answers once it is on the queue. 404 for a
+   * connector of another organization, 403 in an inactive workspace, 400 for an entity that does not
+   * exist or cannot be synced, 409 when every requested entity is already being synced.
    */
   async start(options: StartSyncOptions): Promise<StartedSync> {
-    if (this.abort.signal.aborted) throw new ConflictError('The service is stopping: no new sync starts.');
+    if (this.closing) throw new ConflictError('The service is stopping: no new sync starts.');
     const { ctx } = this;
     const row = options.organizationId !== undefined ? await findConnector(ctx.store.db, options.organizationId, options.connectorId) : await findConnectorAnyOrganization(ctx, options.connectorId);
     assertWorkspaceActive(await findWorkspace(ctx.store.db, row.organization_id, row.workspace_id));
     const definition = definitionOf(row);
     const names = entitiesToSync(definition, options.entity);
+    const { jobId, states } = await this.enqueue(row, definition, names, options.trigger, options.entity === undefined);
+    const requested = states.filter((s) => s.state !== 'already_running').map((s) => s.entity);
+    return {
+      connector_id: row.id,
+      job_id: jobId,
+      entities: states,
+      wait: (onProgress, waitOptions) => this.waitFor(row, jobId, requested, onProgress, waitOptions?.timeoutMs),
+    };
+  }
 
-    const states: StartedSync['entities'] = [];
-    const locked: Array<{ name: string; lock: SyncLock }> = [];
+  /**
+   * Follows the job until its attempt ends (completed, failed, or failed and waiting for a retry), then
+   * answers the outcomes of `names`; undefined when `timeoutMs` passes first.
+   */
+  private async waitFor(row: ConnectorRow, jobId: string, names: string[], onProgress: ((progress: SyncProgress) => void) | undefined, timeoutMs?: number): Promise<EntityOutcome[] | undefined> {
+    const wanted = new Set(names);
+    const listener = onProgress ? (progress: SyncProgress) => wanted.has(progress.entity) && onProgress(progress) : undefined;
+    if (listener) {
+      for (const entity of names) listener({ connectorId: row.id, entity, phase: 'queued', records: 0, changed: 0, pages: 0, deleted: 0, elapsedMs: 0 });
+      let set = this.listeners.get(jobId);
+      if (!set) this.listeners.set(jobId, (set = new Set()));
+      set.add(listener);
+    }
+    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+    const name = queueName(row.connector_type);
+    let firstStart: number | undefined | null = null;
+    const lastRemote = new Map<string, string>();
     try {
-      for (const name of names) {
-        const lock = await this.locks.tryAcquire(row.id, name);
-        if (lock) locked.push({ name, lock });
-        else states.push({ entity: name, state: 'already_running' });
+      for (;;) {
+        if (this.closing) return undefined;
+        const job = await this.boss.getJobById<SyncJobData>(name, jobId, { includeArchive: true });
+        if (!job) return names.map((entity) => ({ entity, status: 'skipped', records: 0, changed: 0, deleted: 0, pages: 0, recordCount: 0, elapsedMs: 0, reason: 'the sync job was removed from the queue' }));
+        const startedOn = asDate(job.startedOn)?.getTime();
+        // A job that was already waiting for a retry when we joined it: its earlier attempt is not ours.
+        if (firstStart === null) firstStart = job.state === 'retry' ? startedOn : undefined;
+        const attemptEnded = job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled' || (job.state === 'retry' && startedOn !== firstStart);
+        if (attemptEnded) return await this.outcomesOf(row, job, names);
+        if (listener && job.state === 'active' && !this.running.has(row.id) && startedOn !== undefined) await this.remoteProgress(row, names, startedOn, listener, lastRemote);
+        if (Date.now() >= deadline) return undefined;
+        await sleep(job.state === 'active' ? 250 : 100);
       }
-      if (locked.length === 0) {
-        const which = options.entity === undefined ? `every entity of connector ${row.id}` : `${options.entity} of connector ${row.id}`;
-        const message = `A sync of ${which} is already running; wait for it to finish (inspect shows its progress).`;
-        throw new ConflictError(message, { issues: [{ field: options.entity === undefined ? 'connector' : 'entity', rule: 'sync_in_progress', message }] });
+    } finally {
+      if (listener) {
+        const set = this.listeners.get(jobId);
+        set?.delete(listener);
+        if (set?.size === 0) this.listeners.delete(jobId);
       }
-      // The connector instance is built (credentials opened, config checked) before anything is marked.
-      const connector = connectorInstance(ctx, row);
-      const entities: RunEntity[] = [];
-      for (const { name, lock } of locked) {
-        if (options.dueBefore !== undefined && (await this.ranSince(row.id, name, options.dueBefore))) {
-          states.push({ entity: name, state: 'not_due' });
-          await lock.release();
-          continue;
-        }
-        const { startedAt } = await beginEntitySync(ctx.store.db, row.id, name);
-        entities.push({ name, lock, startedAt });
-        states.push({ entity: name, state: 'started' });
-        options.onProgress?.({ connectorId: row.id, entity: name, phase: 'queued', records: 0, changed: 0, pages: 0, deleted: 0, elapsedMs: 0 });
-      }
-      const order = new Map(names.map((name, index) => [name, index]));
-      states.sort((a, b) => (order.get(a.entity) ?? 0) - (order.get(b.entity) ?? 0));
-      const done = this.launch(row, connector, entities, options);
-      return { connector_id: row.id, entities: states, done };
-    } catch (error) {
-      for (const { lock } of locked) await lock.release();
-      throw error;
     }
   }
 
-  private async ranSince(connectorId: string, entity: string, since: Date): Promise<boolean> {
-    const row = await this.ctx.store.db
+  /** Progress of a job another process runs, as the sync state in the store shows it. */
+  private async remoteProgress(row: ConnectorRow, names: string[], startedOn: number, listener: (progress: SyncProgress) => void, last: Map<string, string>): Promise<void> {
+    const rows = await this.ctx.store.db
       .selectFrom('context_sync_state')
-      .select('started_at')
-      .where('connector_id', '=', connectorId)
-      .where('entity', '=', entity)
-      .executeTakeFirst();
-    return row?.started_at != null && new Date(row.started_at).getTime() >= since.getTime();
-  }
-
-  private launch(row: ConnectorRow, connector: ReturnType<typeof connectorInstance>, entities: RunEntity[], options: StartSyncOptions): Promise<EntityOutcome[]> {
-    if (entities.length === 0) return Promise.resolve([]);
-    this.runningConnectors.set(row.id, (this.runningConnectors.get(row.id) ?? 0) + 1);
-    const sync = new ConnectorSync({
-      ctx: this.ctx,
-      log: this.log,
-      row,
-      connector,
-      entities,
-      retry: this.retry,
-      signal: this.abort.signal,
-      ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
-    });
-    const run = sync
-      .run()
-      .then((outcomes) => {
-        const observer = observerOf(this.ctx);
-        for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records);
-        return outcomes;
-      })
-      .finally(() => {
-        this.runs.delete(run);
-        const count = (this.runningConnectors.get(row.id) ?? 1) - 1;
-        if (count <= 0) this.runningConnectors.delete(row.id);
-        else this.runningConnectors.set(row.id, count);
+      .select(['entity', 'status', 'record_count', 'pages', 'started_at', 'finished_at', 'last_error'])
+      .where('connector_id', '=', row.id)
+      .where('entity', 'in', names)
+      .execute();
+    for (const state of rows) {
+      const started = asDate(state.started_at)?.getTime();
+      if (started === undefined || started < startedOn - 1000) continue;
+      const phase = state.status === 'ready' ? 'ready' : state.status === 'failed' ? 'failed' : 'running';
+      const key = `${phase}:${state.pages}:${state.record_count}`;
+      if (last.get(state.entity) === key) continue;
+      last.set(state.entity, key);
+      const finished = asDate(state.finished_at)?.getTime() ?? Date.now();
+      listener({
+        connectorId: row.id,
+        entity: state.entity,
+        phase,
+        records: state.record_count,
+        changed: 0,
+        pages: state.pages,
+        deleted: 0,
+        elapsedMs: finished - started,
+        ...(state.last_error !== null && { reason: state.last_error }),
       });
-    this.runs.add(run);
-    return run;
+    }
   }
 
-  /** Stops every running sync at its next page (each records "interrupted"), waits for them, closes the locks. */
+  /** The outcomes of an ended attempt: from the job's output, else (an expired or interrupted job) from the sync state. */
+  private async outcomesOf(row: ConnectorRow, job: PgBoss.JobWithMetadata<SyncJobData>, names: string[]): Promise<EntityOutcome[]> {
+    const output = (job.output ?? {}) as { value?: unknown; outcomes?: unknown; message?: unknown };
+    const stored = Array.isArray(output.value) ? output.value : Array.isArray(output.outcomes) ? output.outcomes : undefined;
+    const byEntity = new Map((stored ?? []).filter(isOutcome).map((o) => [o.entity, o]));
+    const missing = names.filter((n) => !byEntity.has(n));
+    if (missing.length > 0) {
+      const states = await this.ctx.store.db
+        .selectFrom('context_sync_state')
+        .select(['entity', 'status', 'record_count', 'pages', 'last_error'])
+        .where('connector_id', '=', row.id)
+        .where('entity', 'in', missing)
+        .execute();
+      const byName = new Map(states.map((s) => [s.entity, s]));
+      const jobMessage = typeof output.message === 'string' ? output.message : `the sync job ended as ${job.state}`;
+      for (const entity of missing) {
+        const state = byName.get(entity);
+        const notDue = job.data.trigger === 'schedule' && job.state === 'completed';
+        const reason = notDue ? 'not due: synced meanwhile' : (state?.last_error ?? jobMessage);
+        byEntity.set(entity, {
+          entity,
+          status: notDue ? 'skipped' : state?.status === 'ready' && job.state === 'completed' ? 'ready' : job.state === 'completed' ? 'skipped' : 'failed',
+          records: 0,
+          changed: 0,
+          deleted: 0,
+          pages: state?.pages ?? 0,
+          recordCount: state?.record_count ?? 0,
+          elapsedMs: 0,
+          reason,
+        });
+      }
+    }
+    return names.map((n) => byEntity.get(n) as EntityOutcome);
+  }
+
+  /** Runs one job: the connector's entities, parents first. Throws (the queue retries) when an entity failed. */
+  private async runJob(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<EntityOutcome[]> {
+    // Fetched while the queue was stopping: failed at once, so a process that keeps running retries it.
+    if (this.closing) throw new Error('interrupted: the service is stopping');
+    const run = this.execute(job);
+    this.runs.add(run);
+    try {
+      return await run;
+    } finally {
+      this.runs.delete(run);
+      this.jobsRun += 1;
+      await this.releaseWaiting(job);
+    }
+  }
+
+  /** The job held back behind this one (enqueue) may start now. */
+  private async releaseWaiting(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<void> {
+    try {
+      await sql`
+        UPDATE ${sql.table(`${QUEUE_SCHEMA}.job`)} SET start_after = now()
+        WHERE name = ${job.name} AND singleton_key = ${job.data.connectorId} AND state = 'created' AND start_after > now()`.execute(this.ctx.store.db);
+    } catch (error) {
+      // Left to its start_after (the running job's timeout).
+      if (!this.closing) this.log.warn({ err: error instanceof Error ? error.message : String(error), connector_id: job.data.connectorId }, 'could not release the next sync job of the connector');
+    }
+  }
+
+  private async execute(job: PgBoss.JobWithMetadata<SyncJobData>): Promise<EntityOutcome[]> {
+    const { ctx } = this;
+    const data = job.data;
+    let row: ConnectorRow;
+    let definition: ConnectorDefinition;
+    try {
+      row = await findConnectorAnyOrganization(ctx, data.connectorId);
+      assertWorkspaceActive(await findWorkspace(ctx.store.db, row.organization_id, row.workspace_id));
+      definition = definitionOf(row);
+    } catch (error) {
+      // A connector deleted meanwhile, a workspace turned inactive, a type no longer offered: nothing to retry.
+      if (error instanceof SwitchyardError) {
+        this.log.info({ connector_id: data.connectorId, job_id: job.id, reason: error.message }, 'sync job skipped');
+        return [];
+      }
+      throw error;
+    }
+    let names = inSyncOrder(definition, data.entities).filter((name) => Object.hasOwn(definition.entities, name) && syncProblem(definition, name) === undefined);
+    const skip = await this.alreadyDone(job, names);
+    names = names.filter((name) => !skip.has(name));
+    if (names.length === 0) return [];
+
+    this.running.set(row.id, job.id);
+    try {
+      const connector = connectorInstance(ctx, row);
+      const expireMs = Number(job.expireInSeconds) * 1000;
+      // Stop writing a little before the queue may hand the job to another process.
+      const validUntil = (asDate(job.startedOn)?.getTime() ?? Date.now()) + expireMs - Math.min(60_000, expireMs / 10);
+      const entities: RunEntity[] = [];
+      for (const name of names) {
+        const { startedAt } = await beginEntitySync(ctx.store.db, row.id, name);
+        entities.push({ name, lock: new JobClaim(row.id, name, validUntil), startedAt });
+      }
+      this.log.info({ connector_id: row.id, job_id: job.id, trigger: data.trigger, attempt: job.retryCount + 1, entities: names }, 'sync job started');
+      const sync = new ConnectorSync({
+        ctx,
+        log: this.log,
+        row,
+        connector,
+        entities,
+        retry: this.retry,
+        signal: this.abort.signal,
+        onProgress: (progress) => {
+          for (const listener of this.listeners.get(job.id) ?? []) listener(progress);
+        },
+      });
+      const outcomes = await sync.run();
+      const observer = observerOf(ctx);
+      for (const outcome of outcomes) observer.syncFinished(row.connector_type, outcome.status, outcome.records);
+      if (outcomes.some((o) => o.status === 'failed')) throw new SyncJobFailed(outcomes);
+      return outcomes;
+    } finally {
+      this.running.delete(row.id);
+    }
+  }
+
+  /**
+   * Entities this job need not sync: for a scheduled job, those synced since it became due; for a retry,
+   * those the earlier attempt (or any later sync) completed after the job was created.
+   */
+  private async alreadyDone(job: PgBoss.JobWithMetadata<SyncJobData>, names: string[]): Promise<Set<string>> {
+    const dueBefore = asDate(job.data.dueBefore);
+    if (dueBefore === undefined && job.retryCount === 0) return new Set();
+    const rows = await this.ctx.store.db
+      .selectFrom('context_sync_state')
+      .select(['entity', 'status', 'started_at', 'last_synced_at'])
+      .where('connector_id', '=', job.data.connectorId)
+      .where('entity', 'in', names)
+      .execute();
+    const created = asDate(job.createdOn)?.getTime() ?? Number.POSITIVE_INFINITY;
+    const done = new Set<string>();
+    for (const row of rows) {
+      const started = asDate(row.started_at)?.getTime();
+      const synced = asDate(row.last_synced_at)?.getTime();
+      if (dueBefore !== undefined && started !== undefined && started >= dueBefore.getTime()) done.add(row.entity);
+      if (job.retryCount > 0 && row.status === 'ready' && synced !== undefined && synced >= created) done.add(row.entity);
+    }
+    return done;
+  }
+
+  /** Puts every due connector on the queue (the due check job; one per period across the processes). */
+  async enqueueDue(): Promise<number> {
+    const serviceWide = this.ctx.config.syncIntervalMinutes ?? DEFAULT_SYNC_INTERVAL_MINUTES;
+    let sent = 0;
+    for (const due of await dueConnectors(this.ctx.store.db, serviceWide)) {
+      const definition = connectorModules[due.connectorType]?.definition;
+      if (!definition || this.closing) continue;
+      const names = syncableEntities(definition);
+      if (names.length === 0) continue;
+      await this.worked(due.connectorType);
+      // Already waiting or running: that job is the sync this check would ask for.
+      if ((await this.pendingJobs(due.connectorType, due.id)).length > 0) continue;
+      const data: SyncJobData = { connectorId: due.id, entities: names, trigger: 'schedule', dueBefore: due.dueBefore.toISOString() };
+      const id = await this.boss.send(queueName(due.connectorType), { ...data }, { ...this.sendOptions(), singletonKey: due.id });
+      if (id) {
+        sent += 1;
+        this.wake(due.connectorType);
+      }
+    }
+    return sent;
+  }
+
+  /** The first sync of a new connector, unless its interval is 0; only where the due checks run (the service). */
+  connectorCreated(connectorId: string): void {
+    if (!this.scheduling || this.closing) return;
+    void (async () => {
+      const row = await findConnectorAnyOrganization(this.ctx, connectorId);
+      const serviceWide = this.ctx.config.syncIntervalMinutes ?? DEFAULT_SYNC_INTERVAL_MINUTES;
+      if (connectorInterval(row.replication_config, serviceWide) === 0) return;
+      const definition = definitionOf(row);
+      const names = syncableEntities(definition);
+      if (names.length === 0) return;
+      await this.enqueue(row, definition, names, 'created', true);
+    })().catch((error: unknown) => {
+      if (!(error instanceof SwitchyardError) && !this.closing) this.log.error({ err: error, connector_id: connectorId }, 'could not queue the first sync of a connector');
+    });
+  }
+
+  /**
+   * The background work of a service: works the queues of every vendor that has connectors and runs the
+   * due check every `checkSeconds` (each process offers it; the queue lets one run per period).
+   */
+  async startScheduling(): Promise<void> {
+    if (this.closing || this.dueTimer) return;
+    await this.started();
+    await this.boss.createQueue(DUE_QUEUE, { name: DUE_QUEUE, policy: 'standard', retryLimit: 0, expireInSeconds: 600 });
+    await this.boss.work(DUE_QUEUE, { pollingIntervalSeconds: Math.min(this.settings.pollSeconds, this.settings.checkSeconds) }, async () => {
+      await this.enqueueDue();
+    });
+    const tick = async () => {
+      const types = await this.ctx.store.db.selectFrom('connectors').select('connector_type').distinct().execute();
+      for (const { connector_type } of types) if (connectorModules[connector_type]) await this.worked(connector_type);
+      await this.boss.send(DUE_QUEUE, {}, { singletonKey: 'due', singletonSeconds: this.settings.checkSeconds, retryLimit: 0, expireInSeconds: 600 });
+    };
+    const safeTick = () =>
+      tick().catch((error: unknown) => {
+        if (!this.closing) this.log.error({ err: error }, 'could not look for connectors to sync');
+      });
+    this.dueTimer = setInterval(safeTick, this.settings.checkSeconds * 1000);
+    this.dueTimer.unref();
+    await safeTick();
+  }
+
+  /**
+   * Stops the due checks, interrupts the syncs this process runs at their next page (each records
+   * "interrupted" and its job fails, to be retried by a process that keeps running), and stops the queue.
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    if (this.dueTimer) clearInterval(this.dueTimer);
+    this.dueTimer = undefined;
     this.abort.abort();
     await Promise.allSettled([...this.runs]);
-    await this.locks.close();
+    if (this.starting) {
+      await this.starting.catch(() => undefined);
+      await this.boss.stop({ graceful: true, wait: true, timeout: 10_000, close: false });
+      // A worker's last poll may still be under way: let it end (its job, if any, is failed above) before the store closes.
+      const until = Date.now() + 5_000;
+      let quiet = 0;
+      while (Date.now() < until && quiet < 3) {
+        quiet = this.inFlight === 0 ? quiet + 1 : 0;
+        await sleep(20);
+      }
+    }
+    this.storeReleased = true;
   }
 }
 

@@ -1,0 +1,292 @@
+/**
+ * Syncs as jobs on the PostgreSQL job queue (pg-boss): retries with backoff, the due check (scheduled
+ * syncs) on PGlite, the per-vendor concurrency, and two services on one PostgreSQL sharing the jobs
+ * without ever syncing one connector twice at once.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeService, type ComposedService } from '../../src/composition.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import pino from 'pino';
+import { SyncService } from '../../src/context/sync/service.js';
+import type { ServiceContext } from '../../src/service-context.js';
+import { openStore, type Store } from '../../src/db/database.js';
+import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
+import { form, response, startTypeformStandIn, type Rec, type StandIn } from '../support/typeform-stand-in.js';
+import { inject } from 'vitest';
+
+const CONNECTORS = '/api/v1/integrations/connectors';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface JobRow {
+  id: string;
+  state: string;
+  retry_count: number;
+  started_on: Date | null;
+  completed_on: Date | null;
+  output: Rec | null;
+}
+
+async function jobsOf(store: Store, connectorId: string): Promise<JobRow[]> {
+  const result = await sql<JobRow>`
+    SELECT id, state::text AS state, retry_count, started_on, completed_on, output
+    FROM pgboss.job WHERE singleton_key = ${connectorId} ORDER BY created_on`.execute(store.db);
+  return result.rows;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function seed(upstream: StandIn, forms: number): void {
+  upstream.forms = Array.from({ length: forms }, (_, i) => form(`form${i + 1}`, `Survey ${i + 1}`));
+  upstream.responses = new Map(upstream.forms.map((f) => [f.id as string, [response(`${String(f.id)}-r1`, 'an answer')]]));
+}
+
+async function createTypeform(tenant: Tenant, upstream: StandIn, extra: Rec = {}): Promise<string> {
+  const res = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, {
+    workspace_name: 'default',
+    connector_type: 'typeform',
+    name: 'Typeform',
+    credentials: { access_token: upstream.token },
+    ...extra,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.id;
+}
+
+async function entityStates(store: Store, connectorId: string): Promise<Record<string, { status: string; started_at: Date }>> {
+  const rows = await store.db.selectFrom('context_sync_state').select(['entity', 'status', 'started_at']).where('connector_id', '=', connectorId).execute();
+  return Object.fromEntries(rows.map((r) => [r.entity, { status: r.status, started_at: new Date(r.started_at as Date) }]));
+}
+
+describe('sync queue settings', () => {
+  it('reads SYNC_* from the environment, with defaults, and refuses bad values naming the setting', async () => {
+    expect(loadConfig({}).syncQueue).toEqual({ concurrency: 2, vendorConcurrency: {}, retryLimit: 3, retryDelaySeconds: 60, jobTimeoutMinutes: 240 });
+    expect(
+      loadConfig({ SYNC_CONCURRENCY: '4', SYNC_VENDOR_CONCURRENCY: ' harvest=1, jira = 6', SYNC_RETRY_LIMIT: '0', SYNC_RETRY_DELAY_SECONDS: '5', SYNC_JOB_TIMEOUT_MINUTES: '30' }).syncQueue,
+    ).toEqual({ concurrency: 4, vendorConcurrency: { harvest: 1, jira: 6 }, retryLimit: 0, retryDelaySeconds: 5, jobTimeoutMinutes: 30 });
+    expect(() => loadConfig({ SYNC_VENDOR_CONCURRENCY: 'harvest=0' })).toThrow(
+      new ConfigError('SYNC_VENDOR_CONCURRENCY must be a comma-separated list of connector_type=N with N from 1 to 64 (e.g. "harvest=1,jira=4"); "harvest=0" is not.'),
+    );
+    expect(() => loadConfig({ SYNC_VENDOR_CONCURRENCY: 'harvest' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SYNC_JOB_TIMEOUT_MINUTES: '1440' })).toThrow(new ConfigError('SYNC_JOB_TIMEOUT_MINUTES must be an integer from 1 to 1439.'));
+    expect(() => loadConfig({ SYNC_CONCURRENCY: '0' })).toThrow(new ConfigError('SYNC_CONCURRENCY must be an integer from 1 to 64.'));
+    // A connector type that does not exist is a typo, not a setting to ignore.
+    const config = { ...loadConfig({ DATA_DIR: 'memory://' }), syncQueue: { vendorConcurrency: { harvst: 1 } } };
+    const ctx = { config, store: { db: {}, kind: 'pglite' } } as unknown as ServiceContext;
+    expect(() => new SyncService(ctx, pino({ level: 'silent' }))).toThrow(/^SYNC_VENDOR_CONCURRENCY names no connector type "harvst"; connector types: .*harvest/);
+  });
+});
+
+describe('sync jobs on the queue (PGlite)', () => {
+  let service: TestService;
+  let upstream: StandIn;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    upstream = await startTypeformStandIn({ formsPerPage: 2, responsesPerPage: 2 });
+    service = await startTestService(
+      'pglite',
+      { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0, syncIntervalMinutes: 60 },
+      { sync: { retry: { retries: 0 }, queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5, checkSeconds: 1, vendorConcurrency: { typeform: 1 } } } },
+    );
+    tenant = await createTenant(service, 'Queue');
+  }, 180_000);
+  afterAll(async () => {
+    await service.close();
+    await upstream.close();
+  });
+
+  it('retries a failed job with backoff; the retry syncs only what did not complete', async () => {
+    seed(upstream, 3);
+    const id = await createTypeform(tenant, upstream);
+    upstream.failures.set('/forms/form2/responses', { status: 500, times: 1 });
+    const res = await tenant.api.post<{ job_id: string; results: Rec[] }>(`${CONNECTORS}/${id}/sync`, { wait: true, wait_seconds: 20 });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toMatchObject([
+      { entity: 'forms', status: 'ready', record_count: 3 },
+      { entity: 'responses', status: 'failed', reason: expect.stringMatching(/^Reading responses \(form_id=form2, page 1\) failed: /) },
+    ]);
+    const [failed] = await jobsOf(service.store, id);
+    expect(failed).toMatchObject({ id: res.body.job_id, state: 'retry', retry_count: 0 });
+    const formsSynced = (await entityStates(service.store, id)).forms?.started_at;
+
+    const done = await until('the retry', async () => {
+      const [job] = await jobsOf(service.store, id);
+      return job?.state === 'completed' ? job : undefined;
+    });
+    expect(done.retry_count).toBe(1);
+    // The backoff: the retry started at least the retry delay after the failure.
+    expect(new Date(done.started_on as Date).getTime() - new Date(failed?.started_on as Date).getTime()).toBeGreaterThanOrEqual(1000);
+    const states = await entityStates(service.store, id);
+    expect(states.responses?.status).toBe('ready');
+    // Forms completed in the first attempt: the retry left it alone.
+    expect(states.forms?.started_at.getTime()).toBe(formsSynced?.getTime());
+    // The failed page, then the retry's two pages (records, then the empty page that ends the walk).
+    expect(upstream.requests.filter((r) => r.startsWith('/forms/form2/responses'))).toEqual([
+      '/forms/form2/responses?page_size=1000',
+      '/forms/form2/responses?page_size=1000',
+      '/forms/form2/responses?page_size=1000&before=form2-r1',
+    ]);
+  });
+
+  it('runs at most SYNC_VENDOR_CONCURRENCY syncs of one vendor at once in a process', async () => {
+    seed(upstream, 2);
+    upstream.delays.set('/forms?', 60);
+    const ids = [await createTypeform(tenant, upstream), await createTypeform(tenant, upstream), await createTypeform(tenant, upstream)];
+    let most = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        most = Math.max(most, service.app.ctx.syncs.activeRuns);
+        await sleep(5);
+      }
+    })();
+    try {
+      const answers = await Promise.all(ids.map((id) => tenant.api.post<{ results: Rec[] }>(`${CONNECTORS}/${id}/sync`, { entity: 'forms', wait: true, wait_seconds: 30 })));
+      for (const answer of answers) expect(answer.body.results).toMatchObject([{ entity: 'forms', status: 'ready', record_count: 2 }]);
+    } finally {
+      sampling = false;
+      await sampler;
+      upstream.delays.clear();
+    }
+    expect(most).toBe(1);
+  });
+
+  it('the due check queues a connector at creation (unless its interval is 0) and again when it is due', async () => {
+    seed(upstream, 2);
+    await service.app.ctx.syncs.startScheduling();
+    const id = await createTypeform(tenant, upstream);
+    const off = await createTypeform(tenant, upstream, { replication_config: { sync_interval_minutes: 0 } });
+    await until('the first sync', async () => {
+      const states = await entityStates(service.store, id);
+      return states.forms?.status === 'ready' && states.responses?.status === 'ready' ? true : undefined;
+    });
+    expect((await jobsOf(service.store, id)).map((j) => j.state)).toEqual(['completed']);
+
+    // Due again once its interval has passed (the last start moved back in time): the next check (every second) queues it.
+    await service.store.db.updateTable('context_sync_state').set({ started_at: new Date(Date.now() - 61 * 60_000) }).where('connector_id', '=', id).execute();
+    await until('the scheduled sync', async () => ((await jobsOf(service.store, id)).filter((j) => j.state === 'completed').length === 2 ? true : undefined));
+    const [, scheduled] = await jobsOf(service.store, id);
+    expect(scheduled?.output).toMatchObject({ value: [{ entity: 'forms', status: 'ready' }, { entity: 'responses', status: 'ready' }] });
+
+    // Not due: a few more checks queue nothing; the connector with interval 0 was never synced.
+    await sleep(2_500);
+    expect(await jobsOf(service.store, id)).toHaveLength(2);
+    expect(await jobsOf(service.store, off)).toEqual([]);
+    expect(await entityStates(service.store, off)).toEqual({});
+    // The due checks are jobs too: one per period, whichever process takes it.
+    const checks = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'context-sync-due' AND state = 'completed'`.execute(service.store.db);
+    expect(checks.rows[0]?.n).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
+  let first: TestService;
+  let secondStore: Store;
+  let second: ComposedService;
+  let upstream: StandIn;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    upstream = await startTypeformStandIn({ formsPerPage: 1, responsesPerPage: 1 });
+    const queue = { retryLimit: 0, pollSeconds: 0.5, concurrency: 2 };
+    first = await startTestService('postgres', { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0 }, { sync: { queue } });
+    secondStore = await openStore({ databaseUrl: first.databaseUrl as string });
+    second = composeService({ store: secondStore, keyring: first.keyring, config: first.config }, { sync: { queue } });
+    tenant = await createTenant(first, 'Shared');
+  }, 180_000);
+  afterAll(async () => {
+    await second.close();
+    await secondStore.close();
+    await first.close();
+    await upstream.close();
+  });
+
+  it('share the sync jobs and never sync one connector twice at once', { timeout: 60_000 }, async () => {
+    seed(upstream, 3);
+    upstream.delays.set('/forms', 15);
+    const ids = [await createTypeform(tenant, upstream), await createTypeform(tenant, upstream), await createTypeform(tenant, upstream)];
+    const a = first.app.ctx.syncs;
+    const b = second.ctx.syncs;
+    const overlaps: string[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        for (const id of ids) if (a.isRunning(id) && b.isRunning(id)) overlaps.push(id);
+        await sleep(2);
+      }
+    })();
+    try {
+      for (let round = 0; round < 4; round += 1) {
+        const order = round % 2 === 0 ? [a, b] : [b, a];
+        const requests = ids.flatMap((id) =>
+          order.map(async (syncs) => {
+            try {
+              return await (await syncs.start({ connectorId: id, trigger: 'cli' })).wait();
+            } catch (error) {
+              // The other service's job runs it already.
+              expect(error).toMatchObject({ status: 409 });
+              return undefined;
+            }
+          }),
+        );
+        for (const outcomes of await Promise.all(requests)) {
+          if (outcomes) for (const outcome of outcomes) expect(outcome.status).toBe('ready');
+        }
+      }
+    } finally {
+      sampling = false;
+      await sampler;
+      upstream.delays.clear();
+    }
+    expect(overlaps).toEqual([]);
+    // Both services ran jobs.
+    expect(a.jobsRun).toBeGreaterThan(0);
+    expect(b.jobsRun).toBeGreaterThan(0);
+    // The queue's own record: per connector, each job started after the one before it ended.
+    for (const id of ids) {
+      const jobs = (await jobsOf(first.store, id)).filter((j) => j.started_on !== null).sort((x, y) => new Date(x.started_on as Date).getTime() - new Date(y.started_on as Date).getTime());
+      expect(jobs.length).toBeGreaterThanOrEqual(2);
+      for (let i = 1; i < jobs.length; i += 1) {
+        expect(jobs[i]?.state).toBe('completed');
+        expect(new Date(jobs[i]?.started_on as Date).getTime()).toBeGreaterThanOrEqual(new Date(jobs[i - 1]?.completed_on as Date).getTime());
+      }
+    }
+  });
+
+  it('a service that stops hands its running sync back to the queue, and another one finishes it', { timeout: 60_000 }, async () => {
+    // Runs after the test above, whose requests started both services' workers on the typeform queue.
+    seed(upstream, 6);
+    upstream.delays.set('/forms', 150);
+    const id = await createTypeform(tenant, upstream);
+    const store = await openStore({ databaseUrl: first.databaseUrl as string });
+    const leaving = composeService({ store, keyring: first.keyring, config: first.config }, { sync: { queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5 } } });
+    try {
+      const started = await leaving.ctx.syncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' });
+      await until('the sync running in the leaving service', async () => (leaving.ctx.syncs.isRunning(id) ? true : undefined));
+      // What SIGTERM does: the composition root closes the service.
+      await leaving.close();
+      expect(await started.wait()).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+    const [interrupted] = await jobsOf(first.store, id);
+    expect(interrupted?.state).toMatch(/^(retry|active|completed)$/);
+    const done = await until('the job finished elsewhere', async () => {
+      const [job] = await jobsOf(first.store, id);
+      return job?.state === 'completed' ? job : undefined;
+    });
+    upstream.delays.clear();
+    expect(done.retry_count).toBe(1);
+    expect(done.output).toMatchObject({ value: [{ entity: 'forms', status: 'ready', recordCount: 6 }] });
+    expect(first.app.ctx.syncs.jobsRun + second.ctx.syncs.jobsRun).toBeGreaterThan(0);
+  });
+});
