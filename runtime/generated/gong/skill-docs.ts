@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "gong",
   "title": "Gong connector",
   "summary": "Gong API v2 (revenue intelligence and call recording): read the company's users, its calls by date range with their basic data, and the detailed call data (parties, context, content, interaction, collaboration, media) of calls selected by date range, call ids, workspace or host. Lists page with Gong's records.cursor. Authenticates with an access key and secret (HTTP basic auth) or with an OAuth app's refresh token.",
-  "version": "993a792c8a53",
+  "version": "1b75a354ca39",
   "tags": [
     "gong",
     "call analytics"

@@ -135,14 +135,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://id.getharvest.com/api/v2/oauth2/token",
-      "clientAuth": "body",
-      "bodyFormat": "form",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [],
       "authorizationCode": {
         "authorizationUrl": "https://id.getharvest.com/oauth2/authorize",
         "scopes": [],
@@ -157,7 +149,15 @@ export const definition: ConnectorDefinition = {
         },
         "fromToken": {},
         "docs": "https://help.getharvest.com/api-v2/authentication-api/authentication/authentication/"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://id.getharvest.com/api/v2/oauth2/token",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     },
     {
       "optionTitle": "Personal Access Token",

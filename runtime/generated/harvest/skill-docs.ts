@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "harvest",
   "title": "Harvest connector",
   "summary": "Harvest time tracking and invoicing (API v2): read users, clients and contacts, the company, projects, tasks and their assignments, time entries, invoices, estimates, expenses, their categories, roles, and the time reports by project and by task. Every request carries the Harvest-Account-Id header and a User-Agent, as Harvest requires.",
-  "version": "01a3ddd7b2ce",
+  "version": "a5711efb6c74",
   "tags": [
     "harvest",
     "time tracking and invoicing"

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "intercom",
   "title": "Intercom connector",
   "summary": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
-  "version": "2f14e4efded7",
+  "version": "69962b92b6de",
   "tags": [
     "intercom",
     "customer conversations"

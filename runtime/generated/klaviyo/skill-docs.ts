@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "klaviyo",
   "title": "Klaviyo connector",
   "summary": "Klaviyo REST API (https://a.klaviyo.com/api, revision 2026-07-15 sent in the revision header): list and read profiles, lists, campaigns (email or SMS, chosen by a channel filter), metrics, flows and email templates, and list events. Authenticates with a private API key (\"Authorization: Klaviyo-API-Key <key>\"). Klaviyo answers in JSON:API; records are kept as the JSON:API resource objects Klaviyo returns under `data` — {type, id, attributes, relationships, links} — so `id` is always present and the vendor fields are read under `attributes` (e.g. attributes.email of a profile).",
-  "version": "6a7c9823c935",
+  "version": "1104b12ec34b",
   "tags": [
     "klaviyo",
     "email and sms marketing"
@@ -130,8 +130,8 @@ export const skillDocs: SkillDocs = {
     {
       "id": "authentication",
       "title": "Authentication",
-      "summary": "Credential options: Private API Key",
-      "markdown": "# Authentication\n\n## Private API Key\n\nA private API key created in Klaviyo under Settings > Account > API keys (it starts with pk_), with the read scopes of the entities used (profiles:read, lists:read, campaigns:read, events:read, metrics:read, flows:read, templates:read). Sent as \"Authorization: Klaviyo-API-Key <key>\".\n\nSet `option_title` to `Private API Key` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_key | yes | yes | Klaviyo private API key. |\n",
+      "summary": "Credential options: Private API Key, OAuth2.0",
+      "markdown": "# Authentication\n\n## Private API Key\n\nA private API key created in Klaviyo under Settings > Account > API keys (it starts with pk_), with the read scopes of the entities used (profiles:read, lists:read, campaigns:read, events:read, metrics:read, flows:read, templates:read). Sent as \"Authorization: Klaviyo-API-Key <key>\".\n\nSet `option_title` to `Private API Key` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| api_key | yes | yes | Klaviyo private API key. |\n\n## OAuth2.0\n\nA Klaviyo OAuth app (a public app created in Klaviyo by an owner, admin or manager) installed by the account with the read scopes of the entities used. The access token is renewed at https://a.klaviyo.com/oauth/token (form body, app client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | Client ID of the Klaviyo OAuth app. |\n| client_secret | yes | yes | Client secret of the Klaviyo OAuth app. |\n| refresh_token | yes | yes | Refresh token from the OAuth authorization code exchange. |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n",
       "blocks": [
         {
           "type": "heading",
@@ -165,6 +165,54 @@ export const skillDocs: SkillDocs = {
               "yes",
               "yes",
               "Klaviyo private API key."
+            ]
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "OAuth2.0",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "A Klaviyo OAuth app (a public app created in Klaviyo by an owner, admin or manager) installed by the account with the read scopes of the entities used. The access token is renewed at https://a.klaviyo.com/oauth/token (form body, app client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\"."
+        },
+        {
+          "type": "paragraph",
+          "text": "Set `option_title` to `OAuth2.0` in `credentials` to choose this option."
+        },
+        {
+          "type": "table",
+          "headers": [
+            "Field",
+            "Required",
+            "Secret",
+            "Description"
+          ],
+          "rows": [
+            [
+              "client_id",
+              "yes",
+              "no",
+              "Client ID of the Klaviyo OAuth app."
+            ],
+            [
+              "client_secret",
+              "yes",
+              "yes",
+              "Client secret of the Klaviyo OAuth app."
+            ],
+            [
+              "refresh_token",
+              "yes",
+              "yes",
+              "Refresh token from the OAuth authorization code exchange."
+            ],
+            [
+              "access_token",
+              "no",
+              "yes",
+              "Current access token, if known (refreshed when missing or rejected)."
             ]
           ]
         }

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "linear",
   "title": "Linear connector",
   "summary": "Linear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.",
-  "version": "39d11ec9ea45",
+  "version": "ab1854b2f8b5",
   "tags": [
     "linear",
     "issue tracker (cycle/team style)"

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "notion",
   "title": "Notion connector",
   "summary": "Notion public REST API, version 2025-09-03 (the \"data source\" edition, sent as the Notion-Version header on every request): list and read the workspace's users; list pages (a search filtered to pages), create, read and update them (properties, icon, cover, archive, trash); list, read and update data sources (the tables under a database); list a page's or block's child blocks, append blocks, read and update a block; list and create comments. Authenticates with an internal integration token (bearer) or with a public integration's OAuth credentials (refresh-token grant).",
-  "version": "08fabb67b4d5",
+  "version": "30f8401a95ed",
   "tags": [
     "notion",
     "collaborative workspace docs"

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "pinterest",
   "title": "Pinterest connector",
   "summary": "Pinterest REST API v5: read ad accounts and their campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords; boards with their sections and Pins; and shopping catalogs with their feeds and product groups. Lists page with Pinterest's bookmark cursor. Authenticates with an OAuth2 refresh token of a Pinterest app.",
-  "version": "aa6ed5529354",
+  "version": "ed9d150015ae",
   "tags": [
     "pinterest",
     "social advertising (bookmark pagination)"

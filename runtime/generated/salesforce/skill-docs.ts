@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "salesforce",
   "title": "Salesforce connector",
   "summary": "Salesforce CRM through the REST API (v62.0) of your org: describe the org's objects and create, read, update and delete records of any object (sobjects); query accounts with SOQL and create, read, update and delete them; list contacts, leads, opportunities, tasks, events, campaigns, cases, notes, content versions, attachments, users and opportunity stages with SOQL queries and read them by ID; list recently viewed reports and read their metadata; run any SOQL query. Authenticates with OAuth 2.0 (refresh token); the token response names the org's instance URL, which becomes the API host.",
-  "version": "aa26b30129e4",
+  "version": "e1f883822973",
   "tags": [
     "salesforce",
     "customer relationship management"

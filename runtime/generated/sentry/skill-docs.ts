@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "sentry",
   "title": "Sentry connector",
   "summary": "Sentry error tracking (web API /api/0) on sentry.io or a self-hosted Sentry: read organizations, their projects (with the full project detail), the issues of a project with Sentry's structured search, the events of an issue, releases and teams. Lists page with Sentry's Link-header cursors. Authenticates with a Sentry auth token sent as a bearer token.",
-  "version": "0492b55101f5",
+  "version": "87167a5d4ca7",
   "tags": [
     "sentry",
     "error tracking"
@@ -123,8 +123,8 @@ export const skillDocs: SkillDocs = {
     {
       "id": "authentication",
       "title": "Authentication",
-      "summary": "Credential options: Auth Token",
-      "markdown": "# Authentication\n\n## Auth Token\n\nA Sentry auth token (an organization token from Settings > Developer Settings > Organization Tokens, a personal token from User Settings > Personal Tokens, or an internal integration token) with read scopes (org:read, project:read, event:read, team:read, project:releases). Sent as \"Authorization: Bearer <token>\".\n\nSet `option_title` to `Auth Token` in `credentials` to choose this option (also accepted: `Authentication Token`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| auth_token | yes | yes | Sentry auth token. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| host | yes | ^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$ | Host name of the Sentry instance: sentry.io (default), a data-residency host such as de.sentry.io, or the host of a self-hosted Sentry (sentry.example.com). A host name only: no scheme, port, path or user info. |\n",
+      "summary": "Credential options: Auth Token, OAuth2.0",
+      "markdown": "# Authentication\n\n## Auth Token\n\nA Sentry auth token (an organization token from Settings > Developer Settings > Organization Tokens, a personal token from User Settings > Personal Tokens, or an internal integration token) with read scopes (org:read, project:read, event:read, team:read, project:releases). Sent as \"Authorization: Bearer <token>\".\n\nSet `option_title` to `Auth Token` in `credentials` to choose this option (also accepted: `Authentication Token`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| auth_token | yes | yes | Sentry auth token. |\n\n## OAuth2.0\n\nA Sentry OAuth application authorized by a member of the organization with the read scopes (org:read, project:read, event:read, team:read, project:releases). On sentry.io the application is registered by Sentry's partnership team; a self-hosted Sentry registers its own under User settings > API > Applications. Access tokens last 30 days and are renewed at https://{host}/oauth/token/ (form body with client_id and client_secret); they are sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | Client ID of the Sentry OAuth application. |\n| client_secret | yes | yes | Client secret of the Sentry OAuth application. |\n| refresh_token | yes | yes | Refresh token from the OAuth authorization code exchange. |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| host | yes | ^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$ | Host name of the Sentry instance: sentry.io (default), a data-residency host such as de.sentry.io, or the host of a self-hosted Sentry (sentry.example.com). A host name only: no scheme, port, path or user info. |\n",
       "blocks": [
         {
           "type": "heading",
@@ -158,6 +158,54 @@ export const skillDocs: SkillDocs = {
               "yes",
               "yes",
               "Sentry auth token."
+            ]
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "OAuth2.0",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "A Sentry OAuth application authorized by a member of the organization with the read scopes (org:read, project:read, event:read, team:read, project:releases). On sentry.io the application is registered by Sentry's partnership team; a self-hosted Sentry registers its own under User settings > API > Applications. Access tokens last 30 days and are renewed at https://{host}/oauth/token/ (form body with client_id and client_secret); they are sent as \"Authorization: Bearer <access_token>\"."
+        },
+        {
+          "type": "paragraph",
+          "text": "Set `option_title` to `OAuth2.0` in `credentials` to choose this option."
+        },
+        {
+          "type": "table",
+          "headers": [
+            "Field",
+            "Required",
+            "Secret",
+            "Description"
+          ],
+          "rows": [
+            [
+              "client_id",
+              "yes",
+              "no",
+              "Client ID of the Sentry OAuth application."
+            ],
+            [
+              "client_secret",
+              "yes",
+              "yes",
+              "Client secret of the Sentry OAuth application."
+            ],
+            [
+              "refresh_token",
+              "yes",
+              "yes",
+              "Refresh token from the OAuth authorization code exchange."
+            ],
+            [
+              "access_token",
+              "no",
+              "yes",
+              "Current access token, if known (refreshed when missing or rejected)."
             ]
           ]
         },

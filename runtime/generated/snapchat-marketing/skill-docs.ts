@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "snapchat-marketing",
   "title": "Snapchat Marketing connector",
   "summary": "Snapchat Marketing API (Ads API v1): read the organizations of the user and, down the hierarchy, their ad accounts, campaigns, ad squads and ads, plus the creatives, media and audience segments of an ad account. Lists page with Snapchat's paging.next_link. Authenticates with an OAuth2 refresh token of a Snap Business Manager OAuth app.",
-  "version": "0a55e2a0ba50",
+  "version": "b81ada145c07",
   "tags": [
     "snapchat-marketing",
     "social advertising (organization hierarchy)"

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "typeform",
   "title": "Typeform connector",
   "summary": "Typeform Create and Responses APIs: list the account's forms (typeforms) and read one form with its questions, screens and logic; list the responses submitted to a form, filtered by date, token, completion and a free-text query. Authenticates with a Typeform personal access token sent as a bearer token.",
-  "version": "11077379dd66",
+  "version": "9dd5099027cc",
   "tags": [
     "typeform",
     "forms and surveys"
@@ -94,8 +94,8 @@ export const skillDocs: SkillDocs = {
     {
       "id": "authentication",
       "title": "Authentication",
-      "summary": "Credential options: Personal Access Token",
-      "markdown": "# Authentication\n\n## Personal Access Token\n\nA personal access token created in Typeform under Account > Your settings > Personal tokens (it looks like tfp_...), with the forms:read and responses:read scopes. Sent as \"Authorization: Bearer <token>\".\n\nSet `option_title` to `Personal Access Token` in `credentials` to choose this option (also accepted: `Access Token Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Typeform personal access token. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| api_host | yes | api.typeform.com, api.eu.typeform.com | Typeform API host: api.typeform.com (default, US accounts) or api.eu.typeform.com for accounts on the EU Responses Data Center. Responses of an EU account are only returned by the EU host; forms are served by both. |\n",
+      "summary": "Credential options: Personal Access Token, OAuth2.0",
+      "markdown": "# Authentication\n\n## Personal Access Token\n\nA personal access token created in Typeform under Account > Your settings > Personal tokens (it looks like tfp_...), with the forms:read and responses:read scopes. Sent as \"Authorization: Bearer <token>\".\n\nSet `option_title` to `Personal Access Token` in `credentials` to choose this option (also accepted: `Access Token Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| access_token | yes | yes | Typeform personal access token. |\n\n## OAuth2.0\n\nA Typeform app (Organization > Developer apps > Register a new app) authorized by the account with the forms:read, responses:read and offline scopes (offline makes Typeform issue a refresh token). The access token is renewed at https://{api_host}/oauth/token (form body with client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\".\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | Client ID of the Typeform app. |\n| client_secret | yes | yes | Client secret of the Typeform app. |\n| refresh_token | yes | yes | Refresh token from the OAuth authorization code exchange (needs the offline scope). |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| api_host | yes | api.typeform.com, api.eu.typeform.com | Typeform API host: api.typeform.com (default, US accounts) or api.eu.typeform.com for accounts on the EU Responses Data Center. Responses of an EU account are only returned by the EU host; forms are served by both. |\n",
       "blocks": [
         {
           "type": "heading",
@@ -129,6 +129,54 @@ export const skillDocs: SkillDocs = {
               "yes",
               "yes",
               "Typeform personal access token."
+            ]
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "OAuth2.0",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "A Typeform app (Organization > Developer apps > Register a new app) authorized by the account with the forms:read, responses:read and offline scopes (offline makes Typeform issue a refresh token). The access token is renewed at https://{api_host}/oauth/token (form body with client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\"."
+        },
+        {
+          "type": "paragraph",
+          "text": "Set `option_title` to `OAuth2.0` in `credentials` to choose this option."
+        },
+        {
+          "type": "table",
+          "headers": [
+            "Field",
+            "Required",
+            "Secret",
+            "Description"
+          ],
+          "rows": [
+            [
+              "client_id",
+              "yes",
+              "no",
+              "Client ID of the Typeform app."
+            ],
+            [
+              "client_secret",
+              "yes",
+              "yes",
+              "Client secret of the Typeform app."
+            ],
+            [
+              "refresh_token",
+              "yes",
+              "yes",
+              "Refresh token from the OAuth authorization code exchange (needs the offline scope)."
+            ],
+            [
+              "access_token",
+              "no",
+              "yes",
+              "Current access token, if known (refreshed when missing or rejected)."
             ]
           ]
         },

@@ -111,6 +111,53 @@ export const definition: ConnectorDefinition = {
       "type": "bearer",
       "token": "{{credentials.access_token}}",
       "scheme": "Bearer"
+    },
+    {
+      "optionTitle": "OAuth2.0 Refresh Token",
+      "description": "A Zendesk OAuth client (Admin Center > Apps and integrations > APIs > OAuth clients) authorized by an agent or admin with the read scope. The access token is renewed at https://{subdomain}.zendesk.com/oauth/tokens (JSON body with grant_type refresh_token, client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\". Zendesk replaces the refresh token on every refresh: persist the new one (onTokenRefresh).",
+      "fields": {
+        "client_id": {
+          "description": "Unique identifier of the Zendesk OAuth client.",
+          "required": true,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Secret of the Zendesk OAuth client.",
+          "required": true,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token from the authorization code exchange (Zendesk replaces it on every refresh).",
+          "required": true,
+          "secret": true
+        },
+        "access_token": {
+          "description": "Current access token, if known (refreshed when missing or rejected).",
+          "required": false,
+          "secret": true
+        }
+      },
+      "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://{{config.subdomain}}.zendesk.com/oauth/authorizations/new",
+        "scopes": [
+          "read"
+        ],
+        "scopeSeparator": " ",
+        "pkce": true,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/"
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://{{config.subdomain}}.zendesk.com/oauth/tokens",
+      "clientAuth": "body",
+      "bodyFormat": "json",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",

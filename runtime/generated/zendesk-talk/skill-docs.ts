@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "zendesk-talk",
   "title": "Zendesk Talk connector",
   "summary": "Zendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.",
-  "version": "dfa2830b545d",
+  "version": "8db6d4a2e2b5",
   "tags": [
     "zendesk-talk",
     "phone support"
@@ -141,8 +141,8 @@ export const skillDocs: SkillDocs = {
     {
       "id": "authentication",
       "title": "Authentication",
-      "summary": "Credential options: API Token, OAuth Access Token",
-      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with \"{email}/token\" as the user name and a Zendesk API token as the password. Create the token in Admin Center > Apps and integrations > APIs > API tokens; requests run with the permissions of the agent whose email is given.\n\nSet `option_title` to `API Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email | yes | no | Email address of the Zendesk agent or admin the requests run as. |\n| api_token | yes | yes | Zendesk API token. |\n\n## OAuth Access Token\n\nA Zendesk OAuth access token (from an OAuth client created in Admin Center > Apps and integrations > APIs > OAuth clients), sent as \"Authorization: Bearer <token>\". Use a token with the read scope.\n\nSet `option_title` to `OAuth Access Token` in `credentials` to choose this option (also accepted: `OAuth 2.0`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | no | no | Identifier of the Zendesk OAuth client that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is. |\n| client_secret | no | yes | Secret of that OAuth client. Accepted from OAuth clients; not needed. |\n| refresh_token | no | yes | Refresh token of an expiring Zendesk token. Accepted from OAuth clients; not used: the access token is sent as is, so give a token that does not expire or update the credentials when it does. |\n| access_token | yes | yes | Zendesk OAuth access token. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Zendesk subdomain: acme for acme.zendesk.com |\n",
+      "summary": "Credential options: API Token, OAuth Access Token, OAuth2.0 Refresh Token",
+      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with \"{email}/token\" as the user name and a Zendesk API token as the password. Create the token in Admin Center > Apps and integrations > APIs > API tokens; requests run with the permissions of the agent whose email is given.\n\nSet `option_title` to `API Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email | yes | no | Email address of the Zendesk agent or admin the requests run as. |\n| api_token | yes | yes | Zendesk API token. |\n\n## OAuth Access Token\n\nA Zendesk OAuth access token (from an OAuth client created in Admin Center > Apps and integrations > APIs > OAuth clients), sent as \"Authorization: Bearer <token>\". Use a token with the read scope.\n\nSet `option_title` to `OAuth Access Token` in `credentials` to choose this option (also accepted: `OAuth 2.0`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | no | no | Identifier of the Zendesk OAuth client that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is. |\n| client_secret | no | yes | Secret of that OAuth client. Accepted from OAuth clients; not needed. |\n| refresh_token | no | yes | Refresh token of an expiring Zendesk token. Accepted from OAuth clients; not used: the access token is sent as is, so give a token that does not expire or update the credentials when it does. |\n| access_token | yes | yes | Zendesk OAuth access token. |\n\n## OAuth2.0 Refresh Token\n\nA Zendesk OAuth client (Admin Center > Apps and integrations > APIs > OAuth clients) authorized by an agent or admin with the read scope. The access token is renewed at https://{subdomain}.zendesk.com/oauth/tokens (JSON body with grant_type refresh_token, client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\". Zendesk replaces the refresh token on every refresh: persist the new one (onTokenRefresh).\n\nSet `option_title` to `OAuth2.0 Refresh Token` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | Unique identifier of the Zendesk OAuth client. |\n| client_secret | yes | yes | Secret of the Zendesk OAuth client. |\n| refresh_token | yes | yes | Refresh token from the authorization code exchange (Zendesk replaces it on every refresh). |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Zendesk subdomain: acme for acme.zendesk.com |\n",
       "blocks": [
         {
           "type": "heading",
@@ -230,6 +230,54 @@ export const skillDocs: SkillDocs = {
               "yes",
               "yes",
               "Zendesk OAuth access token."
+            ]
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "OAuth2.0 Refresh Token",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "A Zendesk OAuth client (Admin Center > Apps and integrations > APIs > OAuth clients) authorized by an agent or admin with the read scope. The access token is renewed at https://{subdomain}.zendesk.com/oauth/tokens (JSON body with grant_type refresh_token, client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\". Zendesk replaces the refresh token on every refresh: persist the new one (onTokenRefresh)."
+        },
+        {
+          "type": "paragraph",
+          "text": "Set `option_title` to `OAuth2.0 Refresh Token` in `credentials` to choose this option."
+        },
+        {
+          "type": "table",
+          "headers": [
+            "Field",
+            "Required",
+            "Secret",
+            "Description"
+          ],
+          "rows": [
+            [
+              "client_id",
+              "yes",
+              "no",
+              "Unique identifier of the Zendesk OAuth client."
+            ],
+            [
+              "client_secret",
+              "yes",
+              "yes",
+              "Secret of the Zendesk OAuth client."
+            ],
+            [
+              "refresh_token",
+              "yes",
+              "yes",
+              "Refresh token from the authorization code exchange (Zendesk replaces it on every refresh)."
+            ],
+            [
+              "access_token",
+              "no",
+              "yes",
+              "Current access token, if known (refreshed when missing or rejected)."
             ]
           ]
         },
