@@ -344,6 +344,23 @@ export interface AuthorizationCode {
    * query for vendors that document the exchange's parameters in the query string of an empty POST.
    */
   body_format?: 'form' | 'json' | 'query';
+  /**
+   * A read made with the new access token right after the exchange, for credential values that neither
+   * the token answer nor the redirect carry (Jira's cloud id): GET url (an https URL or a template of
+   * config values) with "Authorization: Bearer <access_token>"; the answer is a JSON array, and the
+   * first item whose fields equal every rendered match template fills the credential fields named in
+   * fields (credential field -> item field, a string value). No matching item fails the connection.
+   */
+  lookup?: {
+    url: string;
+    /**
+     * Item field -> template of config values the item's value must equal.
+     * @default {}
+     */
+    match?: Record<string, string>;
+    /** Credential field -> item field whose string value fills it. */
+    fields: Record<string, string>;
+  };
   /** The vendor's page describing this flow. */
   docs: string;
 }

@@ -169,12 +169,22 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         report([...at, 'authorization_code', 'authorization_url'], 'authorization-fields', 'authorization_url may use only {{config.X}}: no credential exists before consent');
       }
       const filled = [
-        ...Object.keys(flow.from_callback ?? {}).map((field) => ({ field, key: 'from_callback' })),
-        ...Object.keys(flow.from_token ?? {}).map((field) => ({ field, key: 'from_token' })),
+        ...Object.keys(flow.from_callback ?? {}).map((field) => ({ field, key: ['from_callback'] })),
+        ...Object.keys(flow.from_token ?? {}).map((field) => ({ field, key: ['from_token'] })),
+        ...Object.keys(flow.lookup?.fields ?? {}).map((field) => ({ field, key: ['lookup', 'fields'] })),
       ];
       for (const { field, key } of filled) {
         if (!option.fields[field] || ['client_id', 'client_secret', 'refresh_token', 'access_token'].includes(field)) {
-          report([...at, 'authorization_code', key, field], 'authorization-fields', `${key} may only fill a declared field of the option other than client_id, client_secret, refresh_token and access_token`);
+          report([...at, 'authorization_code', ...key, field], 'authorization-fields', `${key.join('.')} may only fill a declared field of the option other than client_id, client_secret, refresh_token and access_token`);
+        }
+      }
+      if (flow.lookup !== undefined) {
+        const templates: Array<[string[], string]> = [[['url'], flow.lookup.url], ...Object.entries(flow.lookup.match ?? {}).map(([name, template]): [string[], string] => [['match', name], template])];
+        for (const [segments, template] of templates) {
+          checkTemplate(template, [...at, 'authorization_code', 'lookup', ...segments], own, new Set());
+          if (templateReferences(template).some((ref) => ref.source === 'credentials')) {
+            report([...at, 'authorization_code', 'lookup', ...segments], 'authorization-fields', 'a lookup may use only {{config.X}} templates: the credentials are being made');
+          }
         }
       }
       for (const [field, source] of Object.entries(flow.from_callback ?? {})) {

@@ -258,6 +258,57 @@ function consentCredentials(
   return credentials;
 }
 
+type Lookup = NonNullable<ConsentOption['authorizationCode']['lookup']>;
+
+/**
+ * The manifest's lookup: one GET with the new access token (Jira's accessible-resources) whose answer
+ * names values the credentials need (the cloud id of the site the settings point at).
+ */
+async function lookupCredentials(
+  ctx: ServiceContext,
+  definition: ConnectorDefinition,
+  lookup: Lookup,
+  token: Record<string, unknown>,
+  settings: Record<string, string>,
+): Promise<Record<string, string>> {
+  const context = { credentials: {}, config: checkReplicationConfig(definition, settings), token: {} };
+  const url = withOrigin(renderTemplate(lookup.url, context), ctx.config.oauthServerUrls?.[definition.connectorType]);
+  const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
+  let response;
+  try {
+    response = await sendRequest({ method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` } }, http, true);
+  } catch {
+    throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
+  }
+  let items: unknown;
+  try {
+    items = JSON.parse(response.text);
+  } catch {
+    items = undefined;
+  }
+  if (response.status < 200 || response.status >= 300 || !Array.isArray(items)) {
+    throw new ConsentError(`${definition.displayName} refused to finish the sign-in: HTTP ${response.status}. Start again from the connect page.`, 'token_exchange_failed');
+  }
+  const expected = Object.entries(lookup.match).map(([field, template]) => [field, renderTemplate(template, context)] as const);
+  const item = items.find(
+    (candidate): candidate is Record<string, unknown> =>
+      candidate !== null && typeof candidate === 'object' && expected.every(([field, value]) => (candidate as Record<string, unknown>)[field] === value),
+  );
+  const values: Record<string, string> = {};
+  for (const [credential, field] of Object.entries(lookup.fields)) {
+    const value = item?.[field];
+    if (typeof value === 'string' && value !== '') values[credential] = value;
+  }
+  if (Object.keys(values).length !== Object.keys(lookup.fields).length) {
+    const wanted = expected.map(([, value]) => value).join(', ');
+    throw new ConsentError(
+      `${definition.displayName} granted access, but not to ${wanted || 'the account the settings name'}: sign in with an account that can reach it, or correct the settings.`,
+      'resource_not_granted',
+    );
+  }
+  return values;
+}
+
 /** Handles the redirect back from the vendor: spends the state, exchanges the code, creates the connector. */
 export async function completeConsent(ctx: ServiceContext, query: Record<string, string>): Promise<ConsentResult> {
   if (!query.state) throw new ConsentError('The sign-in answer has no state. Start again from the connect page.', 'invalid_state');
@@ -287,6 +338,9 @@ export async function completeConsent(ctx: ServiceContext, query: Record<string,
   for (const [field, source] of Object.entries(option.authorizationCode.fromCallback)) {
     const value = callbackValue(query, source);
     if (value !== undefined) credentials[field] = value;
+  }
+  if (option.authorizationCode.lookup !== undefined) {
+    Object.assign(credentials, await lookupCredentials(ctx, definition, option.authorizationCode.lookup, token, settings));
   }
   const workspace = await ctx.store.db
     .selectFrom('workspaces')

@@ -199,6 +199,7 @@ describe('manifest validation: auth options', () => {
       pkce: true
       from_callback: { account: { param: scope, pattern: '^acme:(' }, refresh_token: { param: code } }
       from_token: { region: region }
+      lookup: { url: "https://acme.example/me?u={{credentials.account}}", match: { host: "{{credentials.account}}" }, fields: { client_id: id } }
       docs: https://acme.example/docs/oauth
     fields:
       client_id: { description: Client id, secret: false }
@@ -214,12 +215,16 @@ describe('manifest validation: auth options', () => {
         'auth.1.authorization_code.from_callback.account.pattern authorization-fields',
         'auth.1.authorization_code.from_callback.refresh_token authorization-fields',
         'auth.1.authorization_code.from_token.region authorization-fields',
+        'auth.1.authorization_code.lookup.fields.client_id authorization-fields',
+        'auth.1.authorization_code.lookup.url authorization-fields',
+        'auth.1.authorization_code.lookup.match.host authorization-fields',
       ]),
     );
     const fixed = yaml
       .replace('?hint={{credentials.account}}', '')
       .replace("pattern: '^acme:(' }, refresh_token: { param: code } }", () => "pattern: '^acme:([0-9]+)$' } }")
-      .replace('      from_token: { region: region }\n', '');
+      .replace('      from_token: { region: region }\n', '')
+      .replace('u={{credentials.account}}", match: { host: "{{credentials.account}}" }, fields: { client_id: id }', 'u=1", match: { host: "{{config.subdomain}}.acme.example" }, fields: { account: id }');
     expect(diagnose(fixed)).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
  * the workspace's regional host) and Zendesk Talk (the subdomain in the consent and token URLs, a JSON
  * token request with PKCE, and refresh with the stored tokens). The vendors are mocked with nock on
  * their real hosts, so every URL is asserted as the vendor receives it; the browser's trip to the vendor
- * is the callback request the vendor would redirect to.
+ * is the callback request the vendor would redirect to. Jira shows the manifest's lookup: the site's cloud id
+ * read from accessible-resources with the new token.
  */
 import { createHash } from 'node:crypto';
 import nock from 'nock';
@@ -46,7 +47,7 @@ describe('OAuth consent: a non-expiring bearer token (Intercom) and a subdomain 
     await service?.close();
   });
 
-  async function template(connectorType: 'intercom' | 'zendesk-talk', config: Record<string, string>): Promise<string> {
+  async function template(connectorType: 'intercom' | 'zendesk-talk' | 'jira', config: Record<string, string>): Promise<string> {
     expect((await tenant.api.put('/api/v1/oauth/credentials', { connector_type: connectorType, configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } })).status).toBe(200);
     const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', {
       actor_definition_id: connectorModules[connectorType]!.definition.definitionId,
@@ -140,6 +141,61 @@ describe('OAuth consent: a non-expiring bearer token (Intercom) and a subdomain 
     expect(exchange.isDone()).toBe(true);
     const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', attribute(html, 'data-connector-id') as string).executeTakeFirstOrThrow();
     expect(openCredentials(service.keyring, row.id, row)).toEqual({ access_token: '4753994_cu-oauth-token' });
+  });
+
+  it('fills Jira\'s cloud id from accessible-resources (the manifest\'s lookup), matched on the configured site', async () => {
+    const cloudId = '11223344-a1b2-3b33-c444-def123456789';
+    const templateId = await template('jira', { subdomain: 'acme' });
+    const consentUrl = await start(templateId, 'OAuth2.0');
+    expect(`${consentUrl.origin}${consentUrl.pathname}`).toBe('https://auth.atlassian.com/authorize');
+    const params = Object.fromEntries(consentUrl.searchParams);
+    expect(params).toEqual({
+      response_type: 'code',
+      client_id: CLIENT_ID,
+      redirect_uri: `${service.url}/connect/oauth/callback`,
+      state: params.state,
+      scope: 'read:jira-work read:jira-user write:jira-work offline_access',
+      audience: 'api.atlassian.com',
+      prompt: 'consent',
+    });
+
+    const exchange = nock('https://auth.atlassian.com')
+      .post('/oauth/token', { grant_type: 'authorization_code', code: 'jira-code-1', redirect_uri: `${service.url}/connect/oauth/callback`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET })
+      .matchHeader('content-type', 'application/json')
+      .reply(200, { access_token: 'atl-access-1', refresh_token: 'atl-refresh-1', expires_in: 3600, scope: 'read:jira-work read:jira-user write:jira-work offline_access', token_type: 'Bearer' });
+    const resources = nock('https://api.atlassian.com')
+      .get('/oauth/token/accessible-resources')
+      .matchHeader('authorization', 'Bearer atl-access-1')
+      .reply(200, [
+        { id: '99999999-0000-4000-8000-000000000000', url: 'https://other.atlassian.net', name: 'other', scopes: ['read:jira-work'] },
+        { id: cloudId, url: 'https://acme.atlassian.net', name: 'acme', scopes: ['read:jira-work', 'read:jira-user', 'write:jira-work'] },
+      ]);
+    const check = nock('https://api.atlassian.com')
+      .get(`/ex/jira/${cloudId}/rest/api/3/users/search`)
+      .query({ maxResults: '1' })
+      .matchHeader('authorization', 'Bearer atl-access-1')
+      .reply(200, [{ accountId: '5b10a2844c20165700ede21g', displayName: 'Ana Lima', active: true }]);
+
+    const done = await fetch(`${service.url}/connect/oauth/callback?code=jira-code-1&state=${encodeURIComponent(params.state as string)}`);
+    const html = await done.text();
+    expect(done.status, html).toBe(200);
+    expect(exchange.isDone() && resources.isDone() && check.isDone()).toBe(true);
+    const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', attribute(html, 'data-connector-id') as string).executeTakeFirstOrThrow();
+    expect(openCredentials(service.keyring, row.id, row)).toEqual({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: 'atl-refresh-1', access_token: 'atl-access-1', cloud_id: cloudId });
+  });
+
+  it('refuses a Jira consent whose token cannot reach the configured site, creating nothing', async () => {
+    const templateId = await template('jira', { subdomain: 'acme' });
+    const before = (await service.store.db.selectFrom('connectors').select('id').execute()).length;
+    const state = (await start(templateId, 'OAuth2.0')).searchParams.get('state') as string;
+    nock('https://auth.atlassian.com').post('/oauth/token').reply(200, { access_token: 'atl-access-9', refresh_token: 'atl-refresh-9', expires_in: 3600 });
+    nock('https://api.atlassian.com').get('/oauth/token/accessible-resources').reply(200, [{ id: '99999999-0000-4000-8000-000000000000', url: 'https://other.atlassian.net', name: 'other' }]);
+    const refused = await fetch(`${service.url}/connect/oauth/callback?code=c&state=${encodeURIComponent(state)}`);
+    expect(refused.status).toBe(400);
+    const text = await refused.text();
+    expect(text).toContain('granted access, but not to https://acme.atlassian.net');
+    expect(text).not.toContain('atl-access-9');
+    expect((await service.store.db.selectFrom('connectors').select('id').execute()).length).toBe(before);
   });
 
   it('runs Zendesk Talk\'s flow on the account\'s subdomain: consent URL, JSON exchange with PKCE, check, then refresh', async () => {

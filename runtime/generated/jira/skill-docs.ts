@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "jira",
   "title": "Jira connector",
   "summary": "Jira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).",
-  "version": "d98e5ec7e2c0",
+  "version": "87724085db3b",
   "tags": [
     "jira",
     "issue tracking (project/issue)"
@@ -133,8 +133,8 @@ export const skillDocs: SkillDocs = {
     {
       "id": "authentication",
       "title": "Authentication",
-      "summary": "Credential options: API Token",
-      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with the email of an Atlassian account and an API token created at id.atlassian.com (Account settings > Security > API tokens). Requests run with that account's Jira permissions.\n\nSet `option_title` to `API Token` in `credentials` to choose this option (also accepted: `Jira API Token Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email (or username) | yes | no | Email address of the Atlassian account that owns the API token. |\n| api_token (or password) | yes | yes | Atlassian API token of that account. |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Atlassian site name: acme for acme.atlassian.net |\n",
+      "summary": "Credential options: API Token, OAuth2.0",
+      "markdown": "# Authentication\n\n## API Token\n\nHTTP basic auth with the email of an Atlassian account and an API token created at id.atlassian.com (Account settings > Security > API tokens). Requests run with that account's Jira permissions.\n\nSet `option_title` to `API Token` in `credentials` to choose this option (also accepted: `Jira API Token Authentication`; titles match ignoring case, spaces and punctuation).\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| email (or username) | yes | no | Email address of the Atlassian account that owns the API token. |\n| api_token (or password) | yes | yes | Atlassian API token of that account. |\n\n## OAuth2.0\n\nAn Atlassian OAuth 2.0 (3LO) app (developer console, with the Jira API's read:jira-work, read:jira-user and write:jira-work scopes and offline_access) authorized by a user of the site. Requests go through Atlassian's API gateway, https://api.atlassian.com/ex/jira/{cloud_id}, with \"Authorization: Bearer <access_token>\"; the access token (1 hour) is renewed at https://auth.atlassian.com/oauth/token (JSON body). Atlassian rotates the refresh token on every refresh: persist the new one (onTokenRefresh).\n\nSet `option_title` to `OAuth2.0` in `credentials` to choose this option.\n\n| Field | Required | Secret | Description |\n| --- | --- | --- | --- |\n| client_id | yes | no | Client ID of the Atlassian OAuth 2.0 (3LO) app. |\n| client_secret | yes | yes | Secret of the Atlassian OAuth 2.0 (3LO) app. |\n| refresh_token | yes | yes | Refresh token from the authorization code exchange (rotating: Atlassian replaces it on every refresh). |\n| access_token | no | yes | Current access token, if known (refreshed when missing or rejected). |\n| cloud_id | yes | no | Cloud id of the Jira site (GET https://api.atlassian.com/oauth/token/accessible-resources lists the sites a token may reach). |\n\n## Configuration\n\n| Setting | Required | Allowed values | Description |\n| --- | --- | --- | --- |\n| subdomain | yes | ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$ | Your Atlassian site name: acme for acme.atlassian.net |\n",
       "blocks": [
         {
           "type": "heading",
@@ -174,6 +174,60 @@ export const skillDocs: SkillDocs = {
               "yes",
               "yes",
               "Atlassian API token of that account."
+            ]
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "OAuth2.0",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "An Atlassian OAuth 2.0 (3LO) app (developer console, with the Jira API's read:jira-work, read:jira-user and write:jira-work scopes and offline_access) authorized by a user of the site. Requests go through Atlassian's API gateway, https://api.atlassian.com/ex/jira/{cloud_id}, with \"Authorization: Bearer <access_token>\"; the access token (1 hour) is renewed at https://auth.atlassian.com/oauth/token (JSON body). Atlassian rotates the refresh token on every refresh: persist the new one (onTokenRefresh)."
+        },
+        {
+          "type": "paragraph",
+          "text": "Set `option_title` to `OAuth2.0` in `credentials` to choose this option."
+        },
+        {
+          "type": "table",
+          "headers": [
+            "Field",
+            "Required",
+            "Secret",
+            "Description"
+          ],
+          "rows": [
+            [
+              "client_id",
+              "yes",
+              "no",
+              "Client ID of the Atlassian OAuth 2.0 (3LO) app."
+            ],
+            [
+              "client_secret",
+              "yes",
+              "yes",
+              "Secret of the Atlassian OAuth 2.0 (3LO) app."
+            ],
+            [
+              "refresh_token",
+              "yes",
+              "yes",
+              "Refresh token from the authorization code exchange (rotating: Atlassian replaces it on every refresh)."
+            ],
+            [
+              "access_token",
+              "no",
+              "yes",
+              "Current access token, if known (refreshed when missing or rejected)."
+            ],
+            [
+              "cloud_id",
+              "yes",
+              "no",
+              "Cloud id of the Jira site (GET https://api.atlassian.com/oauth/token/accessible-resources lists the sites a token may reach)."
             ]
           ]
         },
