@@ -251,7 +251,17 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "id",
+          "username",
+          "email",
+          "color",
+          "profilePicture",
+          "initials",
+          "week_start_day",
+          "global_font_support",
+          "timezone"
+        ],
         "semantic": []
       },
       "actions": {

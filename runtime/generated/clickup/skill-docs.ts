@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "clickup",
   "title": "ClickUp connector",
   "summary": "ClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.",
-  "version": "2afa578311bf",
+  "version": "9f5b05ea7451",
   "tags": [
     "clickup",
     "work management"

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "harvest",
   "title": "Harvest connector",
   "summary": "Harvest time tracking and invoicing (API v2): read users, clients and contacts, the company, projects, tasks and their assignments, time entries, invoices, estimates, expenses, their categories, roles, and the time reports by project and by task. Every request carries the Harvest-Account-Id header and a User-Agent, as Harvest requires.",
-  "version": "a5711efb6c74",
+  "version": "dbf367ba9c1a",
   "tags": [
     "harvest",
     "time tracking and invoicing"
@@ -854,7 +854,7 @@ export const skillDocs: SkillDocs = {
       "id": "company.get",
       "title": "company.get",
       "summary": "Retrieve the company of the authenticated user.",
-      "markdown": "# company.get\n\nRetrieve the company of the authenticated user.\n\n`GET /company` returns one company record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `base_uri` (string or null)\n- `full_domain` (string)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `week_start_day` (string or null)\n- `wants_timestamp_timers` (boolean or null)\n- `time_format` (string or null)\n- `date_format` (string or null)\n- `plan_type` (string or null)\n- `clock` (string or null)\n- `currency_code_display` (string or null)\n- `currency_symbol_display` (string or null)\n- `decimal_symbol` (string or null)\n- `thousands_separator` (string or null)\n- `color_scheme` (string or null)\n- `weekly_capacity` (integer or null)\n- `expense_feature` (boolean or null)\n- `invoice_feature` (boolean or null)\n- `estimate_feature` (boolean or null)\n- `approval_feature` (boolean or null)\n- `team_feature` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"company\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# company.get\n\nRetrieve the company of the authenticated user.\n\n`GET /company` returns one company record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `currency` (string or null)\n- `base_uri` (string or null)\n- `full_domain` (string)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `week_start_day` (string or null)\n- `wants_timestamp_timers` (boolean or null)\n- `time_format` (string or null)\n- `date_format` (string or null)\n- `plan_type` (string or null)\n- `clock` (string or null)\n- `currency_code_display` (string or null)\n- `currency_symbol_display` (string or null)\n- `decimal_symbol` (string or null)\n- `thousands_separator` (string or null)\n- `color_scheme` (string or null)\n- `weekly_capacity` (integer or null)\n- `expense_feature` (boolean or null)\n- `invoice_feature` (boolean or null)\n- `estimate_feature` (boolean or null)\n- `approval_feature` (boolean or null)\n- `team_feature` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"company\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -886,6 +886,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
+            "`currency` (string or null)",
             "`base_uri` (string or null)",
             "`full_domain` (string)",
             "`name` (string or null)",

@@ -1256,6 +1256,12 @@ export const definition: ConnectorDefinition = {
         "singleton": false,
         "idField": "total_calls_accepted",
         "fields": {
+          "current_timestamp": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
           "total_calls_accepted": {
             "type": "integer"
           },
@@ -1388,7 +1394,31 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "average_accepted_transfers",
+          "average_available_time",
+          "average_away_time",
+          "average_calls_accepted",
+          "average_calls_denied",
+          "average_calls_missed",
+          "average_calls_put_on_hold",
+          "average_hold_time",
+          "average_online_time",
+          "average_started_transfers",
+          "average_talk_time",
+          "average_transfers_only_time",
+          "average_wrap_up_time",
+          "current_timestamp",
+          "total_accepted_transfers",
+          "total_calls_accepted",
+          "total_calls_denied",
+          "total_calls_missed",
+          "total_calls_put_on_hold",
+          "total_hold_time",
+          "total_started_transfers",
+          "total_talk_time",
+          "total_wrap_up_time"
+        ],
         "semantic": []
       },
       "actions": {
@@ -1414,6 +1444,12 @@ export const definition: ConnectorDefinition = {
         "singleton": false,
         "idField": "total_calls",
         "fields": {
+          "current_timestamp": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
           "total_calls": {
             "type": "integer"
           },
@@ -1546,7 +1582,31 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "average_call_duration",
+          "average_callback_wait_time",
+          "average_hold_time",
+          "average_queue_wait_time",
+          "average_time_to_answer",
+          "average_wrap_up_time",
+          "current_timestamp",
+          "max_calls_waiting",
+          "max_queue_wait_time",
+          "total_call_duration",
+          "total_callback_calls",
+          "total_calls",
+          "total_calls_abandoned_in_queue",
+          "total_calls_outside_business_hours",
+          "total_calls_with_exceeded_queue_wait_time",
+          "total_calls_with_requested_voicemail",
+          "total_embeddable_callback_calls",
+          "total_hold_time",
+          "total_inbound_calls",
+          "total_outbound_calls",
+          "total_textback_requests",
+          "total_voicemails",
+          "total_wrap_up_time"
+        ],
         "semantic": []
       },
       "actions": {
@@ -1572,6 +1632,12 @@ export const definition: ConnectorDefinition = {
         "singleton": false,
         "idField": "agents_online",
         "fields": {
+          "current_timestamp": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
           "agents_online": {
             "type": "integer"
           },
@@ -1614,7 +1680,16 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "agents_online",
+          "average_wait_time",
+          "callbacks_waiting",
+          "calls_waiting",
+          "current_timestamp",
+          "embeddable_callbacks_waiting",
+          "longest_wait_time",
+          "ai_agent_calls"
+        ],
         "semantic": []
       },
       "actions": {

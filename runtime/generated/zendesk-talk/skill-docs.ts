@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "zendesk-talk",
   "title": "Zendesk Talk connector",
   "summary": "Zendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.",
-  "version": "8db6d4a2e2b5",
+  "version": "43fd0d19135f",
   "tags": [
     "zendesk-talk",
     "phone support"
@@ -1308,7 +1308,7 @@ export const skillDocs: SkillDocs = {
       "id": "agents_overview.get",
       "title": "agents_overview.get",
       "summary": "Show today's agents overview (GET /api/v2/channels/voice/stats/agents_overview); the object is under agents_overview.",
-      "markdown": "# agents_overview.get\n\nShow today's agents overview (GET /api/v2/channels/voice/stats/agents_overview); the object is under agents_overview.\n\n`GET /stats/agents_overview` returns one agents_overview record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `total_calls_accepted` (integer)\n- `total_calls_denied` (integer or null)\n- `total_calls_missed` (integer or null)\n- `total_calls_put_on_hold` (integer or null)\n- `total_accepted_transfers` (integer or null)\n- `total_started_transfers` (integer or null)\n- `total_talk_time` (integer or null)\n- `total_hold_time` (integer or null)\n- `total_wrap_up_time` (integer or null)\n- `average_calls_accepted` (integer or null)\n- `average_calls_denied` (integer or null)\n- `average_calls_missed` (integer or null)\n- `average_calls_put_on_hold` (integer or null)\n- `average_accepted_transfers` (integer or null)\n- `average_started_transfers` (integer or null)\n- `average_available_time` (integer or null)\n- `average_away_time` (integer or null)\n- `average_online_time` (integer or null)\n- `average_transfers_only_time` (integer or null)\n- `average_talk_time` (integer or null)\n- `average_hold_time` (integer or null)\n- `average_wrap_up_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"agents_overview\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# agents_overview.get\n\nShow today's agents overview (GET /api/v2/channels/voice/stats/agents_overview); the object is under agents_overview.\n\n`GET /stats/agents_overview` returns one agents_overview record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `current_timestamp` (string or null)\n- `total_calls_accepted` (integer)\n- `total_calls_denied` (integer or null)\n- `total_calls_missed` (integer or null)\n- `total_calls_put_on_hold` (integer or null)\n- `total_accepted_transfers` (integer or null)\n- `total_started_transfers` (integer or null)\n- `total_talk_time` (integer or null)\n- `total_hold_time` (integer or null)\n- `total_wrap_up_time` (integer or null)\n- `average_calls_accepted` (integer or null)\n- `average_calls_denied` (integer or null)\n- `average_calls_missed` (integer or null)\n- `average_calls_put_on_hold` (integer or null)\n- `average_accepted_transfers` (integer or null)\n- `average_started_transfers` (integer or null)\n- `average_available_time` (integer or null)\n- `average_away_time` (integer or null)\n- `average_online_time` (integer or null)\n- `average_transfers_only_time` (integer or null)\n- `average_talk_time` (integer or null)\n- `average_hold_time` (integer or null)\n- `average_wrap_up_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"agents_overview\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1340,6 +1340,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
+            "`current_timestamp` (string or null)",
             "`total_calls_accepted` (integer)",
             "`total_calls_denied` (integer or null)",
             "`total_calls_missed` (integer or null)",
@@ -1380,7 +1381,7 @@ export const skillDocs: SkillDocs = {
       "id": "account_overview.get",
       "title": "account_overview.get",
       "summary": "Show today's account overview (GET /api/v2/channels/voice/stats/account_overview); the object is under account_overview.",
-      "markdown": "# account_overview.get\n\nShow today's account overview (GET /api/v2/channels/voice/stats/account_overview); the object is under account_overview.\n\n`GET /stats/account_overview` returns one account_overview record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `total_calls` (integer)\n- `total_inbound_calls` (integer or null)\n- `total_outbound_calls` (integer or null)\n- `total_call_duration` (integer or null)\n- `total_voicemails` (integer or null)\n- `total_wrap_up_time` (integer or null)\n- `total_hold_time` (integer or null)\n- `total_callback_calls` (integer or null)\n- `total_embeddable_callback_calls` (integer or null)\n- `total_textback_requests` (integer or null)\n- `total_calls_abandoned_in_queue` (integer or null)\n- `total_calls_outside_business_hours` (integer or null)\n- `total_calls_with_exceeded_queue_wait_time` (integer or null)\n- `total_calls_with_requested_voicemail` (integer or null)\n- `average_call_duration` (integer or null)\n- `average_queue_wait_time` (integer or null)\n- `average_wrap_up_time` (integer or null)\n- `average_hold_time` (integer or null)\n- `average_callback_wait_time` (integer or null)\n- `average_time_to_answer` (integer or null)\n- `max_calls_waiting` (integer or null)\n- `max_queue_wait_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"account_overview\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# account_overview.get\n\nShow today's account overview (GET /api/v2/channels/voice/stats/account_overview); the object is under account_overview.\n\n`GET /stats/account_overview` returns one account_overview record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `current_timestamp` (string or null)\n- `total_calls` (integer)\n- `total_inbound_calls` (integer or null)\n- `total_outbound_calls` (integer or null)\n- `total_call_duration` (integer or null)\n- `total_voicemails` (integer or null)\n- `total_wrap_up_time` (integer or null)\n- `total_hold_time` (integer or null)\n- `total_callback_calls` (integer or null)\n- `total_embeddable_callback_calls` (integer or null)\n- `total_textback_requests` (integer or null)\n- `total_calls_abandoned_in_queue` (integer or null)\n- `total_calls_outside_business_hours` (integer or null)\n- `total_calls_with_exceeded_queue_wait_time` (integer or null)\n- `total_calls_with_requested_voicemail` (integer or null)\n- `average_call_duration` (integer or null)\n- `average_queue_wait_time` (integer or null)\n- `average_wrap_up_time` (integer or null)\n- `average_hold_time` (integer or null)\n- `average_callback_wait_time` (integer or null)\n- `average_time_to_answer` (integer or null)\n- `max_calls_waiting` (integer or null)\n- `max_queue_wait_time` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"account_overview\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1412,6 +1413,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
+            "`current_timestamp` (string or null)",
             "`total_calls` (integer)",
             "`total_inbound_calls` (integer or null)",
             "`total_outbound_calls` (integer or null)",
@@ -1452,7 +1454,7 @@ export const skillDocs: SkillDocs = {
       "id": "current_queue_activity.get",
       "title": "current_queue_activity.get",
       "summary": "Show the current queue activity (GET /api/v2/channels/voice/stats/current_queue_activity); the object is under current_queue_activity.",
-      "markdown": "# current_queue_activity.get\n\nShow the current queue activity (GET /api/v2/channels/voice/stats/current_queue_activity); the object is under current_queue_activity.\n\n`GET /stats/current_queue_activity` returns one current_queue_activity record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `agents_online` (integer)\n- `calls_waiting` (integer or null)\n- `callbacks_waiting` (integer or null)\n- `embeddable_callbacks_waiting` (integer or null)\n- `average_wait_time` (integer or null)\n- `longest_wait_time` (integer or null)\n- `ai_agent_calls` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"current_queue_activity\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# current_queue_activity.get\n\nShow the current queue activity (GET /api/v2/channels/voice/stats/current_queue_activity); the object is under current_queue_activity.\n\n`GET /stats/current_queue_activity` returns one current_queue_activity record.\n\n## Parameters\n\nThis action takes no parameters.\n\n## Record fields\n\n- `current_timestamp` (string or null)\n- `agents_online` (integer)\n- `calls_waiting` (integer or null)\n- `callbacks_waiting` (integer or null)\n- `embeddable_callbacks_waiting` (integer or null)\n- `average_wait_time` (integer or null)\n- `longest_wait_time` (integer or null)\n- `ai_agent_calls` (integer or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"current_queue_activity\",\n  \"action\": \"get\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1484,6 +1486,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "list",
           "items": [
+            "`current_timestamp` (string or null)",
             "`agents_online` (integer)",
             "`calls_waiting` (integer or null)",
             "`callbacks_waiting` (integer or null)",
