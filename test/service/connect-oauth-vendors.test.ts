@@ -1,5 +1,5 @@
 /**
- * The connect page's OAuth consent for vendors whose manifest flow differs from Salesforce's: Intercom
+ * The connect page's OAuth consent for vendors whose manifest flow differs from Salesforce's: Intercom and ClickUp
  * (a token that never expires and no refresh token: the flow fills a plain bearer option, exchanged at
  * the workspace's regional host) and Zendesk Talk (the subdomain in the consent and token URLs, a JSON
  * token request with PKCE, and refresh with the stored tokens). The vendors are mocked with nock on
@@ -26,7 +26,7 @@ function attribute(html: string, name: string): string | undefined {
   return new RegExp(`${name}="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
 }
 
-describe('OAuth consent: a non-expiring bearer token (Intercom) and a subdomain flow (Zendesk Talk)', () => {
+describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom, ClickUp), a lookup (Jira), a subdomain flow (Zendesk Talk)', () => {
   let service: TestService;
   let tenant: Tenant;
   let widgetToken: string;
