@@ -55,6 +55,8 @@ export const SERVICE_ERRORS = {
   consent_refused: { status: 400, meaning: 'The vendor did not grant access (the end user denied it, or no code came back).' },
   token_exchange_failed: { status: 400, meaning: 'The vendor could not be reached or refused to exchange the authorization code.' },
   no_refresh_token: { status: 400, meaning: 'The vendor granted access without a refresh token, so the connection could not be kept.' },
+  resource_not_granted: { status: 400, meaning: 'The vendor granted access, but not to the account or site the settings name (e.g. the Jira site), so the connection could not be made.' },
+  no_access_token: { status: 400, meaning: 'The vendor granted access without an access token, so the connection could not be made.' },
   workspace_gone: { status: 400, meaning: 'The workspace a connect link was made for no longer exists.' },
 } as const satisfies Record<string, ErrorSpec>;
 

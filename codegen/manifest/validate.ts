@@ -143,28 +143,56 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       if (option.fields.access_token && option.fields.access_token.required !== false) {
         report([...at, 'fields', 'access_token'], 'oauth-fields', 'access_token must be optional (required: false) in an oauth2_refresh option');
       }
-      const flow = option.authorization_code;
-      if (flow !== undefined) {
-        checkTemplate(flow.authorization_url, [...at, 'authorization_code', 'authorization_url'], own, new Set());
-        if (templateReferences(flow.authorization_url).some((ref) => ref.source === 'credentials')) {
-          report([...at, 'authorization_code', 'authorization_url'], 'authorization-fields', 'authorization_url may use only {{config.X}}: no credential exists before consent');
+    }
+    const flow = option.authorization_code;
+    if (flow !== undefined) {
+      const flowAt = [...at, 'authorization_code'];
+      if (option.type === 'oauth2_refresh') {
+        for (const key of ['token_url', 'client_auth', 'body_format'] as const) {
+          if (flow[key] !== undefined) report([...flowAt, key], 'authorization-fields', `${key} belongs to the oauth2_refresh option itself: its code exchange goes where its refresh requests go`);
         }
-        const filled = [
-          ...Object.keys(flow.from_callback ?? {}).map((field) => ({ field, key: 'from_callback' })),
-          ...Object.keys(flow.from_token ?? {}).map((field) => ({ field, key: 'from_token' })),
-        ];
-        for (const { field, key } of filled) {
-          if (!option.fields[field] || ['client_id', 'client_secret', 'refresh_token', 'access_token'].includes(field)) {
-            report([...at, 'authorization_code', key, field], 'authorization-fields', `${key} may only fill a declared field of the option other than client_id, client_secret, refresh_token and access_token`);
+      } else {
+        if (flow.token_url === undefined) {
+          report(flowAt, 'authorization-fields', 'an authorization_code on an option that is not oauth2_refresh needs token_url (where the code is exchanged)');
+        } else {
+          checkTemplate(flow.token_url, [...flowAt, 'token_url'], own, new Set());
+          if (templateReferences(flow.token_url).some((ref) => ref.source === 'credentials')) {
+            report([...flowAt, 'token_url'], 'authorization-fields', 'token_url may use only {{config.X}}: the code is exchanged before any credential exists');
           }
         }
-        for (const [field, source] of Object.entries(flow.from_callback ?? {})) {
-          if (source.pattern === undefined) continue;
-          try {
-            new RegExp(source.pattern);
-          } catch {
-            report([...at, 'authorization_code', 'from_callback', field, 'pattern'], 'authorization-fields', 'pattern is not a valid regular expression');
+        if (!option.fields.access_token) {
+          report([...at, 'fields'], 'authorization-fields', 'an option that is not oauth2_refresh and declares authorization_code needs the field "access_token" (the token the exchange returns)');
+        }
+      }
+      checkTemplate(flow.authorization_url, [...at, 'authorization_code', 'authorization_url'], own, new Set());
+      if (templateReferences(flow.authorization_url).some((ref) => ref.source === 'credentials')) {
+        report([...at, 'authorization_code', 'authorization_url'], 'authorization-fields', 'authorization_url may use only {{config.X}}: no credential exists before consent');
+      }
+      const filled = [
+        ...Object.keys(flow.from_callback ?? {}).map((field) => ({ field, key: ['from_callback'] })),
+        ...Object.keys(flow.from_token ?? {}).map((field) => ({ field, key: ['from_token'] })),
+        ...Object.keys(flow.lookup?.fields ?? {}).map((field) => ({ field, key: ['lookup', 'fields'] })),
+      ];
+      for (const { field, key } of filled) {
+        if (!option.fields[field] || ['client_id', 'client_secret', 'refresh_token', 'access_token'].includes(field)) {
+          report([...at, 'authorization_code', ...key, field], 'authorization-fields', `${key.join('.')} may only fill a declared field of the option other than client_id, client_secret, refresh_token and access_token`);
+        }
+      }
+      if (flow.lookup !== undefined) {
+        const templates: Array<[string[], string]> = [[['url'], flow.lookup.url], ...Object.entries(flow.lookup.match ?? {}).map(([name, template]): [string[], string] => [['match', name], template])];
+        for (const [segments, template] of templates) {
+          checkTemplate(template, [...at, 'authorization_code', 'lookup', ...segments], own, new Set());
+          if (templateReferences(template).some((ref) => ref.source === 'credentials')) {
+            report([...at, 'authorization_code', 'lookup', ...segments], 'authorization-fields', 'a lookup may use only {{config.X}} templates: the credentials are being made');
           }
+        }
+      }
+      for (const [field, source] of Object.entries(flow.from_callback ?? {})) {
+        if (source.pattern === undefined) continue;
+        try {
+          new RegExp(source.pattern);
+        } catch {
+          report([...at, 'authorization_code', 'from_callback', field, 'pattern'], 'authorization-fields', 'pattern is not a valid regular expression');
         }
       }
     }

@@ -196,6 +196,15 @@ export interface AuthCommon {
    * checked against base_url_host_pattern.
    */
   baseUrl?: string;
+  /**
+   * The vendor's OAuth 2.0 authorization-code flow (consent in the browser) that fills this option's
+   * credentials: the hosted connect page sends the end user to authorization_url and exchanges the
+   * returned code for tokens. In an oauth2_refresh option the exchange goes to the option's token_url
+   * (same client_auth, body_format and token_headers) and must return a refresh_token; in any other
+   * option (a token that does not expire, sent as is) the block names its own token_url and the exchange
+   * fills the option's access_token field.
+   */
+  authorizationCode?: AuthorizationCode;
 }
 
 /** Authorization: <scheme> <token>. scheme "" sends the token alone. */
@@ -270,12 +279,6 @@ export interface AuthOauth2Refresh extends AuthCommon {
    * @default []
    */
   keep: Array<string>;
-  /**
-   * The vendor's OAuth 2.0 authorization-code flow (consent in the browser) that obtains this option's
-   * refresh_token: the hosted connect page sends the end user to authorization_url and exchanges the
-   * returned code at the option's token_url (same client_auth, body_format and token_headers).
-   */
-  authorizationCode?: AuthorizationCode;
 }
 
 export interface AuthorizationCode {
@@ -318,6 +321,38 @@ export interface AuthorizationCode {
    * @default {}
    */
   fromToken: Record<string, string>;
+  /**
+   * Where the code is exchanged, for an option that is not oauth2_refresh (that one uses its own
+   * token_url); https:// or a template of config values ({{config.X}}).
+   */
+  tokenUrl?: string;
+  /**
+   * Where client_id/client_secret go in the code exchange of an option that is not oauth2_refresh: the
+   * request (body, the default) or an HTTP basic Authorization header.
+   */
+  clientAuth?: 'body' | 'basic';
+  /**
+   * Encoding of the code exchange of an option that is not oauth2_refresh: form (the default), json, or
+   * query for vendors that document the exchange's parameters in the query string of an empty POST.
+   */
+  bodyFormat?: 'form' | 'json' | 'query';
+  /**
+   * A read made with the new access token right after the exchange, for credential values that neither
+   * the token answer nor the redirect carry (Jira's cloud id): GET url (an https URL or a template of
+   * config values) with "Authorization: Bearer <access_token>"; the answer is a JSON array, and the
+   * first item whose fields equal every rendered match template fills the credential fields named in
+   * fields (credential field -> item field, a string value). No matching item fails the connection.
+   */
+  lookup?: {
+    url: string;
+    /**
+     * Item field -> template of config values the item's value must equal.
+     * @default {}
+     */
+    match: Record<string, string>;
+    /** Credential field -> item field whose string value fills it. */
+    fields: Record<string, string>;
+  };
   /** The vendor's page describing this flow. */
   docs: string;
 }

@@ -168,9 +168,12 @@ async function usableOptions(
   const usable: Array<{ option: AuthOption; form: OptionForm }> = [];
   for (const option of definition.auth) {
     const base = { title: option.optionTitle, ...(option.description !== undefined && { description: option.description }) };
-    if (option.type === 'oauth2_refresh') {
-      // A refresh token is not something an end user holds: OAuth options are offered as consent only.
-      if (option.authorizationCode !== undefined && hasApp) usable.push({ option, form: { ...base, kind: 'consent' } });
+    if (option.authorizationCode !== undefined && hasApp) {
+      // With the organization's OAuth app, an option the vendor's consent fills is offered as consent.
+      usable.push({ option, form: { ...base, kind: 'consent' } });
+    } else if (option.type === 'oauth2_refresh') {
+      // A refresh token is not something an end user holds: without the app the option is not offered.
+      continue;
     } else {
       usable.push({ option, form: { ...base, kind: 'credentials', credentialsSchema: credentialsSchema(option, false) } });
     }
@@ -198,9 +201,7 @@ async function renderTemplatePage(
   const definition = templateDefinition(template);
   const preset = presetConfig(template);
   const usable = await usableOptions(ctx, state.claims, definition);
-  const formTargets = usable.flatMap(({ option }) =>
-    option.type === 'oauth2_refresh' && option.authorizationCode ? consentOrigins(ctx, definition, option as ConsentOption, preset) : [],
-  );
+  const formTargets = usable.flatMap(({ option, form }) => (form.kind === 'consent' ? consentOrigins(ctx, definition, option as ConsentOption, preset) : []));
   const settingsSchema = userSettingsSchema(definition, preset);
   let values;
   if (failure) {

@@ -28,11 +28,15 @@ export interface OAuthAppView {
   updated_at: string;
 }
 
-export type ConsentOption = Extract<AuthOption, { type: 'oauth2_refresh' }> & { authorizationCode: NonNullable<Extract<AuthOption, { type: 'oauth2_refresh' }>['authorizationCode']> };
+/** An auth option whose manifest declares the vendor's consent flow (authorization_code). */
+export type ConsentOption = AuthOption & { authorizationCode: NonNullable<AuthOption['authorizationCode']> };
 
-/** The options of a definition whose vendor offers the consent flow (manifest key authorization_code). */
+/**
+ * The options of a definition whose vendor offers the consent flow (manifest key authorization_code):
+ * oauth2_refresh options, and options whose token does not expire and is sent as is.
+ */
 export function consentOptions(definition: ConnectorDefinition): ConsentOption[] {
-  return definition.auth.filter((option): option is ConsentOption => option.type === 'oauth2_refresh' && option.authorizationCode !== undefined);
+  return definition.auth.filter((option): option is ConsentOption => option.authorizationCode !== undefined);
 }
 
 const CONFIGURATION_KEYS = ['client_id', 'client_secret'] as const;

@@ -112,7 +112,8 @@ export async function startConsent(ctx: ServiceContext, start: ConsentStart, wid
   // Expired consents are of no use to anyone: swept whenever a new one starts.
   await ctx.store.db.deleteFrom('oauth_sessions').where('expires_at', '<', sql<Date>`now() - interval '1 day'`).execute();
   const state = signPayload(stateKey(ctx), STATE_SCOPE, { sid: id });
-  const base = renderTemplate(flow.authorizationUrl, { credentials: {}, config: settings, token: {} });
+  // URL templates see the connector configuration with its defaults (Intercom's region_host: api).
+  const base = renderTemplate(flow.authorizationUrl, { credentials: {}, config: checkReplicationConfig(definition, settings), token: {} });
   const url = new URL(withOrigin(base, ctx.config.oauthServerUrls?.[definition.connectorType]));
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', app.client_id);
@@ -157,7 +158,20 @@ function callbackValue(query: Record<string, string>, source: { param: string; p
   return match ? (match[1] ?? match[0]) : undefined;
 }
 
-/** POST token_url with grant_type=authorization_code, as the option's refresh requests are sent. */
+/**
+ * How the code is exchanged: an oauth2_refresh option's own token request settings (its refresh requests
+ * go the same way), or, for an option whose token is sent as is, those its authorization_code block names.
+ */
+function exchangeSettings(option: ConsentOption): { tokenUrl: string; clientAuth: 'body' | 'basic'; bodyFormat: 'form' | 'json' | 'query'; tokenHeaders: Record<string, string> } {
+  if (option.type === 'oauth2_refresh') {
+    return { tokenUrl: option.tokenUrl, clientAuth: option.clientAuth, bodyFormat: option.bodyFormat, tokenHeaders: option.tokenHeaders };
+  }
+  const flow = option.authorizationCode;
+  // The generator refuses a flow on such an option without token_url (rule authorization-fields).
+  return { tokenUrl: flow.tokenUrl ?? '', clientAuth: flow.clientAuth ?? 'body', bodyFormat: flow.bodyFormat ?? 'form', tokenHeaders: {} };
+}
+
+/** POST the token URL with grant_type=authorization_code, as the option's refresh requests are sent. */
 async function exchangeCode(
   ctx: ServiceContext,
   definition: ConnectorDefinition,
@@ -165,30 +179,34 @@ async function exchangeCode(
   app: { client_id: string; client_secret: string },
   input: { code: string; callbackUrl: string; verifier?: string; settings: Record<string, string> },
 ): Promise<Record<string, unknown>> {
-  const context = { credentials: { ...app }, config: input.settings, token: {} };
+  const settings = exchangeSettings(option);
+  const context = { credentials: { ...app }, config: checkReplicationConfig(definition, input.settings), token: {} };
   const params: Record<string, string> = { grant_type: 'authorization_code', code: input.code, redirect_uri: input.callbackUrl };
   if (input.verifier !== undefined) params.code_verifier = input.verifier;
   const headers: Record<string, string> = { accept: 'application/json' };
-  for (const [name, template] of Object.entries(option.tokenHeaders)) headers[name.toLowerCase()] = renderTemplate(template, context);
-  if (option.clientAuth === 'basic') {
+  for (const [name, template] of Object.entries(settings.tokenHeaders)) headers[name.toLowerCase()] = renderTemplate(template, context);
+  if (settings.clientAuth === 'basic') {
     headers.authorization = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
   } else {
     params.client_id = app.client_id;
     params.client_secret = app.client_secret;
   }
-  let body: string;
-  if (option.bodyFormat === 'json') {
+  let body: string | undefined;
+  const target = new URL(withOrigin(renderTemplate(settings.tokenUrl, context), ctx.config.oauthServerUrls?.[definition.connectorType]));
+  if (settings.bodyFormat === 'json') {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(params);
+  } else if (settings.bodyFormat === 'query') {
+    for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
   } else {
     headers['content-type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(params).toString();
   }
-  const url = withOrigin(renderTemplate(option.tokenUrl, context), ctx.config.oauthServerUrls?.[definition.connectorType]);
+  const url = target.toString();
   const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
   let response;
   try {
-    response = await sendRequest({ method: 'POST', url, headers, body }, http, false);
+    response = await sendRequest({ method: 'POST', url, headers, ...(body !== undefined && { body }) }, http, false);
   } catch {
     throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
   }
@@ -209,6 +227,86 @@ async function exchangeCode(
     );
   }
   return token as Record<string, unknown>;
+}
+
+/**
+ * The credentials a consent yields, as the option declares them: the organization's client (where the
+ * option keeps it, as oauth2_refresh options do to refresh) and the tokens of the exchange. An
+ * oauth2_refresh option cannot work without a refresh token, any other option without the access token.
+ */
+function consentCredentials(
+  definition: ConnectorDefinition,
+  option: ConsentOption,
+  app: { client_id: string; client_secret: string },
+  token: Record<string, unknown>,
+): Record<string, string> {
+  const credentials: Record<string, string> = { option_title: option.optionTitle };
+  for (const name of ['client_id', 'client_secret'] as const) if (option.fields[name] !== undefined) credentials[name] = app[name];
+  for (const name of ['refresh_token', 'access_token'] as const) {
+    const value = token[name];
+    if (option.fields[name] !== undefined && typeof value === 'string' && value !== '') credentials[name] = value;
+  }
+  const needed = option.type === 'oauth2_refresh' ? 'refresh_token' : 'access_token';
+  if (credentials[needed] === undefined) {
+    throw new ConsentError(
+      needed === 'refresh_token'
+        ? `${definition.displayName} granted access without a refresh token, so the connection could not be kept; check the OAuth app's scopes and settings.`
+        : `${definition.displayName} granted access without an access token, so the connection could not be made; check the OAuth app's settings.`,
+      needed === 'refresh_token' ? 'no_refresh_token' : 'no_access_token',
+    );
+  }
+  return credentials;
+}
+
+type Lookup = NonNullable<ConsentOption['authorizationCode']['lookup']>;
+
+/**
+ * The manifest's lookup: one GET with the new access token (Jira's accessible-resources) whose answer
+ * names values the credentials need (the cloud id of the site the settings point at).
+ */
+async function lookupCredentials(
+  ctx: ServiceContext,
+  definition: ConnectorDefinition,
+  lookup: Lookup,
+  token: Record<string, unknown>,
+  settings: Record<string, string>,
+): Promise<Record<string, string>> {
+  const context = { credentials: {}, config: checkReplicationConfig(definition, settings), token: {} };
+  const url = withOrigin(renderTemplate(lookup.url, context), ctx.config.oauthServerUrls?.[definition.connectorType]);
+  const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
+  let response;
+  try {
+    response = await sendRequest({ method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` } }, http, true);
+  } catch {
+    throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
+  }
+  let items: unknown;
+  try {
+    items = JSON.parse(response.text);
+  } catch {
+    items = undefined;
+  }
+  if (response.status < 200 || response.status >= 300 || !Array.isArray(items)) {
+    throw new ConsentError(`${definition.displayName} refused to finish the sign-in: HTTP ${response.status}. Start again from the connect page.`, 'token_exchange_failed');
+  }
+  const expected = Object.entries(lookup.match).map(([field, template]) => [field, renderTemplate(template, context)] as const);
+  const item = items.find(
+    (candidate): candidate is Record<string, unknown> =>
+      candidate !== null && typeof candidate === 'object' && expected.every(([field, value]) => (candidate as Record<string, unknown>)[field] === value),
+  );
+  const values: Record<string, string> = {};
+  for (const [credential, field] of Object.entries(lookup.fields)) {
+    const value = item?.[field];
+    if (typeof value === 'string' && value !== '') values[credential] = value;
+  }
+  if (Object.keys(values).length !== Object.keys(lookup.fields).length) {
+    const wanted = expected.map(([, value]) => value).join(', ');
+    throw new ConsentError(
+      `${definition.displayName} granted access, but not to ${wanted || 'the account the settings name'}: sign in with an account that can reach it, or correct the settings.`,
+      'resource_not_granted',
+    );
+  }
+  return values;
 }
 
 /** Handles the redirect back from the vendor: spends the state, exchanges the code, creates the connector. */
@@ -233,22 +331,16 @@ export async function completeConsent(ctx: ServiceContext, query: Record<string,
     ...(details.code_verifier !== undefined && { verifier: details.code_verifier }),
     settings,
   });
-  const credentials: Record<string, string> = { option_title: option.optionTitle, client_id: app.client_id, client_secret: app.client_secret };
-  for (const name of ['refresh_token', 'access_token'] as const) {
-    if (typeof token[name] === 'string' && token[name] !== '') credentials[name] = token[name];
-  }
-  if (credentials.refresh_token === undefined) {
-    throw new ConsentError(
-      `${definition.displayName} granted access without a refresh token, so the connection could not be kept; check the OAuth app's scopes and settings.`,
-      'no_refresh_token',
-    );
-  }
+  const credentials = consentCredentials(definition, option, app, token);
   for (const [field, key] of Object.entries(option.authorizationCode.fromToken)) {
     if (typeof token[key] === 'string' && token[key] !== '') credentials[field] = token[key];
   }
   for (const [field, source] of Object.entries(option.authorizationCode.fromCallback)) {
     const value = callbackValue(query, source);
     if (value !== undefined) credentials[field] = value;
+  }
+  if (option.authorizationCode.lookup !== undefined) {
+    Object.assign(credentials, await lookupCredentials(ctx, definition, option.authorizationCode.lookup, token, settings));
   }
   const workspace = await ctx.store.db
     .selectFrom('workspaces')

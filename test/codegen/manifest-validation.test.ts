@@ -141,6 +141,55 @@ describe('manifest validation: auth options', () => {
     });
   });
 
+  it('checks an authorization_code on an option that is not oauth2_refresh: its own token_url, the access_token field', () => {
+    const bearer = `  - type: bearer
+    option_title: OAuth token
+    token: "{{credentials.token}}"
+    authorization_code:
+      authorization_url: https://acme.example/oauth/authorize
+      docs: https://acme.example/docs/oauth
+    fields:
+      token: { description: Token }
+      account: { description: Account id, secret: false }
+`;
+    const yaml = VALID.replace('pagination:\n', `${bearer}pagination:\n`);
+    expect(diagnose(yaml).map((d) => `${d.path} ${d.rule}`)).toEqual(['auth.1.authorization_code authorization-fields', 'auth.1.fields authorization-fields']);
+    const filled = `  - type: bearer
+    option_title: OAuth token
+    token: "{{credentials.access_token}}"
+    authorization_code:
+      authorization_url: https://acme.example/oauth/authorize
+      token_url: "https://acme.example/oauth/token?u={{credentials.account}}"
+      body_format: query
+      docs: https://acme.example/docs/oauth
+    fields:
+      access_token: { description: Token }
+      account: { description: Account id, secret: false }
+`;
+    const withCredentialUrl = VALID.replace('pagination:\n', `${filled}pagination:\n`);
+    expect(diagnose(withCredentialUrl).map((d) => `${d.path} ${d.rule}`)).toEqual(['auth.1.authorization_code.token_url authorization-fields']);
+    expect(diagnose(withCredentialUrl.replace('?u={{credentials.account}}', ''))).toEqual([]);
+
+    const refresh = `  - type: oauth2_refresh
+    option_title: OAuth
+    token_url: https://acme.example/oauth/token
+    authorization_code:
+      authorization_url: https://acme.example/oauth/authorize
+      token_url: https://acme.example/other/token
+      body_format: query
+      docs: https://acme.example/docs/oauth
+    fields:
+      client_id: { description: Client id, secret: false }
+      client_secret: { description: Client secret }
+      refresh_token: { description: Refresh token }
+      account: { description: Account id, secret: false }
+`;
+    expect(diagnose(VALID.replace('pagination:\n', `${refresh}pagination:\n`)).map((d) => `${d.path} ${d.rule}`)).toEqual([
+      'auth.1.authorization_code.token_url authorization-fields',
+      'auth.1.authorization_code.body_format authorization-fields',
+    ]);
+  });
+
   it('checks an OAuth option\'s authorization_code: filled fields, templates and patterns', () => {
     const oauth = `  - type: oauth2_refresh
     option_title: OAuth
@@ -150,6 +199,7 @@ describe('manifest validation: auth options', () => {
       pkce: true
       from_callback: { account: { param: scope, pattern: '^acme:(' }, refresh_token: { param: code } }
       from_token: { region: region }
+      lookup: { url: "https://acme.example/me?u={{credentials.account}}", match: { host: "{{credentials.account}}" }, fields: { client_id: id } }
       docs: https://acme.example/docs/oauth
     fields:
       client_id: { description: Client id, secret: false }
@@ -165,12 +215,16 @@ describe('manifest validation: auth options', () => {
         'auth.1.authorization_code.from_callback.account.pattern authorization-fields',
         'auth.1.authorization_code.from_callback.refresh_token authorization-fields',
         'auth.1.authorization_code.from_token.region authorization-fields',
+        'auth.1.authorization_code.lookup.fields.client_id authorization-fields',
+        'auth.1.authorization_code.lookup.url authorization-fields',
+        'auth.1.authorization_code.lookup.match.host authorization-fields',
       ]),
     );
     const fixed = yaml
       .replace('?hint={{credentials.account}}', '')
       .replace("pattern: '^acme:(' }, refresh_token: { param: code } }", () => "pattern: '^acme:([0-9]+)$' } }")
-      .replace('      from_token: { region: region }\n', '');
+      .replace('      from_token: { region: region }\n', '')
+      .replace('u={{credentials.account}}", match: { host: "{{credentials.account}}" }, fields: { client_id: id }', 'u=1", match: { host: "{{config.subdomain}}.acme.example" }, fields: { account: id }');
     expect(diagnose(fixed)).toEqual([]);
   });
 });

@@ -310,6 +310,16 @@ describe('customer-io paged lists', () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it('messages list takes at most 100 deliveries per page (Customer.io documents no larger page)', async () => {
+    await expect(cio().execute('messages', 'list', { limit: 101 })).rejects.toMatchObject({
+      name: 'ValidationError',
+      issues: [expect.objectContaining({ field: 'limit' })],
+    });
+    const scope = api().get('/v1/messages').query({ limit: '100' }).reply(200, { messages: [MESSAGE], next: '' });
+    expect((await cio().execute('messages', 'list', { limit: 100 })).data).toEqual([MESSAGE]);
+    expect(scope.isDone()).toBe(true);
+  });
+
   it('campaign_actions list requires an integer campaign_id', async () => {
     await expect(cio().execute('campaign_actions', 'list', { start: 'x' })).rejects.toMatchObject({
       name: 'ValidationError',

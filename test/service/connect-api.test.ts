@@ -133,7 +133,7 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
     });
 
     it('refuses a connector without a consent flow, a missing secret, unknown keys and two connector references', async () => {
-      const noFlow = await tenant.api.put<ErrorBody>(OAUTH, { connector_type: 'jira', configuration: { client_id: 'a', client_secret: 'b' } });
+      const noFlow = await tenant.api.put<ErrorBody>(OAUTH, { connector_type: 'orb', configuration: { client_id: 'a', client_secret: 'b' } });
       expect(noFlow.status).toBe(400);
       expect(noFlow.body.errors[0]).toMatchObject({ field: 'connector_type', error_code: 'oauth_not_supported' });
       const missing = await tenant.api.put<ErrorBody>(OAUTH, { connector_type: 'harvest', configuration: { client_id: 'a', scope: 'x' } });

@@ -135,6 +135,7 @@ describe.each(storeKinds())('connector definitions (%s)', (kind) => {
     expect(jiraDetail.definition.spec.connectionSpecification.required).toEqual(['credentials', 'subdomain']);
     expect(jiraDetail.auth_options).toEqual([
       expect.objectContaining({ option_title: 'API Token', schema: expect.objectContaining({ required: ['email', 'api_token'] }) }),
+      expect.objectContaining({ option_title: 'OAuth2.0', schema: expect.objectContaining({ required: ['client_id', 'client_secret', 'refresh_token', 'cloud_id'] }) }),
     ]);
     const linearDetail = (await tenant.api.get<Detail>(`${SOURCES}/${linear.definitionId.toUpperCase()}`)).body;
     expect(linearDetail.id).toBe(linear.definitionId);

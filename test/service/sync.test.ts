@@ -630,6 +630,41 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     }
   });
 
+  it('syncs a single object (Harvest\'s company) through its get, as one record', async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    try {
+      const created = await a.api.post<{ id: string }>(CREATE, {
+        workspace_name: 'default',
+        connector_type: 'harvest',
+        name: 'Harvest',
+        credentials: { option_title: 'Personal Access Token', api_token: 'harvest-pat-sync-0001', account_id: '123456' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const company = { base_uri: 'https://acme.harvestapp.com', full_domain: 'acme.harvestapp.com', name: 'Acme', is_active: true, week_start_day: 'Monday', plan_type: 'sponsored', weekly_capacity: 126000 };
+      const scope = nock('https://api.harvestapp.com')
+        .get('/v2/company')
+        .matchHeader('authorization', 'Bearer harvest-pat-sync-0001')
+        .matchHeader('harvest-account-id', '123456')
+        .reply(200, company);
+      const done = await syncAndSettle(a, created.body.id, { entity: 'company' });
+      expect(scope.isDone()).toBe(true);
+      expect(done.company).toMatchObject({ status: 'ready', entity_count: 1 });
+      const stored = await records(created.body.id, 'company');
+      expect(stored.map((r) => [r.record_id, r.data])).toEqual([['acme.harvestapp.com', company]]);
+      const found = await a.api.post<{ result: { data: Rec[] } }>(`${CONNECTORS}/${created.body.id}/execute`, {
+        entity: 'company',
+        action: 'context_store_search',
+        params: { query: { filter: { gte: { weekly_capacity: 100000 } } }, fields: ['name', 'plan_type', 'weekly_capacity'] },
+      });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      expect(found.body.result.data).toEqual([{ name: 'Acme', plan_type: 'sponsored', weekly_capacity: 126000 }]);
+    } finally {
+      nock.cleanAll();
+      nock.enableNetConnect();
+    }
+  });
+
   it('validates replication_config.sync_interval_minutes where the connector settings are checked', async () => {
     const bad = await a.api.post<ErrorBody>(CONNECTORS, {
       workspace_name: 'default',

@@ -165,6 +165,18 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://app.clickup.com/api",
+        "scopes": [],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "tokenUrl": "https://api.clickup.com/api/v2/oauth/token",
+        "bodyFormat": "query",
+        "docs": "https://developer.clickup.com/docs/authentication"
+      },
       "type": "bearer",
       "token": "{{credentials.access_token}}",
       "scheme": "Bearer"
@@ -239,7 +251,17 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "id",
+          "username",
+          "email",
+          "color",
+          "profilePicture",
+          "initials",
+          "week_start_day",
+          "global_font_support",
+          "timezone"
+        ],
         "semantic": []
       },
       "actions": {

@@ -1236,8 +1236,8 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "integer",
                 "minimum": 1,
-                "maximum": 1000,
-                "description": "Deliveries per page, 1 to 1000 (Customer.io default 50)."
+                "maximum": 100,
+                "description": "Deliveries per page, 1 to 100 (Customer.io default 50)."
               },
               "required": false,
               "sendDefault": false,

@@ -224,7 +224,7 @@ export interface CustomerIoMessagesRecord {
 export interface CustomerIoMessagesListParams {
   /** Page token: the next value of the previous page; omit for the first page. */
   start?: string;
-  /** Deliveries per page, 1 to 1000 (Customer.io default 50). */
+  /** Deliveries per page, 1 to 100 (Customer.io default 50). */
   limit?: number;
   /** Only deliveries of this channel. */
   type?: "email" | "webhook" | "twilio" | "whatsapp" | "slack" | "push" | "in_app" | "live_notification";

@@ -742,8 +742,8 @@ const schema19 = {
         "limit": {
             "type": "integer",
             "minimum": 1,
-            "maximum": 1000,
-            "description": "Deliveries per page, 1 to 1000 (Customer.io default 50)."
+            "maximum": 100,
+            "description": "Deliveries per page, 1 to 100 (Customer.io default 50)."
         },
         "type": {
             "type": "string",
@@ -839,13 +839,13 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
         if (typeof data1 == "number") {
-            if (data1 > 1000 || isNaN(data1)) {
+            if (data1 > 100 || isNaN(data1)) {
                 const err3 = {
                     instancePath: instancePath + "/limit",
                     schemaPath: "#/properties/limit/maximum",
                     keyword: "maximum",
-                    params: { comparison: "<=", limit: 1000 },
-                    message: "must be <= 1000"
+                    params: { comparison: "<=", limit: 100 },
+                    message: "must be <= 100"
                 };
                 if (vErrors === null) {
                     vErrors = [err3];

@@ -95,16 +95,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://app.gong.io/oauth2/generate-customer-token",
-      "clientAuth": "basic",
-      "bodyFormat": "form",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [
-        "api_base_url_for_customer"
-      ],
       "authorizationCode": {
         "authorizationUrl": "https://app.gong.io/oauth2/authorize",
         "scopes": [
@@ -118,7 +108,17 @@ export const definition: ConnectorDefinition = {
         "fromCallback": {},
         "fromToken": {},
         "docs": "https://help.gong.io/docs/create-an-app-for-gong"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://app.gong.io/oauth2/generate-customer-token",
+      "clientAuth": "basic",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": [
+        "api_base_url_for_customer"
+      ]
     }
   ],
   "guidance": "Gong returns up to 100 records per page with records.totalRecords and records.currentPageNumber; the pagination block gives cursor (null on the last page), total_records and current_page_number. Merge next_params (cursor) into the same params to get the next page. calls list requires fromDateTime (calls that started at or after it) and toDateTime (before it), ISO 8601. calls_extensive is a POST whose filter object (required) selects calls by fromDateTime/toDateTime, callIds, workspaceId or primaryUserIds, and whose contentSelector chooses the extra data: context \"Extended\" adds CRM context fields, exposedFields asks for parties, content (topics, trackers, brief, outline...), interaction, collaboration and media URLs. Its records are Gong's call objects; the call id is metaData.id. Gong allows 3 calls per second and 10,000 per day by default (HTTP 429 with Retry-After beyond). OAuth users must call the company's own API host: set the host config to the host of api_base_url_for_customer.",

@@ -135,14 +135,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://id.getharvest.com/api/v2/oauth2/token",
-      "clientAuth": "body",
-      "bodyFormat": "form",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [],
       "authorizationCode": {
         "authorizationUrl": "https://id.getharvest.com/oauth2/authorize",
         "scopes": [],
@@ -157,7 +149,15 @@ export const definition: ConnectorDefinition = {
         },
         "fromToken": {},
         "docs": "https://help.getharvest.com/api-v2/authentication-api/authentication/authentication/"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://id.getharvest.com/api/v2/oauth2/token",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     },
     {
       "optionTitle": "Personal Access Token",
@@ -771,6 +771,12 @@ export const definition: ConnectorDefinition = {
         "singleton": false,
         "idField": "full_domain",
         "fields": {
+          "currency": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
           "base_uri": {
             "type": [
               "string",
@@ -897,7 +903,30 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "base_uri",
+          "currency",
+          "full_domain",
+          "is_active",
+          "name",
+          "plan_type",
+          "weekly_capacity",
+          "week_start_day",
+          "wants_timestamp_timers",
+          "time_format",
+          "date_format",
+          "clock",
+          "currency_code_display",
+          "currency_symbol_display",
+          "decimal_symbol",
+          "thousands_separator",
+          "color_scheme",
+          "expense_feature",
+          "invoice_feature",
+          "estimate_feature",
+          "approval_feature",
+          "team_feature"
+        ],
         "semantic": []
       },
       "actions": {

@@ -122,6 +122,7 @@ export interface HarvestContactsGetParams {
 /** The company (account) of the authenticated user. Only get; there is one company per account. */
 export interface HarvestCompanyRecord {
   [field: string]: unknown;
+  currency: string | null;
   base_uri: string | null;
   full_domain: string;
   name: string | null;

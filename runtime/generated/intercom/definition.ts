@@ -108,6 +108,17 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://app.intercom.com/oauth",
+        "scopes": [],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "tokenUrl": "https://{{config.region_host}}.intercom.io/auth/eagle/token",
+        "docs": "https://developers.intercom.com/docs/build-an-integration/learn-more/authentication/setting-up-oauth"
+      },
       "type": "bearer",
       "token": "{{credentials.access_token}}",
       "scheme": "Bearer"

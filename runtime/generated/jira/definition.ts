@@ -95,6 +95,76 @@ export const definition: ConnectorDefinition = {
       "type": "basic",
       "username": "{{credentials.email}}",
       "password": "{{credentials.api_token}}"
+    },
+    {
+      "optionTitle": "OAuth2.0",
+      "description": "An Atlassian OAuth 2.0 (3LO) app (developer console, with the Jira API's read:jira-work, read:jira-user and write:jira-work scopes and offline_access) authorized by a user of the site. Requests go through Atlassian's API gateway, https://api.atlassian.com/ex/jira/{cloud_id}, with \"Authorization: Bearer <access_token>\"; the access token (1 hour) is renewed at https://auth.atlassian.com/oauth/token (JSON body). Atlassian rotates the refresh token on every refresh: persist the new one (onTokenRefresh).",
+      "fields": {
+        "client_id": {
+          "description": "Client ID of the Atlassian OAuth 2.0 (3LO) app.",
+          "required": true,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Secret of the Atlassian OAuth 2.0 (3LO) app.",
+          "required": true,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token from the authorization code exchange (rotating: Atlassian replaces it on every refresh).",
+          "required": true,
+          "secret": true
+        },
+        "access_token": {
+          "description": "Current access token, if known (refreshed when missing or rejected).",
+          "required": false,
+          "secret": true
+        },
+        "cloud_id": {
+          "description": "Cloud id of the Jira site (GET https://api.atlassian.com/oauth/token/accessible-resources lists the sites a token may reach).",
+          "required": true,
+          "secret": false,
+          "pattern": "^[0-9a-fA-F-]{36}$",
+          "example": "11223344-a1b2-3b33-c444-def123456789"
+        }
+      },
+      "headers": {},
+      "baseUrl": "https://api.atlassian.com/ex/jira/{{credentials.cloud_id}}",
+      "authorizationCode": {
+        "authorizationUrl": "https://auth.atlassian.com/authorize",
+        "scopes": [
+          "read:jira-work",
+          "read:jira-user",
+          "write:jira-work",
+          "offline_access"
+        ],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {
+          "audience": "api.atlassian.com",
+          "prompt": "consent"
+        },
+        "fromCallback": {},
+        "fromToken": {},
+        "lookup": {
+          "url": "https://api.atlassian.com/oauth/token/accessible-resources",
+          "match": {
+            "url": "https://{{config.subdomain}}.atlassian.net"
+          },
+          "fields": {
+            "cloud_id": "id"
+          }
+        },
+        "docs": "https://developer.atlassian.com/cloud/jira/platform/oauth-2-3lo-apps/"
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://auth.atlassian.com/oauth/token",
+      "clientAuth": "body",
+      "bodyFormat": "json",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Issue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.",

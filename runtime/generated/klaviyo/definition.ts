@@ -105,6 +105,59 @@ export const definition: ConnectorDefinition = {
       "in": "header",
       "name": "Authorization",
       "value": "Klaviyo-API-Key {{credentials.api_key}}"
+    },
+    {
+      "optionTitle": "OAuth2.0",
+      "description": "A Klaviyo OAuth app (a public app created in Klaviyo by an owner, admin or manager) installed by the account with the read scopes of the entities used. The access token is renewed at https://a.klaviyo.com/oauth/token (form body, app client ID and secret in an HTTP basic Authorization header) and sent as \"Authorization: Bearer <access_token>\".",
+      "fields": {
+        "client_id": {
+          "description": "Client ID of the Klaviyo OAuth app.",
+          "required": true,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Client secret of the Klaviyo OAuth app.",
+          "required": true,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token from the OAuth authorization code exchange.",
+          "required": true,
+          "secret": true
+        },
+        "access_token": {
+          "description": "Current access token, if known (refreshed when missing or rejected).",
+          "required": false,
+          "secret": true
+        }
+      },
+      "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://www.klaviyo.com/oauth/authorize",
+        "scopes": [
+          "profiles:read",
+          "lists:read",
+          "campaigns:read",
+          "events:read",
+          "metrics:read",
+          "flows:read",
+          "templates:read"
+        ],
+        "scopeSeparator": " ",
+        "pkce": true,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developers.klaviyo.com/en/docs/set_up_oauth"
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://a.klaviyo.com/oauth/token",
+      "clientAuth": "basic",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Records are JSON:API resource objects {type, id, attributes, relationships, links}: read vendor fields under attributes (attributes.email, attributes.name, attributes.status...). Lists return page[size] records (profiles, campaigns and events up to 100; flows up to 50; lists and email templates up to 10; metrics take no page size) and the pagination block `next`, the URL of the next page (null on the last one); merge next_params (page[cursor]) into the same call to continue. campaigns.list needs `filter`, exactly \"equals(messages.channel,'email')\" for email campaigns or \"equals(messages.channel,'sms')\" for SMS campaigns. events.list takes sort (datetime, -datetime, timestamp, -timestamp); events have no get. Rate limits are per endpoint (e.g. profiles 75/s and 750/min, campaigns and metrics 10/s and 150/min, flows 3/s and 60/min); 429 carries Retry-After.",

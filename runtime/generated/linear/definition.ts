@@ -72,14 +72,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://api.linear.app/oauth/token",
-      "clientAuth": "body",
-      "bodyFormat": "form",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [],
       "authorizationCode": {
         "authorizationUrl": "https://linear.app/oauth/authorize",
         "scopes": [
@@ -91,7 +83,15 @@ export const definition: ConnectorDefinition = {
         "fromCallback": {},
         "fromToken": {},
         "docs": "https://linear.app/developers/oauth-2-0-authentication"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://api.linear.app/oauth/token",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Every call is a GraphQL POST to https://api.linear.app/graphql. Lists return up to `first` records (1 to 250; Linear's default is 50), ordered by creation date; pass the returned `endCursor` as `after` (or merge next_params) while `hasNextPage` is true. Identifiers are UUID strings; `get` on issues also accepts the human identifier such as \"ENG-123\". To create an issue you need a team id (teams list) and, optionally, a workflow state id (workflow_states list, which also gives each state's team). Priority is 0 (none), 1 (urgent), 2 (high), 3 (medium) or 4 (low). Descriptions and comment bodies are markdown. Issue update sends only the fields you pass: omit assigneeId to keep the assignee, pass null to unassign. Create and update return `{success, issue}` (or comment/project). A GraphQL response with an `errors` array is reported as an error.",

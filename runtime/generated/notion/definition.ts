@@ -175,14 +175,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://api.notion.com/v1/oauth/token",
-      "clientAuth": "basic",
-      "bodyFormat": "json",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [],
       "authorizationCode": {
         "authorizationUrl": "https://api.notion.com/v1/oauth/authorize",
         "scopes": [],
@@ -194,7 +186,15 @@ export const definition: ConnectorDefinition = {
         "fromCallback": {},
         "fromToken": {},
         "docs": "https://developers.notion.com/guides/get-started/authorization"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://api.notion.com/v1/oauth/token",
+      "clientAuth": "basic",
+      "bodyFormat": "json",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Every request carries Notion-Version 2025-09-03: databases hold one or more data sources, and pages of a database have a data_source_id parent. Lists return up to page_size records (1 to 100) with next_cursor and has_more; merge next_params (start_cursor) into the same call for the next page. pages.list and data_sources.list run POST /v1/search filtered to that object type and only see what was shared with the integration. Page content is blocks: list them with blocks.list using the page id as block_id, append with blocks.create (children, at most 100 per call). To create a page give parent with exactly one of page_id, database_id, data_source_id or workspace (true; public integrations only); properties follow the parent data source's schema (a page under a page takes only title, e.g. {\"title\": {\"title\": [{\"text\": {\"content\": \"Notes\"}}]}}). icon or cover null removes them; archived/in_trash true moves a page to the trash and false restores it. Comments need the integration's comment capabilities; comments.list takes a page or block id as block_id. Rich text is an array like [{\"type\": \"text\", \"text\": {\"content\": \"...\"}}]. Notion allows an average of three requests per second per integration (429 with Retry-After above that).",

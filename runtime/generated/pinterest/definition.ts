@@ -60,14 +60,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://api.pinterest.com/v5/oauth/token",
-      "clientAuth": "basic",
-      "bodyFormat": "form",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [],
       "authorizationCode": {
         "authorizationUrl": "https://www.pinterest.com/oauth/",
         "scopes": [
@@ -83,7 +75,15 @@ export const definition: ConnectorDefinition = {
         "fromCallback": {},
         "fromToken": {},
         "docs": "https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://api.pinterest.com/v5/oauth/token",
+      "clientAuth": "basic",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Lists return up to page_size items (1 to 250, Pinterest's default 25) and `cursor`, the bookmark of the next page (null on the last page); merge next_params (which sets `bookmark`) into the same params to read the next page. Campaigns, ad groups, ads, audiences, conversion tags, customer lists and keywords belong to an ad account: list ad_accounts first and pass its id as ad_account_id. Board sections and board Pins need a board_id from boards list. Campaigns list returns ACTIVE and PAUSED campaigns unless entity_statuses says otherwise. Ids are numeric strings; ad-side timestamps (created_time, updated_time, start_time, end_time) are Unix seconds, board and Pin timestamps are ISO 8601 strings. Money amounts ending in _micro_currency are in millionths of the account currency. Keywords list returns only the keywords whose parent is the ad account itself (Pinterest's default filter).",

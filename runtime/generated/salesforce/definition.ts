@@ -191,16 +191,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://{{config.login_environment}}.salesforce.com/services/oauth2/token",
-      "clientAuth": "body",
-      "bodyFormat": "form",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [
-        "instance_url"
-      ],
       "authorizationCode": {
         "authorizationUrl": "https://{{config.login_environment}}.salesforce.com/services/oauth2/authorize",
         "scopes": [
@@ -215,7 +205,17 @@ export const definition: ConnectorDefinition = {
           "instance_url": "instance_url"
         },
         "docs": "https://help.salesforce.com/s/articleView?id=xcloud.remoteaccess_oauth_web_server_flow.htm&type=5"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://{{config.login_environment}}.salesforce.com/services/oauth2/token",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": [
+        "instance_url"
+      ]
     }
   ],
   "guidance": "Records are Salesforce sObjects: field names are API names (Name, OwnerId, custom fields end in __c), IDs are 18 characters, and every record carries attributes {type, url}. Lists run SOQL (SELECT ... FROM Object WHERE ... ORDER BY ... LIMIT n) through GET /query: accounts.list and query.list need q; the other lists send a default query selecting standard fields when q is omitted. Each call returns up to batchSize records (200 unless given; Salesforce allows 200 to 2000) with the pagination block {done, nextRecordsUrl}; while done is false, call the same list again with next_params (nextRecordsUrl) merged into the same params. A LIMIT clause in q caps the total number of records (for example LIMIT 50 returns at most 50). get takes fields (comma-separated) to return only some fields. sobjects works on any object by API name (sobjectType): list describes the available objects; create and update take field values as params (update sends only the fields given and returns {}); create returns {id, success, errors}. Deleting moves most records to the Recycle Bin, from which they can be restored for a limited time. reports lists the reports the user viewed recently (up to 200); use query with SELECT Id, Name FROM Report for all of them.",

@@ -105,6 +105,57 @@ export const definition: ConnectorDefinition = {
       "type": "bearer",
       "token": "{{credentials.auth_token}}",
       "scheme": "Bearer"
+    },
+    {
+      "optionTitle": "OAuth2.0",
+      "description": "A Sentry OAuth application authorized by a member of the organization with the read scopes (org:read, project:read, event:read, team:read, project:releases). On sentry.io the application is registered by Sentry's partnership team; a self-hosted Sentry registers its own under User settings > API > Applications. Access tokens last 30 days and are renewed at https://{host}/oauth/token/ (form body with client_id and client_secret); they are sent as \"Authorization: Bearer <access_token>\".",
+      "fields": {
+        "client_id": {
+          "description": "Client ID of the Sentry OAuth application.",
+          "required": true,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Client secret of the Sentry OAuth application.",
+          "required": true,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token from the OAuth authorization code exchange.",
+          "required": true,
+          "secret": true
+        },
+        "access_token": {
+          "description": "Current access token, if known (refreshed when missing or rejected).",
+          "required": false,
+          "secret": true
+        }
+      },
+      "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://{{config.host}}/oauth/authorize/",
+        "scopes": [
+          "org:read",
+          "project:read",
+          "event:read",
+          "team:read",
+          "project:releases"
+        ],
+        "scopeSeparator": " ",
+        "pkce": true,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://docs.sentry.io/api/auth/"
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://{{config.host}}/oauth/token/",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Sentry is organized as organizations > projects > issues > events. Start with organizations list to get an organization slug, then projects list (organization_slug) for project slugs. issues list needs organization_slug and project_slug; without query Sentry applies its default query is:unresolved, while query \"\" (sent as query=) returns issues of every status; other queries use Sentry's search syntax (e.g. \"is:resolved\", \"level:error assigned:me\"). statsPeriod selects the inline stats: \"24h\" (Sentry's default), \"14d\" or \"\" (none). issues get and issue_events take the numeric issue id. Lists return Sentry's page (usually 100 records) and `next`, the cursor of the next page (null on the last page); merge next_params into the same params to walk on. projects project_detail returns the full project (options, plugins, teams, organization...) that the listing omits. For a self-hosted Sentry, set the host config (default sentry.io).",

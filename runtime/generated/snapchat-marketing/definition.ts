@@ -85,14 +85,6 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
-      "type": "oauth2_refresh",
-      "tokenUrl": "https://accounts.snapchat.com/login/oauth2/access_token",
-      "clientAuth": "body",
-      "bodyFormat": "form",
-      "scheme": "Bearer",
-      "extraTokenParams": {},
-      "tokenHeaders": {},
-      "keep": [],
       "authorizationCode": {
         "authorizationUrl": "https://accounts.snapchat.com/login/oauth2/authorize",
         "scopes": [
@@ -104,7 +96,15 @@ export const definition: ConnectorDefinition = {
         "fromCallback": {},
         "fromToken": {},
         "docs": "https://developers.snap.com/api/marketing-api/Ads-API/authentication"
-      }
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://accounts.snapchat.com/login/oauth2/access_token",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "The hierarchy is organizations > adaccounts > campaigns > adsquads > ads; creatives, media and segments belong to an ad account. Start with organizations list, then adaccounts list (organization_id), campaigns list (ad_account_id), adsquads list (campaign_id) and ads list (ad_squad_id). get takes the record's id. Paged lists accept limit (50 to 1000) and return next_link, the URL of the next page (null on the last page); merge next_params (cursor and limit) into the same params to walk on. Snapchat wraps every record in its responses ({sub_request_status, campaign: {...}}); list and get both unwrap it and return the records themselves. Money amounts are in micro-currency (daily_budget_micro 5000000 = 5.00) and times are ISO 8601 strings.",

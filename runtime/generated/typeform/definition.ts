@@ -71,6 +71,55 @@ export const definition: ConnectorDefinition = {
       "type": "bearer",
       "token": "{{credentials.access_token}}",
       "scheme": "Bearer"
+    },
+    {
+      "optionTitle": "OAuth2.0",
+      "description": "A Typeform app (Organization > Developer apps > Register a new app) authorized by the account with the forms:read, responses:read and offline scopes (offline makes Typeform issue a refresh token). The access token is renewed at https://{api_host}/oauth/token (form body with client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\".",
+      "fields": {
+        "client_id": {
+          "description": "Client ID of the Typeform app.",
+          "required": true,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Client secret of the Typeform app.",
+          "required": true,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token from the OAuth authorization code exchange (needs the offline scope).",
+          "required": true,
+          "secret": true
+        },
+        "access_token": {
+          "description": "Current access token, if known (refreshed when missing or rejected).",
+          "required": false,
+          "secret": true
+        }
+      },
+      "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://{{config.api_host}}/oauth/authorize",
+        "scopes": [
+          "forms:read",
+          "responses:read",
+          "offline"
+        ],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://www.typeform.com/developers/get-started/applications/"
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://{{config.api_host}}/oauth/token",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "forms.list pages with page (from 1) and page_size (1 to 200, Typeform default 10); the pagination block gives total_items and page_count, and next_params holds the next page number. forms.list returns a summary of each form (id, title, dates, links); forms.get returns the full definition with fields (the questions and their titles), hidden fields, welcome/thank-you screens and logic. responses.list needs form_id and returns at most page_size responses (1 to 1000, Typeform default 25), newest submitted first, with total_items and page_count for the filtered set. Typeform has no page number for responses: next_params holds before = the token of the last response of the page; merge it into the same call to read older responses, until a page comes back empty. Do not combine the walk with sort or after (Typeform rejects sort together with before/after). since and until take ISO 8601 date-times (2020-03-20T14:00:59, UTC) and narrow by date; completed=true keeps only submitted responses; query matches the text of answers, hidden fields and variables. Accounts on the EU Responses Data Center must set config api_host to api.eu.typeform.com, otherwise responses come back empty. Typeform allows two requests per second per account (429 above that).",

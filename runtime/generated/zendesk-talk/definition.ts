@@ -111,6 +111,53 @@ export const definition: ConnectorDefinition = {
       "type": "bearer",
       "token": "{{credentials.access_token}}",
       "scheme": "Bearer"
+    },
+    {
+      "optionTitle": "OAuth2.0 Refresh Token",
+      "description": "A Zendesk OAuth client (Admin Center > Apps and integrations > APIs > OAuth clients) authorized by an agent or admin with the read scope. The access token is renewed at https://{subdomain}.zendesk.com/oauth/tokens (JSON body with grant_type refresh_token, client_id and client_secret) and sent as \"Authorization: Bearer <access_token>\". Zendesk replaces the refresh token on every refresh: persist the new one (onTokenRefresh).",
+      "fields": {
+        "client_id": {
+          "description": "Unique identifier of the Zendesk OAuth client.",
+          "required": true,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Secret of the Zendesk OAuth client.",
+          "required": true,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token from the authorization code exchange (Zendesk replaces it on every refresh).",
+          "required": true,
+          "secret": true
+        },
+        "access_token": {
+          "description": "Current access token, if known (refreshed when missing or rejected).",
+          "required": false,
+          "secret": true
+        }
+      },
+      "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://{{config.subdomain}}.zendesk.com/oauth/authorizations/new",
+        "scopes": [
+          "read"
+        ],
+        "scopeSeparator": " ",
+        "pkce": true,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developer.zendesk.com/api-reference/ticketing/oauth/grant_type_tokens/"
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://{{config.subdomain}}.zendesk.com/oauth/tokens",
+      "clientAuth": "body",
+      "bodyFormat": "json",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Lists return the first page; merge next_params (the page of the next_page URL) into the next call until next_params is absent. Calls and call legs are incremental exports that need start_time (Unix epoch seconds). Zendesk always returns a next_page URL for them, also when the export has caught up, so next_params is always present: stop when the response has no records (or fewer than a full page) rather than waiting for next_params to disappear. These two endpoints allow 10 requests per minute. The stats entities (agents_activity, agents_overview, account_overview, current_queue_activity) cover the current day, from midnight in the account's time zone to now. Greeting ids are integers for custom greetings and strings for some default system greetings.",
@@ -1209,6 +1256,12 @@ export const definition: ConnectorDefinition = {
         "singleton": false,
         "idField": "total_calls_accepted",
         "fields": {
+          "current_timestamp": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
           "total_calls_accepted": {
             "type": "integer"
           },
@@ -1341,7 +1394,31 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "average_accepted_transfers",
+          "average_available_time",
+          "average_away_time",
+          "average_calls_accepted",
+          "average_calls_denied",
+          "average_calls_missed",
+          "average_calls_put_on_hold",
+          "average_hold_time",
+          "average_online_time",
+          "average_started_transfers",
+          "average_talk_time",
+          "average_transfers_only_time",
+          "average_wrap_up_time",
+          "current_timestamp",
+          "total_accepted_transfers",
+          "total_calls_accepted",
+          "total_calls_denied",
+          "total_calls_missed",
+          "total_calls_put_on_hold",
+          "total_hold_time",
+          "total_started_transfers",
+          "total_talk_time",
+          "total_wrap_up_time"
+        ],
         "semantic": []
       },
       "actions": {
@@ -1367,6 +1444,12 @@ export const definition: ConnectorDefinition = {
         "singleton": false,
         "idField": "total_calls",
         "fields": {
+          "current_timestamp": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
           "total_calls": {
             "type": "integer"
           },
@@ -1499,7 +1582,31 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "average_call_duration",
+          "average_callback_wait_time",
+          "average_hold_time",
+          "average_queue_wait_time",
+          "average_time_to_answer",
+          "average_wrap_up_time",
+          "current_timestamp",
+          "max_calls_waiting",
+          "max_queue_wait_time",
+          "total_call_duration",
+          "total_callback_calls",
+          "total_calls",
+          "total_calls_abandoned_in_queue",
+          "total_calls_outside_business_hours",
+          "total_calls_with_exceeded_queue_wait_time",
+          "total_calls_with_requested_voicemail",
+          "total_embeddable_callback_calls",
+          "total_hold_time",
+          "total_inbound_calls",
+          "total_outbound_calls",
+          "total_textback_requests",
+          "total_voicemails",
+          "total_wrap_up_time"
+        ],
         "semantic": []
       },
       "actions": {
@@ -1525,6 +1632,12 @@ export const definition: ConnectorDefinition = {
         "singleton": false,
         "idField": "agents_online",
         "fields": {
+          "current_timestamp": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
           "agents_online": {
             "type": "integer"
           },
@@ -1567,7 +1680,16 @@ export const definition: ConnectorDefinition = {
         }
       },
       "search": {
-        "fields": [],
+        "fields": [
+          "agents_online",
+          "average_wait_time",
+          "callbacks_waiting",
+          "calls_waiting",
+          "current_timestamp",
+          "embeddable_callbacks_waiting",
+          "longest_wait_time",
+          "ai_agent_calls"
+        ],
         "semantic": []
       },
       "actions": {

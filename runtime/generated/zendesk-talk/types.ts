@@ -224,6 +224,7 @@ export interface ZendeskTalkAgentsActivityListPagination {
 /** Today's totals and averages over all agents (calls accepted, denied, missed, talk, hold and wrap-up times). A single object per account, so only get; it has no id of its own and total_calls_accepted stands in as the record's id field. */
 export interface ZendeskTalkAgentsOverviewRecord {
   [field: string]: unknown;
+  current_timestamp: string | null;
   total_calls_accepted: number;
   total_calls_denied: number | null;
   total_calls_missed: number | null;
@@ -255,6 +256,7 @@ export interface ZendeskTalkAgentsOverviewGetParams {
 /** Today's call statistics of the account (calls, durations, queue and wait times, voicemails, callbacks). A single object per account, so only get; it has no id of its own and total_calls stands in as the record's id field. */
 export interface ZendeskTalkAccountOverviewRecord {
   [field: string]: unknown;
+  current_timestamp: string | null;
   total_calls: number;
   total_inbound_calls: number | null;
   total_outbound_calls: number | null;
@@ -286,6 +288,7 @@ export interface ZendeskTalkAccountOverviewGetParams {
 /** The queue right now: agents online, callers and callbacks waiting, average and longest wait. A single object per account, so only get; it has no id of its own and agents_online stands in as the record's id field. */
 export interface ZendeskTalkCurrentQueueActivityRecord {
   [field: string]: unknown;
+  current_timestamp: string | null;
   agents_online: number;
   calls_waiting: number | null;
   callbacks_waiting: number | null;

@@ -20,7 +20,7 @@ import { getPath } from '../../../runtime/paths.js';
 import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
 import type { SyncLock } from './lock.js';
-import { listAction, pageSizeParams, requiredDefaults } from './plan.js';
+import { listAction, pageSizeParams, requiredDefaults, syncAction } from './plan.js';
 import { backoffDelay } from '../../../runtime/http.js';
 import { canonicalJson, forgetHashes, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
@@ -180,7 +180,8 @@ export class ConnectorSync {
     for (let attempt = 0; ; attempt += 1) {
       if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
       try {
-        return await observeUpstream(this.input.ctx, this.input.row.connector_type, () => connector.execute(entity, 'list', params));
+        const action = syncAction(this.entity(entity)).name;
+        return await observeUpstream(this.input.ctx, this.input.row.connector_type, () => connector.execute(entity, action, params));
       } catch (error) {
         if (!transient(error) || attempt >= retry.retries) {
           const attempts = attempt + 1;
@@ -211,7 +212,9 @@ export class ConnectorSync {
         if (fannedOut && page === 1 && error instanceof PageError && error.origin instanceof NotFoundError) return;
         throw error;
       }
-      yield Array.isArray(result.data) ? withDerivedFields(result.data, this.entity(name).search.derived, params) : [];
+      // A single object's get answers the record itself: it is a list of one.
+      const items = Array.isArray(result.data) ? result.data : result.data !== null && typeof result.data === 'object' ? [result.data] : [];
+      yield withDerivedFields(items, this.entity(name).search.derived, params);
       if (result.next_params === undefined) return;
       const next = { ...params, ...result.next_params };
       if (canonicalJson(next) === canonicalJson(params)) {

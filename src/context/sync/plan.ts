@@ -1,7 +1,8 @@
 /**
  * What a sync of one connector reads, from its definition alone: which entities are searchable, which of
- * them a sync can list (a `list` action whose required params are all supplied by the fan-out chain),
- * in which order (parents before children), and the page size to ask for.
+ * them a sync can list (a `list` action whose required params are all supplied by the fan-out chain, or
+ * the param-less `get` of a single object, read as one record), in which order (parents before
+ * children), and the page size to ask for.
  */
 import { pageSizeParam, type ActionDefinition, type ConnectorDefinition, type EntityDefinition } from '../../../runtime/index.js';
 
@@ -20,6 +21,7 @@ export function searchableEntities(definition: ConnectorDefinition): string[] {
 function listability(definition: ConnectorDefinition, name: string, visiting: Set<string> = new Set()): { problem: string } | { supplied: Set<string> } {
   const entity = definition.entities[name];
   if (!entity) return { problem: `${definition.connectorType} has no entity "${name}"` };
+  if (singleObjectGet(entity) !== undefined) return { supplied: new Set() };
   const list = entity.actions.list;
   if (!list) return { problem: `${name} has no list action to read its records from` };
   if (list.result !== 'many') return { problem: `${name}.list does not return a list of records` };
@@ -98,11 +100,31 @@ export function requiredDefaults(action: ActionDefinition): Record<string, unkno
   return out;
 }
 
-/** The list action of an entity the plan accepted. */
-export function listAction(entity: EntityDefinition): ActionDefinition {
+/**
+ * The `get` of an entity that is one object per account (Harvest's company, ClickUp's authorized user, a
+ * Zendesk Talk overview): no `list`, no parent, and a `get` returning one record that needs no params.
+ * A sync reads it as a list of that one record.
+ */
+function singleObjectGet(entity: EntityDefinition): ActionDefinition | undefined {
+  const get = entity.actions.get;
+  // A singleton (record.singleton) has no identifier to store it under.
+  if (entity.record.singleton || entity.actions.list !== undefined || entity.search.fanOut !== undefined || get === undefined || get.result !== 'one') return undefined;
+  const needed = Object.values(get.params).some((param) => param.required && param.schema.default === undefined);
+  return needed ? undefined : get;
+}
+
+/** The action a sync reads an entity the plan accepted with: its `list`, or the `get` of a single object. */
+export function syncAction(entity: EntityDefinition): { name: 'list' | 'get'; action: ActionDefinition } {
+  const get = singleObjectGet(entity);
+  if (get !== undefined) return { name: 'get', action: get };
   const list = entity.actions.list;
   if (!list) throw new Error(`${entity.name} has no list action`);
-  return list;
+  return { name: 'list', action: list };
+}
+
+/** The action a sync reads an entity the plan accepted with (see syncAction). */
+export function listAction(entity: EntityDefinition): ActionDefinition {
+  return syncAction(entity).action;
 }
 
 /** Whether inspect suggests the entity as a primary search target: a root entity, or one searchable by meaning. */
