@@ -356,6 +356,16 @@ export const definition: ConnectorDefinition = {
           "can_create_projects",
           "permissions_claims"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/users-api/users/users/#list-all-users"
+        },
         "semantic": []
       },
       "actions": {
@@ -397,6 +407,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -506,6 +526,16 @@ export const definition: ConnectorDefinition = {
           "address",
           "statement_key"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/clients-api/clients/clients/#list-all-clients"
+        },
         "semantic": []
       },
       "actions": {
@@ -547,6 +577,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -679,6 +719,16 @@ export const definition: ConnectorDefinition = {
           "phone_mobile",
           "fax"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/clients-api/clients/contacts/#list-all-contacts"
+        },
         "semantic": []
       },
       "actions": {
@@ -720,6 +770,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1094,6 +1154,16 @@ export const definition: ConnectorDefinition = {
           "fee",
           "notes"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/projects-api/projects/projects/#list-all-projects"
+        },
         "semantic": []
       },
       "actions": {
@@ -1135,6 +1205,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1244,6 +1324,16 @@ export const definition: ConnectorDefinition = {
           "billable_by_default",
           "default_hourly_rate"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/tasks-api/tasks/tasks/#list-all-tasks"
+        },
         "semantic": []
       },
       "actions": {
@@ -1285,6 +1375,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1542,6 +1642,16 @@ export const definition: ConnectorDefinition = {
           "billable_rate",
           "cost_rate"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/timesheets-api/timesheets/time-entries/#list-all-time-entries"
+        },
         "semantic": []
       },
       "actions": {
@@ -1583,6 +1693,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1876,6 +1996,16 @@ export const definition: ConnectorDefinition = {
           "closed_at",
           "recurring_invoice_id"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/invoices-api/invoices/invoices/#list-all-invoices"
+        },
         "semantic": []
       },
       "actions": {
@@ -1917,6 +2047,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2012,6 +2152,16 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/invoices-api/invoices/invoice-item-categories/#list-all-invoice-item-categories"
+        },
         "semantic": []
       },
       "actions": {
@@ -2053,6 +2203,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2276,6 +2436,16 @@ export const definition: ConnectorDefinition = {
           "accepted_at",
           "declined_at"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/estimates-api/estimates/estimates/#list-all-estimates"
+        },
         "semantic": []
       },
       "actions": {
@@ -2317,6 +2487,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2398,6 +2578,16 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/estimates-api/estimates/estimate-item-categories/#list-all-estimate-item-categories"
+        },
         "semantic": []
       },
       "actions": {
@@ -2439,6 +2629,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2632,6 +2832,16 @@ export const definition: ConnectorDefinition = {
           "is_locked",
           "locked_reason"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/expenses-api/expenses/expenses/#list-all-expenses"
+        },
         "semantic": []
       },
       "actions": {
@@ -2673,6 +2883,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2775,6 +2995,16 @@ export const definition: ConnectorDefinition = {
           "updated_at",
           "unit_price"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/expenses-api/expenses/expense-categories/#list-all-expense-categories"
+        },
         "semantic": []
       },
       "actions": {
@@ -2816,6 +3046,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -3072,6 +3312,16 @@ export const definition: ConnectorDefinition = {
           "hourly_rate",
           "budget"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/projects-api/projects/user-assignments/#list-all-user-assignments"
+        },
         "semantic": []
       },
       "actions": {
@@ -3113,6 +3363,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -3210,6 +3470,16 @@ export const definition: ConnectorDefinition = {
           "hourly_rate",
           "budget"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/projects-api/projects/task-assignments/#list-all-task-assignments"
+        },
         "semantic": []
       },
       "actions": {
@@ -3251,6 +3521,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "harvest",
   "title": "Harvest connector",
   "summary": "Harvest time tracking and invoicing (API v2): read users, clients and contacts, the company, projects, tasks and their assignments, time entries, invoices, estimates, expenses, their categories, roles, and the time reports by project and by task. Every request carries the Harvest-Account-Id header and a User-Agent, as Harvest requires.",
-  "version": "01a3ddd7b2ce",
+  "version": "bac1d1d2a20c",
   "tags": [
     "harvest",
     "time tracking and invoicing"
@@ -292,7 +292,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List users, most recently created first.",
-      "markdown": "# users.list\n\nList users, most recently created first.\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `telephone` (string or null)\n- `timezone` (string or null)\n- `has_access_to_all_future_projects` (boolean or null)\n- `is_contractor` (boolean or null)\n- `is_active` (boolean or null)\n- `weekly_capacity` (integer or null)\n- `default_hourly_rate` (number or null)\n- `cost_rate` (number or null)\n- `roles` (array or null)\n- `access_roles` (array or null)\n- `avatar_url` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `employee_id` (string or null)\n- `calendar_integration_enabled` (boolean or null)\n- `calendar_integration_source` (string or null)\n- `can_create_projects` (boolean or null)\n- `permissions_claims` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList users, most recently created first.\n\n`GET /users` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `telephone` (string or null)\n- `timezone` (string or null)\n- `has_access_to_all_future_projects` (boolean or null)\n- `is_contractor` (boolean or null)\n- `is_active` (boolean or null)\n- `weekly_capacity` (integer or null)\n- `default_hourly_rate` (number or null)\n- `cost_rate` (number or null)\n- `roles` (array or null)\n- `access_roles` (array or null)\n- `avatar_url` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `employee_id` (string or null)\n- `calendar_integration_enabled` (boolean or null)\n- `calendar_integration_source` (string or null)\n- `can_create_projects` (boolean or null)\n- `permissions_claims` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -342,6 +342,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -496,7 +503,7 @@ export const skillDocs: SkillDocs = {
       "id": "clients.list",
       "title": "clients.list",
       "summary": "List clients, most recently created first.",
-      "markdown": "# clients.list\n\nList clients, most recently created first.\n\n`GET /clients` returns a list of clients records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `address` (string or null)\n- `statement_key` (string or null)\n- `currency` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# clients.list\n\nList clients, most recently created first.\n\n`GET /clients` returns a list of clients records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `is_active` (boolean or null)\n- `address` (string or null)\n- `statement_key` (string or null)\n- `currency` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"clients\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -546,6 +553,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -672,7 +686,7 @@ export const skillDocs: SkillDocs = {
       "id": "contacts.list",
       "title": "contacts.list",
       "summary": "List contacts, most recently created first.",
-      "markdown": "# contacts.list\n\nList contacts, most recently created first.\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `title` (string or null)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `phone_office` (string or null)\n- `phone_mobile` (string or null)\n- `fax` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# contacts.list\n\nList contacts, most recently created first.\n\n`GET /contacts` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `title` (string or null)\n- `first_name` (string or null)\n- `last_name` (string or null)\n- `email` (string or null)\n- `phone_office` (string or null)\n- `phone_mobile` (string or null)\n- `fax` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -722,6 +736,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -925,7 +946,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects, most recently created first.",
-      "markdown": "# projects.list\n\nList projects, most recently created first.\n\n`GET /projects` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `name` (string or null)\n- `code` (string or null)\n- `is_active` (boolean or null)\n- `is_billable` (boolean or null)\n- `is_fixed_fee` (boolean or null)\n- `bill_by` (string or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `budget_by` (string or null)\n- `budget_is_monthly` (boolean or null)\n- `notify_when_over_budget` (boolean or null)\n- `over_budget_notification_percentage` (number or null)\n- `over_budget_notification_date` (string or null)\n- `show_budget_to_all` (boolean or null)\n- `cost_budget` (number or null)\n- `cost_budget_include_expenses` (boolean or null)\n- `fee` (number or null)\n- `notes` (string or null)\n- `starts_on` (string or null)\n- `ends_on` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects, most recently created first.\n\n`GET /projects` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `name` (string or null)\n- `code` (string or null)\n- `is_active` (boolean or null)\n- `is_billable` (boolean or null)\n- `is_fixed_fee` (boolean or null)\n- `bill_by` (string or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `budget_by` (string or null)\n- `budget_is_monthly` (boolean or null)\n- `notify_when_over_budget` (boolean or null)\n- `over_budget_notification_percentage` (number or null)\n- `over_budget_notification_date` (string or null)\n- `show_budget_to_all` (boolean or null)\n- `cost_budget` (number or null)\n- `cost_budget_include_expenses` (boolean or null)\n- `fee` (number or null)\n- `notes` (string or null)\n- `starts_on` (string or null)\n- `ends_on` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -975,6 +996,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -1133,7 +1161,7 @@ export const skillDocs: SkillDocs = {
       "id": "tasks.list",
       "title": "tasks.list",
       "summary": "List tasks, most recently created first.",
-      "markdown": "# tasks.list\n\nList tasks, most recently created first.\n\n`GET /tasks` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `billable_by_default` (boolean or null)\n- `default_hourly_rate` (number or null)\n- `is_default` (boolean or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# tasks.list\n\nList tasks, most recently created first.\n\n`GET /tasks` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `billable_by_default` (boolean or null)\n- `default_hourly_rate` (number or null)\n- `is_default` (boolean or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1183,6 +1211,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -1309,7 +1344,7 @@ export const skillDocs: SkillDocs = {
       "id": "time_entries.list",
       "title": "time_entries.list",
       "summary": "List time entries, most recently created first.",
-      "markdown": "# time_entries.list\n\nList time entries, most recently created first.\n\n`GET /time_entries` returns a list of time_entries records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `spent_date` (string or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `client` (object or null)\n- `project` (object or null)\n- `task` (object or null)\n- `task_assignment` (object or null)\n- `external_reference` (object or null)\n- `invoice` (object or null)\n- `hours` (number or null)\n- `hours_without_timer` (number or null)\n- `rounded_hours` (number or null)\n- `notes` (string or null)\n- `is_locked` (boolean or null)\n- `locked_reason` (string or null)\n- `is_closed` (boolean or null)\n- `is_billed` (boolean or null)\n- `timer_started_at` (string or null)\n- `started_time` (string or null)\n- `ended_time` (string or null)\n- `is_running` (boolean or null)\n- `billable` (boolean or null)\n- `budgeted` (boolean or null)\n- `billable_rate` (number or null)\n- `cost_rate` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# time_entries.list\n\nList time entries, most recently created first.\n\n`GET /time_entries` returns a list of time_entries records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `spent_date` (string or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `client` (object or null)\n- `project` (object or null)\n- `task` (object or null)\n- `task_assignment` (object or null)\n- `external_reference` (object or null)\n- `invoice` (object or null)\n- `hours` (number or null)\n- `hours_without_timer` (number or null)\n- `rounded_hours` (number or null)\n- `notes` (string or null)\n- `is_locked` (boolean or null)\n- `locked_reason` (string or null)\n- `is_closed` (boolean or null)\n- `is_billed` (boolean or null)\n- `timer_started_at` (string or null)\n- `started_time` (string or null)\n- `ended_time` (string or null)\n- `is_running` (boolean or null)\n- `billable` (boolean or null)\n- `budgeted` (boolean or null)\n- `billable_rate` (number or null)\n- `cost_rate` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"time_entries\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1359,6 +1394,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -1525,7 +1567,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoices.list",
       "title": "invoices.list",
       "summary": "List invoices, most recently created first.",
-      "markdown": "# invoices.list\n\nList invoices, most recently created first.\n\n`GET /invoices` returns a list of invoices records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `estimate` (object or null)\n- `retainer` (object or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `due_amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `period_start` (string or null)\n- `period_end` (string or null)\n- `issue_date` (string or null)\n- `due_date` (string or null)\n- `payment_term` (string or null)\n- `payment_options` (array or null)\n- `sent_at` (string or null)\n- `paid_at` (string or null)\n- `paid_date` (string or null)\n- `closed_at` (string or null)\n- `recurring_invoice_id` (integer or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# invoices.list\n\nList invoices, most recently created first.\n\n`GET /invoices` returns a list of invoices records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `estimate` (object or null)\n- `retainer` (object or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `due_amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `period_start` (string or null)\n- `period_end` (string or null)\n- `issue_date` (string or null)\n- `due_date` (string or null)\n- `payment_term` (string or null)\n- `payment_options` (array or null)\n- `sent_at` (string or null)\n- `paid_at` (string or null)\n- `paid_date` (string or null)\n- `closed_at` (string or null)\n- `recurring_invoice_id` (integer or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoices\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1575,6 +1617,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -1753,7 +1802,7 @@ export const skillDocs: SkillDocs = {
       "id": "invoice_item_categories.list",
       "title": "invoice_item_categories.list",
       "summary": "List invoice item categories, most recently created first.",
-      "markdown": "# invoice_item_categories.list\n\nList invoice item categories, most recently created first.\n\n`GET /invoice_item_categories` returns a list of invoice_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `use_as_service` (boolean or null)\n- `use_as_expense` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# invoice_item_categories.list\n\nList invoice item categories, most recently created first.\n\n`GET /invoice_item_categories` returns a list of invoice_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `use_as_service` (boolean or null)\n- `use_as_expense` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"invoice_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1803,6 +1852,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -1925,7 +1981,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimates.list",
       "title": "estimates.list",
       "summary": "List estimates, most recently created first.",
-      "markdown": "# estimates.list\n\nList estimates, most recently created first.\n\n`GET /estimates` returns a list of estimates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `issue_date` (string or null)\n- `sent_at` (string or null)\n- `accepted_at` (string or null)\n- `declined_at` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# estimates.list\n\nList estimates, most recently created first.\n\n`GET /estimates` returns a list of estimates records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `line_items` (array or null)\n- `creator` (object or null)\n- `client_key` (string or null)\n- `number` (string or null)\n- `purchase_order` (string or null)\n- `amount` (number or null)\n- `tax` (number or null)\n- `tax_amount` (number or null)\n- `tax2` (number or null)\n- `tax2_amount` (number or null)\n- `discount` (number or null)\n- `discount_amount` (number or null)\n- `subject` (string or null)\n- `notes` (string or null)\n- `currency` (string or null)\n- `state` (string or null)\n- `issue_date` (string or null)\n- `sent_at` (string or null)\n- `accepted_at` (string or null)\n- `declined_at` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimates\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1975,6 +2031,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -2133,7 +2196,7 @@ export const skillDocs: SkillDocs = {
       "id": "estimate_item_categories.list",
       "title": "estimate_item_categories.list",
       "summary": "List estimate item categories, most recently created first.",
-      "markdown": "# estimate_item_categories.list\n\nList estimate item categories, most recently created first.\n\n`GET /estimate_item_categories` returns a list of estimate_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# estimate_item_categories.list\n\nList estimate item categories, most recently created first.\n\n`GET /estimate_item_categories` returns a list of estimate_item_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"estimate_item_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2183,6 +2246,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -2301,7 +2371,7 @@ export const skillDocs: SkillDocs = {
       "id": "expenses.list",
       "title": "expenses.list",
       "summary": "List expenses, most recently created first.",
-      "markdown": "# expenses.list\n\nList expenses, most recently created first.\n\n`GET /expenses` returns a list of expenses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `project` (object or null)\n- `expense_category` (object or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `receipt` (object or null)\n- `invoice` (object or null)\n- `notes` (string or null)\n- `units` (integer or null)\n- `total_cost` (number or null)\n- `billable` (boolean or null)\n- `is_closed` (boolean or null)\n- `is_locked` (boolean or null)\n- `is_billed` (boolean or null)\n- `locked_reason` (string or null)\n- `spent_date` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# expenses.list\n\nList expenses, most recently created first.\n\n`GET /expenses` returns a list of expenses records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `client` (object or null)\n- `project` (object or null)\n- `expense_category` (object or null)\n- `user` (object or null)\n- `user_assignment` (object or null)\n- `receipt` (object or null)\n- `invoice` (object or null)\n- `notes` (string or null)\n- `units` (integer or null)\n- `total_cost` (number or null)\n- `billable` (boolean or null)\n- `is_closed` (boolean or null)\n- `is_locked` (boolean or null)\n- `is_billed` (boolean or null)\n- `locked_reason` (string or null)\n- `spent_date` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expenses\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2351,6 +2421,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -2499,7 +2576,7 @@ export const skillDocs: SkillDocs = {
       "id": "expense_categories.list",
       "title": "expense_categories.list",
       "summary": "List expense categories, most recently created first.",
-      "markdown": "# expense_categories.list\n\nList expense categories, most recently created first.\n\n`GET /expense_categories` returns a list of expense_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `unit_name` (string or null)\n- `unit_price` (number or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# expense_categories.list\n\nList expense categories, most recently created first.\n\n`GET /expense_categories` returns a list of expense_categories records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `name` (string or null)\n- `unit_name` (string or null)\n- `unit_price` (number or null)\n- `is_active` (boolean or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"expense_categories\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2549,6 +2626,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -2843,7 +2927,7 @@ export const skillDocs: SkillDocs = {
       "id": "user_assignments.list",
       "title": "user_assignments.list",
       "summary": "List user assignments, most recently created first.",
-      "markdown": "# user_assignments.list\n\nList user assignments, most recently created first.\n\n`GET /user_assignments` returns a list of user_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `user` (object or null)\n- `is_active` (boolean or null)\n- `is_project_manager` (boolean or null)\n- `use_default_rates` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# user_assignments.list\n\nList user assignments, most recently created first.\n\n`GET /user_assignments` returns a list of user_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `user` (object or null)\n- `is_active` (boolean or null)\n- `is_project_manager` (boolean or null)\n- `use_default_rates` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"user_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2893,6 +2977,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",
@@ -2948,7 +3039,7 @@ export const skillDocs: SkillDocs = {
       "id": "task_assignments.list",
       "title": "task_assignments.list",
       "summary": "List task assignments, most recently created first.",
-      "markdown": "# task_assignments.list\n\nList task assignments, most recently created first.\n\n`GET /task_assignments` returns a list of task_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `task` (object or null)\n- `is_active` (boolean or null)\n- `billable` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"task_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# task_assignments.list\n\nList task assignments, most recently created first.\n\n`GET /task_assignments` returns a list of task_assignments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| per_page | integer | no | minimum 1; maximum 2000 | Number of records per page, 1 to 2000 (Harvest's default is 2000). |\n| page | integer | no | minimum 1 | Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL). |\n| cursor | string | no |  | Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). |\n| updated_since | string | no |  | Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..2000). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_link`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `project` (object or null)\n- `task` (object or null)\n- `is_active` (boolean or null)\n- `billable` (boolean or null)\n- `hourly_rate` (number or null)\n- `budget` (number or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"task_assignments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -2998,6 +3089,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+            ],
+            [
+              "updated_since",
+              "string",
+              "no",
+              "",
+              "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
             ],
             [
               "limit",

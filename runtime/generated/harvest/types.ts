@@ -38,6 +38,8 @@ export interface HarvestUsersListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestUsersListPagination {
@@ -71,6 +73,8 @@ export interface HarvestClientsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestClientsListPagination {
@@ -107,6 +111,8 @@ export interface HarvestContactsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestContactsListPagination {
@@ -186,6 +192,8 @@ export interface HarvestProjectsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestProjectsListPagination {
@@ -219,6 +227,8 @@ export interface HarvestTasksListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestTasksListPagination {
@@ -272,6 +282,8 @@ export interface HarvestTimeEntriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestTimeEntriesListPagination {
@@ -331,6 +343,8 @@ export interface HarvestInvoicesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestInvoicesListPagination {
@@ -362,6 +376,8 @@ export interface HarvestInvoiceItemCategoriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestInvoiceItemCategoriesListPagination {
@@ -411,6 +427,8 @@ export interface HarvestEstimatesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestEstimatesListPagination {
@@ -440,6 +458,8 @@ export interface HarvestEstimateItemCategoriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestEstimateItemCategoriesListPagination {
@@ -484,6 +504,8 @@ export interface HarvestExpensesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestExpensesListPagination {
@@ -516,6 +538,8 @@ export interface HarvestExpenseCategoriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestExpenseCategoriesListPagination {
@@ -581,6 +605,8 @@ export interface HarvestUserAssignmentsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestUserAssignmentsListPagination {
@@ -609,6 +635,8 @@ export interface HarvestTaskAssignmentsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestTaskAssignmentsListPagination {

@@ -2,10 +2,10 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const users__list = validate10;
-const schema11 = { "$id": "users__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema11 = { "$id": "users__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -88,14 +88,26 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
@@ -149,10 +161,10 @@ else {
     errors++;
 } validate11.errors = vErrors; return errors === 0; }
 export const clients__list = validate12;
-const schema13 = { "$id": "clients__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema13 = { "$id": "clients__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="clients__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -235,14 +247,26 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
@@ -296,10 +320,10 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const contacts__list = validate14;
-const schema15 = { "$id": "contacts__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema15 = { "$id": "contacts__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -382,14 +406,26 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
@@ -467,10 +503,10 @@ else {
     errors++;
 } validate16.errors = vErrors; return errors === 0; }
 export const projects__list = validate17;
-const schema18 = { "$id": "projects__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema18 = { "$id": "projects__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -553,14 +589,26 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
@@ -614,10 +662,10 @@ else {
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
 export const tasks__list = validate19;
-const schema20 = { "$id": "tasks__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema20 = { "$id": "tasks__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -700,14 +748,26 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
@@ -761,10 +821,10 @@ else {
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
 export const time_entries__list = validate21;
-const schema22 = { "$id": "time_entries__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema22 = { "$id": "time_entries__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_entries__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -847,14 +907,26 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
@@ -908,10 +980,10 @@ else {
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
 export const invoices__list = validate23;
-const schema24 = { "$id": "invoices__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema24 = { "$id": "invoices__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoices__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -994,14 +1066,26 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
@@ -1055,10 +1139,10 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const invoice_item_categories__list = validate25;
-const schema26 = { "$id": "invoice_item_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema26 = { "$id": "invoice_item_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoice_item_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1141,14 +1225,26 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
@@ -1202,10 +1298,10 @@ else {
     errors++;
 } validate26.errors = vErrors; return errors === 0; }
 export const estimates__list = validate27;
-const schema28 = { "$id": "estimates__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema28 = { "$id": "estimates__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimates__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1288,14 +1384,26 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
@@ -1349,10 +1457,10 @@ else {
     errors++;
 } validate28.errors = vErrors; return errors === 0; }
 export const estimate_item_categories__list = validate29;
-const schema30 = { "$id": "estimate_item_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema30 = { "$id": "estimate_item_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimate_item_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1435,14 +1543,26 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
@@ -1496,10 +1616,10 @@ else {
     errors++;
 } validate30.errors = vErrors; return errors === 0; }
 export const expenses__list = validate31;
-const schema32 = { "$id": "expenses__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema32 = { "$id": "expenses__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expenses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1582,14 +1702,26 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
@@ -1643,10 +1775,10 @@ else {
     errors++;
 } validate32.errors = vErrors; return errors === 0; }
 export const expense_categories__list = validate33;
-const schema34 = { "$id": "expense_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema34 = { "$id": "expense_categories__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expense_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1729,14 +1861,26 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
@@ -1937,10 +2081,10 @@ else {
     errors++;
 } validate36.errors = vErrors; return errors === 0; }
 export const user_assignments__list = validate37;
-const schema38 = { "$id": "user_assignments__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema38 = { "$id": "user_assignments__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_assignments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -2023,22 +2167,34 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
 export const task_assignments__list = validate38;
-const schema39 = { "$id": "task_assignments__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." } }, "additionalProperties": false };
+const schema39 = { "$id": "task_assignments__list", "type": "object", "properties": { "per_page": { "type": "integer", "minimum": 1, "maximum": 2000, "description": "Number of records per page, 1 to 2000 (Harvest's default is 2000)." }, "page": { "type": "integer", "minimum": 1, "description": "Page number (Harvest's page-based pagination). Normally taken from next_params (the next_link URL)." }, "cursor": { "type": "string", "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)." }, "updated_since": { "type": "string", "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)." } }, "additionalProperties": false };
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="task_assignments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -2121,14 +2277,26 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = { instancePath: instancePath + "/updated_since", schemaPath: "#/properties/updated_since/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate38.errors = vErrors; return errors === 0; }

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "intercom",
   "title": "Intercom connector",
   "summary": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
-  "version": "2f14e4efded7",
+  "version": "66bc7fb93e1d",
   "tags": [
     "intercom",
     "customer conversations"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Intercom connector",
       "summary": "Intercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.",
-      "markdown": "# Intercom\n\nIntercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.\n\n- Connector type: `intercom`\n- Category: customer conversations\n- Definition ID: `d8313939-3782-41b0-be29-b3ca20d8dd3a`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('intercom', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nRequests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| contacts | list, create, get, update, delete | Contacts of the workspace (role user or lead), with their location, tags, notes and companies summaries. |\n| conversations | list, api_search, create, get, update, delete | Conversations between contacts and teammates. The initial message is source (source.body is HTML); conversations.get adds conversation_parts (replies, notes, assignments; the 500 most recent). |\n| companies | list, api_search, create, get, update, delete | Companies (organizations your contacts belong to), with plan, size, spend, tags and segments. |\n| teams | list, get | Teams of teammates (inboxes for assignment). |\n| admins | list, get | Admins (teammates) of the workspace. |\n| tags | list, create, get, delete | Tags of the workspace (applied to contacts, conversations, companies and tickets). |\n| notes | create | Notes that teammates add to a contact. Only create is offered here. |\n| segments | list, get | Segments (saved filters of contacts or companies). |\n| internal_articles | list, get | Internal articles (knowledge for teammates, not published to customers). |\n\n## Vendor documentation\n\n- [Intercom REST API reference, version 2.14 (generated from Intercom's OpenAPI description)](https://developers.intercom.com/intercom-api-reference/reference/)\n- [Intercom's official OpenAPI description, version 2.14 (intercom/Intercom-OpenAPI, descriptions/2.14/api.intercom.io.yaml)](https://github.com/intercom/Intercom-OpenAPI/blob/main/descriptions/2.14/api.intercom.io.yaml)\n- [Authentication (access tokens and OAuth, sent as Authorization Bearer)](https://developers.intercom.com/docs/build-an-integration/learn-more/authentication/)\n- [REST APIs overview (regional hosting - api.intercom.io, api.eu.intercom.io, api.au.intercom.io)](https://developers.intercom.com/building-apps/docs/rest-apis)\n- [API changelog and versions (2.14 released 2025-08-15; the Intercom-Version header)](https://developers.intercom.com/building-apps/docs/api-changelog)\n- [Pagination (per_page, starting_after and pages.next for list and search APIs)](https://developers.intercom.com/docs/build-an-integration/learn-more/rest-apis/pagination/)\n- [Contacts (list, create, get, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Contacts/ListContacts/)\n- [Conversations (list, create, retrieve, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/listConversations/)\n- [Search conversations (query object, operators, searchable fields)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/searchConversations/)\n- [Companies (list all, retrieve/filter, create or update, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Companies/listAllCompanies/)\n- [Tags (list, create or update, find, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Tags/listTags/)\n- [Notes (create a note on a contact)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Notes/createNote/)\n- [Teams (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Teams/listTeams/)\n- [Admins (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Admins/listAdmins/)\n- [Segments (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Segments/listSegments/)\n- [Internal Articles (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Internal-Articles/listInternalArticles/)\n",
+      "markdown": "# Intercom\n\nIntercom REST API, version 2.14 (pinned with the Intercom-Version header): contacts (users and leads), conversations (list, search, read with their parts, create, update, delete), companies (list, filter, create-or-update, update, delete), tags, contact notes, and the teams, admins, segments and internal articles of the workspace. Authenticates with an Intercom access token sent as a bearer token; US, EU and Australian data hosting regions are a configuration choice.\n\n- Connector type: `intercom`\n- Category: customer conversations\n- Definition ID: `d8313939-3782-41b0-be29-b3ca20d8dd3a`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('intercom', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nRequests go to the configured region (api.intercom.io by default, or api.eu / api.au) with Intercom-Version 2.14. Timestamps are Unix seconds (integers) everywhere, in records and params. Pagination: the pagination block has one key, next_page, the value to send back for the next page, null on the last page. For contacts.list, conversations.list and conversations.api_search it is the starting_after cursor (Intercom's pages.next.starting_after); for companies.list and companies.api_search it is the next page number. Merge next_params into the same params to walk pages. per_page is at most 150 for contacts, conversations and search. Conversation search takes a query object: {\"field\": \"state\", \"operator\": \"=\", \"value\": \"open\"}, or {\"operator\": \"AND\"|\"OR\", \"value\": [filters]} (up to 2 levels of nesting, 15 filters per group); operators = != IN NIN > < ~ !~ ^ $; dates are Unix seconds; a source.body filter matches single words. Conversation lists and search return conversations without their parts; conversations.get returns up to the 500 most recent conversation_parts. conversations.create returns the created message (with conversation_id), not the conversation. companies.create creates or updates the company with the given company_id; company lists omit companies without users and stop at 10,000 companies. Deleting a conversation or a contact is permanent; deleting a company archives it and detaches its contacts. Tags, teams, admins, segments and internal articles are returned whole (no paging).\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| contacts | list, api_search, create, get, update, delete | Contacts of the workspace (role user or lead), with their location, tags, notes and companies summaries. |\n| conversations | list, api_search, create, get, update, delete | Conversations between contacts and teammates. The initial message is source (source.body is HTML); conversations.get adds conversation_parts (replies, notes, assignments; the 500 most recent). |\n| companies | list, api_search, create, get, update, delete | Companies (organizations your contacts belong to), with plan, size, spend, tags and segments. |\n| teams | list, get | Teams of teammates (inboxes for assignment). |\n| admins | list, get | Admins (teammates) of the workspace. |\n| tags | list, create, get, delete | Tags of the workspace (applied to contacts, conversations, companies and tickets). |\n| notes | create | Notes that teammates add to a contact. Only create is offered here. |\n| segments | list, get | Segments (saved filters of contacts or companies). |\n| internal_articles | list, get | Internal articles (knowledge for teammates, not published to customers). |\n\n## Vendor documentation\n\n- [Intercom REST API reference, version 2.14 (generated from Intercom's OpenAPI description)](https://developers.intercom.com/intercom-api-reference/reference/)\n- [Intercom's official OpenAPI description, version 2.14 (intercom/Intercom-OpenAPI, descriptions/2.14/api.intercom.io.yaml)](https://github.com/intercom/Intercom-OpenAPI/blob/main/descriptions/2.14/api.intercom.io.yaml)\n- [Authentication (access tokens and OAuth, sent as Authorization Bearer)](https://developers.intercom.com/docs/build-an-integration/learn-more/authentication/)\n- [REST APIs overview (regional hosting - api.intercom.io, api.eu.intercom.io, api.au.intercom.io)](https://developers.intercom.com/building-apps/docs/rest-apis)\n- [API changelog and versions (2.14 released 2025-08-15; the Intercom-Version header)](https://developers.intercom.com/building-apps/docs/api-changelog)\n- [Pagination (per_page, starting_after and pages.next for list and search APIs)](https://developers.intercom.com/docs/build-an-integration/learn-more/rest-apis/pagination/)\n- [Contacts (list, create, get, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Contacts/ListContacts/)\n- [Conversations (list, create, retrieve, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/listConversations/)\n- [Search conversations (query object, operators, searchable fields)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Conversations/searchConversations/)\n- [Companies (list all, retrieve/filter, create or update, update, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Companies/listAllCompanies/)\n- [Tags (list, create or update, find, delete)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Tags/listTags/)\n- [Notes (create a note on a contact)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Notes/createNote/)\n- [Teams (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Teams/listTeams/)\n- [Admins (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Admins/listAdmins/)\n- [Segments (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Segments/listSegments/)\n- [Internal Articles (list, retrieve)](https://developers.intercom.com/docs/references/2.14/rest-api/api.intercom.io/Internal-Articles/listInternalArticles/)\n",
       "blocks": [
         {
           "type": "heading",
@@ -62,7 +62,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "contacts",
-              "list, create, get, update, delete",
+              "list, api_search, create, get, update, delete",
               "Contacts of the workspace (role user or lead), with their location, tags, notes and companies summaries."
             ],
             [
@@ -342,6 +342,158 @@ export const skillDocs: SkillDocs = {
           "type": "code",
           "language": "json",
           "code": "{\n  \"entity\": \"contacts\",\n  \"action\": \"list\",\n  \"params\": {}\n}"
+        }
+      ]
+    },
+    {
+      "id": "contacts.api_search",
+      "title": "contacts.api_search",
+      "summary": "Search contacts (POST /contacts/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object).",
+      "markdown": "# contacts.api_search\n\nSearch contacts (POST /contacts/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object).\n\n`POST /contacts/search` returns a list of contacts records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| query | object | yes |  | A filter {\"field\": \"updated_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" \\| \"OR\", \"value\": [filters or groups]}. Fields include id, role, name, email, email_domain, phone, external_id, created_at, updated_at, signed_up_at, last_seen_at, owner_id, tag_id, segment_id and custom_attributes.*. Operators: = != IN NIN > < ~ !~ ^ $. |\n| per_page | integer | no | minimum 1; maximum 150; default 50 | Contacts per page, 1 to 150 (Intercom's default is 50). |\n| starting_after | string | no |  | Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given. |\n\n## Pagination\n\nStyle `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `workspace_id` (string or null)\n- `external_id` (string or null)\n- `role` (string or null)\n- `email` (string or null)\n- `email_domain` (string or null)\n- `phone` (string or null)\n- `formatted_phone` (string or null)\n- `name` (string or null)\n- `avatar` (string or null)\n- `owner_id` (integer or null)\n- `social_profiles` (object or null)\n- `has_hard_bounced` (boolean or null)\n- `marked_email_as_spam` (boolean or null)\n- `unsubscribed_from_emails` (boolean or null)\n- `created_at` (integer or null)\n- `updated_at` (integer or null)\n- `signed_up_at` (integer or null)\n- `last_seen_at` (integer or null)\n- `last_replied_at` (integer or null)\n- `last_contacted_at` (integer or null)\n- `last_email_opened_at` (integer or null)\n- `last_email_clicked_at` (integer or null)\n- `language_override` (string or null)\n- `browser` (string or null)\n- `browser_version` (string or null)\n- `browser_language` (string or null)\n- `os` (string or null)\n- `location` (object or null)\n- `android_app_name` (string or null)\n- `android_app_version` (string or null)\n- `android_device` (string or null)\n- `android_os_version` (string or null)\n- `android_sdk_version` (string or null)\n- `android_last_seen_at` (integer or null)\n- `ios_app_name` (string or null)\n- `ios_app_version` (string or null)\n- `ios_device` (string or null)\n- `ios_os_version` (string or null)\n- `ios_sdk_version` (string or null)\n- `ios_last_seen_at` (integer or null)\n- `custom_attributes` (object or null)\n- `tags` (object or null)\n- `notes` (object or null)\n- `companies` (object or null)\n- `opted_out_subscription_types` (object or null)\n- `opted_in_subscription_types` (object or null)\n- `utm_campaign` (string or null)\n- `utm_content` (string or null)\n- `utm_medium` (string or null)\n- `utm_source` (string or null)\n- `utm_term` (string or null)\n- `referrer` (string or null)\n- `enabled_push_messaging` (boolean or null)\n- `sms_consent` (boolean or null)\n- `unsubscribed_from_sms` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"contacts\",\n  \"action\": \"api_search\",\n  \"params\": {\n    \"query\": {}\n  }\n}\n```\n",
+      "blocks": [
+        {
+          "type": "heading",
+          "text": "contacts.api_search",
+          "level": 1
+        },
+        {
+          "type": "paragraph",
+          "text": "Search contacts (POST /contacts/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object)."
+        },
+        {
+          "type": "paragraph",
+          "text": "`POST /contacts/search` returns a list of contacts records."
+        },
+        {
+          "type": "heading",
+          "text": "Parameters",
+          "level": 2
+        },
+        {
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "query",
+              "object",
+              "yes",
+              "",
+              "A filter {\"field\": \"updated_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, role, name, email, email_domain, phone, external_id, created_at, updated_at, signed_up_at, last_seen_at, owner_id, tag_id, segment_id and custom_attributes.*. Operators: = != IN NIN > < ~ !~ ^ $."
+            ],
+            [
+              "per_page",
+              "integer",
+              "no",
+              "minimum 1; maximum 150; default 50",
+              "Contacts per page, 1 to 150 (Intercom's default is 50)."
+            ],
+            [
+              "starting_after",
+              "string",
+              "no",
+              "",
+              "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as per_page (clamped to 1..150). Same as giving per_page, which wins when both are given."
+            ]
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "Pagination",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "Style `cursor`. Each page returns the block `next_page`; merge `next_params` into the next call to continue."
+        },
+        {
+          "type": "heading",
+          "text": "Record fields",
+          "level": 2
+        },
+        {
+          "type": "list",
+          "items": [
+            "`type` (string or null)",
+            "`id` (string)",
+            "`workspace_id` (string or null)",
+            "`external_id` (string or null)",
+            "`role` (string or null)",
+            "`email` (string or null)",
+            "`email_domain` (string or null)",
+            "`phone` (string or null)",
+            "`formatted_phone` (string or null)",
+            "`name` (string or null)",
+            "`avatar` (string or null)",
+            "`owner_id` (integer or null)",
+            "`social_profiles` (object or null)",
+            "`has_hard_bounced` (boolean or null)",
+            "`marked_email_as_spam` (boolean or null)",
+            "`unsubscribed_from_emails` (boolean or null)",
+            "`created_at` (integer or null)",
+            "`updated_at` (integer or null)",
+            "`signed_up_at` (integer or null)",
+            "`last_seen_at` (integer or null)",
+            "`last_replied_at` (integer or null)",
+            "`last_contacted_at` (integer or null)",
+            "`last_email_opened_at` (integer or null)",
+            "`last_email_clicked_at` (integer or null)",
+            "`language_override` (string or null)",
+            "`browser` (string or null)",
+            "`browser_version` (string or null)",
+            "`browser_language` (string or null)",
+            "`os` (string or null)",
+            "`location` (object or null)",
+            "`android_app_name` (string or null)",
+            "`android_app_version` (string or null)",
+            "`android_device` (string or null)",
+            "`android_os_version` (string or null)",
+            "`android_sdk_version` (string or null)",
+            "`android_last_seen_at` (integer or null)",
+            "`ios_app_name` (string or null)",
+            "`ios_app_version` (string or null)",
+            "`ios_device` (string or null)",
+            "`ios_os_version` (string or null)",
+            "`ios_sdk_version` (string or null)",
+            "`ios_last_seen_at` (integer or null)",
+            "`custom_attributes` (object or null)",
+            "`tags` (object or null)",
+            "`notes` (object or null)",
+            "`companies` (object or null)",
+            "`opted_out_subscription_types` (object or null)",
+            "`opted_in_subscription_types` (object or null)",
+            "`utm_campaign` (string or null)",
+            "`utm_content` (string or null)",
+            "`utm_medium` (string or null)",
+            "`utm_source` (string or null)",
+            "`utm_term` (string or null)",
+            "`referrer` (string or null)",
+            "`enabled_push_messaging` (boolean or null)",
+            "`sms_consent` (boolean or null)",
+            "`unsubscribed_from_sms` (boolean or null)"
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "Example",
+          "level": 2
+        },
+        {
+          "type": "code",
+          "language": "json",
+          "code": "{\n  \"entity\": \"contacts\",\n  \"action\": \"api_search\",\n  \"params\": {\n    \"query\": {}\n  }\n}"
         }
       ]
     },

@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "jira",
   "title": "Jira connector",
   "summary": "Jira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).",
-  "version": "d98e5ec7e2c0",
+  "version": "33f50ea8744c",
   "tags": [
     "jira",
     "issue tracking (project/issue)"
@@ -15,7 +15,7 @@ export const skillDocs: SkillDocs = {
       "id": "overview",
       "title": "Jira connector",
       "summary": "Jira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).",
-      "markdown": "# Jira\n\nJira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).\n\n- Connector type: `jira`\n- Category: issue tracking (project/issue)\n- Definition ID: `68e63de2-bb83-4c7e-93fa-a8a9051e3993`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('jira', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nIssue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | api_search, create, get, update, delete | Jira issues (work items). Search with bounded JQL, create, read, edit and delete. Field values live under `fields` (summary, status, assignee, project, issuetype, priority, description in Atlassian Document Format, created, updated, labels and custom fields). |\n| projects | list, get | Jira projects visible to the user. |\n| users | list, get | Atlassian accounts known to the Jira site (people, apps and customers), identified by accountId. |\n| issue_fields | list | System and custom issue fields (ids usable in issue `fields`, JQL clause names, types). |\n| issue_comments | list, get, create, update, delete | Comments on an issue. Bodies are Atlassian Document Format documents. |\n| issue_worklogs | list, get, create, update, delete | Time logged on an issue (needs time tracking enabled in Jira). |\n| issues_assignee | update | The assignee of an issue. update assigns (accountId), unassigns (accountId null) or assigns the project's default assignee (accountId \"-1\"); it needs only the Assign issues permission. |\n| issue_transitions | list, create | Workflow transitions of an issue. list shows the ones available now; create performs one (moves the issue to another status). |\n| issue_links | create, get, delete | Links between two issues (blocks, duplicates, relates to...). Jira offers no list of links; read them from an issue's fields.issuelinks. |\n\n## Vendor documentation\n\n- [Jira Cloud platform REST API v3 - Introduction (expansion, pagination, ordering)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/intro/)\n- [Basic auth for REST APIs (email + API token)](https://developer.atlassian.com/cloud/jira/platform/basic-auth-for-rest-apis/)\n- [Issue search (GET /rest/api/3/search/jql)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-search/)\n- [Issues (create, get, edit, delete, assign, transitions)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/)\n- [Projects](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-projects/)\n- [Users](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/)\n- [Issue fields](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-fields/)\n- [Issue comments](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-comments/)\n- [Issue worklogs](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-worklogs/)\n- [Issue links](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-links/)\n- [Atlassian Document Format (rich text in description, comment bodies, worklog comments)](https://developer.atlassian.com/cloud/jira/platform/apis/document/structure/)\n",
+      "markdown": "# Jira\n\nJira Cloud (platform REST API v3) on your own Atlassian site: search issues with bounded JQL, create, read, edit, assign, transition and delete issues, and work with projects, users, issue fields, comments, worklogs and issue links. Authenticates with an Atlassian account email and API token (HTTP basic auth).\n\n- Connector type: `jira`\n- Category: issue tracking (project/issue)\n- Definition ID: `68e63de2-bb83-4c7e-93fa-a8a9051e3993`\n\n## How to execute\n\nSend `POST /api/v1/integrations/connectors/{connector_id}/execute` with a body `{\"entity\": ..., \"action\": ..., \"params\": {...}}`. In library mode call `createConnector('jira', { credentials }).execute(entity, action, params)`. Params are validated before anything is sent: unknown params, wrong types and values beyond a limit are rejected with every violation listed. `params` may be omitted or null when nothing is required; a number or boolean param may be given as text (`\"1001\"` for an integer id). Every action returning many records takes `limit`, the most records to return, sent as the action's own page-size param (see each action's Parameters). To read the next page, merge `next_params` from the response into the same call; it is absent on the last page.\n\nIssue search (issues.api_search) needs a bounded JQL query: it must restrict the search by project, assignee, reporter, issue key or sprint (for example `project = ABC`, `assignee = currentUser()`, `key = ABC-1`); a date filter alone such as `created >= -7d` is unbounded unless combined with a project restriction (`project = ABC AND created >= -7d`); an ORDER BY clause alone is rejected. Search returns only issue ids unless `fields` lists the fields wanted (e.g. `summary,status,assignee` or `*navigable`). Page through results by merging next_params (nextPageToken) into the next call; total is always null for this endpoint. Rich text (issue description, comment body, worklog comment) uses Atlassian Document Format: {\"type\": \"doc\", \"version\": 1, \"content\": [{\"type\": \"paragraph\", \"content\": [{\"type\": \"text\", \"text\": \"...\"}]}]}. Users are identified by accountId. To unassign an issue use issues_assignee.update with accountId null (or issues.update with fields.assignee.accountId null); \"-1\" assigns the project's default assignee. To move an issue to another status, list issue_transitions for it and create one with transition.id. Paged lists other than search use startAt/maxResults: the pagination block's nextPageToken holds the next startAt.\n\n## Entities and actions\n\n| Entity | Actions | Description |\n| --- | --- | --- |\n| issues | list, api_search, create, get, update, delete | Jira issues (work items). Search with bounded JQL, create, read, edit and delete. Field values live under `fields` (summary, status, assignee, project, issuetype, priority, description in Atlassian Document Format, created, updated, labels and custom fields). |\n| projects | list, get | Jira projects visible to the user. |\n| users | list, get | Atlassian accounts known to the Jira site (people, apps and customers), identified by accountId. |\n| issue_fields | list | System and custom issue fields (ids usable in issue `fields`, JQL clause names, types). |\n| issue_comments | list, get, create, update, delete | Comments on an issue. Bodies are Atlassian Document Format documents. |\n| issue_worklogs | list, get, create, update, delete | Time logged on an issue (needs time tracking enabled in Jira). |\n| issues_assignee | update | The assignee of an issue. update assigns (accountId), unassigns (accountId null) or assigns the project's default assignee (accountId \"-1\"); it needs only the Assign issues permission. |\n| issue_transitions | list, create | Workflow transitions of an issue. list shows the ones available now; create performs one (moves the issue to another status). |\n| issue_links | create, get, delete | Links between two issues (blocks, duplicates, relates to...). Jira offers no list of links; read them from an issue's fields.issuelinks. |\n\n## Vendor documentation\n\n- [Jira Cloud platform REST API v3 - Introduction (expansion, pagination, ordering)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/intro/)\n- [Basic auth for REST APIs (email + API token)](https://developer.atlassian.com/cloud/jira/platform/basic-auth-for-rest-apis/)\n- [Issue search (GET /rest/api/3/search/jql)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-search/)\n- [Issues (create, get, edit, delete, assign, transitions)](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/)\n- [Projects](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-projects/)\n- [Users](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-users/)\n- [Issue fields](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-fields/)\n- [Issue comments](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-comments/)\n- [Issue worklogs](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-worklogs/)\n- [Issue links](https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-links/)\n- [Atlassian Document Format (rich text in description, comment bodies, worklog comments)](https://developer.atlassian.com/cloud/jira/platform/apis/document/structure/)\n",
       "blocks": [
         {
           "type": "heading",
@@ -62,7 +62,7 @@ export const skillDocs: SkillDocs = {
           "rows": [
             [
               "issues",
-              "api_search, create, get, update, delete",
+              "list, api_search, create, get, update, delete",
               "Jira issues (work items). Search with bounded JQL, create, read, edit and delete. Field values live under `fields` (summary, status, assignee, project, issuetype, priority, description in Atlassian Document Format, created, updated, labels and custom fields)."
             ],
             [
@@ -198,6 +198,123 @@ export const skillDocs: SkillDocs = {
               "Your Atlassian site name: acme for acme.atlassian.net"
             ]
           ]
+        }
+      ]
+    },
+    {
+      "id": "issues.list",
+      "title": "issues.list",
+      "summary": "List the issues of one project with their navigable fields (GET /rest/api/3/search/jql with the JQL project = <project>), paginated by nextPageToken. The context store's sync reads issues through it, one project at a time; use api_search for any other JQL.",
+      "markdown": "# issues.list\n\nList the issues of one project with their navigable fields (GET /rest/api/3/search/jql with the JQL project = <project>), paginated by nextPageToken. The context store's sync reads issues through it, one project at a time; use api_search for any other JQL.\n\n`GET /rest/api/3/search/jql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| project | string | yes | minLength 1 | Project id or key, sent as the JQL project = <project>. The sync appends the change filter (AND updated >= \"-90m\" ORDER BY updated ASC) to read only recently updated issues. |\n| fields | string | yes | default \"*navigable\" | Comma-separated fields to return; the navigable fields by default. |\n| nextPageToken | string | no |  | Token of the page to fetch (from the previous page's nextPageToken); omit for the first page. |\n| maxResults | integer | no | minimum 1; maximum 100; default 50 | Issues per page (Jira returns at most 100 with the navigable fields). |\n| limit | integer | no | minimum 1 | The most records to return: sent as maxResults (clamped to 1..100). Same as giving maxResults, which wins when both are given. |\n\n## Pagination\n\nStyle `next_page_token`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `key` (string or null)\n- `self` (string or null)\n- `expand` (string or null)\n- `fields` (object or null)\n- `renderedFields` (object or null)\n- `properties` (object or null)\n- `names` (object or null)\n- `schema` (object or null)\n- `transitions` (array or null)\n- `operations` (object or null)\n- `editmeta` (object or null)\n- `changelog` (object or null)\n- `versionedRepresentations` (object or null)\n- `fieldsToInclude` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {\n    \"project\": \"<project>\",\n    \"fields\": \"*navigable\"\n  }\n}\n```\n",
+      "blocks": [
+        {
+          "type": "heading",
+          "text": "issues.list",
+          "level": 1
+        },
+        {
+          "type": "paragraph",
+          "text": "List the issues of one project with their navigable fields (GET /rest/api/3/search/jql with the JQL project = <project>), paginated by nextPageToken. The context store's sync reads issues through it, one project at a time; use api_search for any other JQL."
+        },
+        {
+          "type": "paragraph",
+          "text": "`GET /rest/api/3/search/jql` returns a list of issues records."
+        },
+        {
+          "type": "heading",
+          "text": "Parameters",
+          "level": 2
+        },
+        {
+          "type": "table",
+          "headers": [
+            "Param",
+            "Type",
+            "Required",
+            "Limits",
+            "Description"
+          ],
+          "rows": [
+            [
+              "project",
+              "string",
+              "yes",
+              "minLength 1",
+              "Project id or key, sent as the JQL project = <project>. The sync appends the change filter (AND updated >= \"-90m\" ORDER BY updated ASC) to read only recently updated issues."
+            ],
+            [
+              "fields",
+              "string",
+              "yes",
+              "default \"*navigable\"",
+              "Comma-separated fields to return; the navigable fields by default."
+            ],
+            [
+              "nextPageToken",
+              "string",
+              "no",
+              "",
+              "Token of the page to fetch (from the previous page's nextPageToken); omit for the first page."
+            ],
+            [
+              "maxResults",
+              "integer",
+              "no",
+              "minimum 1; maximum 100; default 50",
+              "Issues per page (Jira returns at most 100 with the navigable fields)."
+            ],
+            [
+              "limit",
+              "integer",
+              "no",
+              "minimum 1",
+              "The most records to return: sent as maxResults (clamped to 1..100). Same as giving maxResults, which wins when both are given."
+            ]
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "Pagination",
+          "level": 2
+        },
+        {
+          "type": "paragraph",
+          "text": "Style `next_page_token`. Each page returns the block `nextPageToken`, `isLast`, `total`; merge `next_params` into the next call to continue."
+        },
+        {
+          "type": "heading",
+          "text": "Record fields",
+          "level": 2
+        },
+        {
+          "type": "list",
+          "items": [
+            "`id` (string)",
+            "`key` (string or null)",
+            "`self` (string or null)",
+            "`expand` (string or null)",
+            "`fields` (object or null)",
+            "`renderedFields` (object or null)",
+            "`properties` (object or null)",
+            "`names` (object or null)",
+            "`schema` (object or null)",
+            "`transitions` (array or null)",
+            "`operations` (object or null)",
+            "`editmeta` (object or null)",
+            "`changelog` (object or null)",
+            "`versionedRepresentations` (object or null)",
+            "`fieldsToInclude` (object or null)"
+          ]
+        },
+        {
+          "type": "heading",
+          "text": "Example",
+          "level": 2
+        },
+        {
+          "type": "code",
+          "language": "json",
+          "code": "{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {\n    \"project\": \"<project>\",\n    \"fields\": \"*navigable\"\n  }\n}"
         }
       ]
     },
