@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "linear",
   "title": "Linear connector",
   "summary": "Linear is an issue tracker organised around teams, cycles and projects. This connector uses Linear's public GraphQL API (one endpoint, POST /graphql) to list and read issues, projects, teams, workflow states, users and comments with Relay cursor pagination, and to create and update issues, comments and projects.",
-  "version": "39d11ec9ea45",
+  "version": "327fc4e2435a",
   "tags": [
     "linear",
     "issue tracker (cycle/team style)"
@@ -202,7 +202,7 @@ export const skillDocs: SkillDocs = {
       "id": "issues.list",
       "title": "issues.list",
       "summary": "List issues visible to the credential, oldest first.",
-      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n- `addedToCycleAt` (string or null)\n- `addedToProjectAt` (string or null)\n- `addedToTeamAt` (string or null)\n- `attachments` (object or null)\n- `customerTicketCount` (integer or null)\n- `descriptionState` (string or null)\n- `integrationSourceType` (string or null)\n- `labels` (object or null)\n- `parent` (object or null)\n- `previousIdentifiers` (array or null)\n- `prioritySortOrder` (number or null)\n- `projectMilestone` (object or null)\n- `reactionData` (object or null)\n- `relations` (object or null)\n- `slaType` (string or null)\n- `sortOrder` (number or null)\n- `subIssueSortOrder` (number or null)\n- `subscribers` (object or null)\n- `sourceComment` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# issues.list\n\nList issues visible to the credential, oldest first.\n\n`POST /graphql` returns a list of issues records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| filter | object | no |  | The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `identifier` (string or null)\n- `number` (number or null)\n- `title` (string or null)\n- `description` (string or null)\n- `priority` (number or null)\n- `priorityLabel` (string or null)\n- `estimate` (number or null)\n- `dueDate` (string or null)\n- `url` (string or null)\n- `branchName` (string or null)\n- `labelIds` (array or null)\n- `state` (object or null)\n- `assignee` (object or null)\n- `creator` (object or null)\n- `team` (object or null)\n- `project` (object or null)\n- `cycle` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `archivedAt` (string or null)\n- `addedToCycleAt` (string or null)\n- `addedToProjectAt` (string or null)\n- `addedToTeamAt` (string or null)\n- `attachments` (object or null)\n- `customerTicketCount` (integer or null)\n- `descriptionState` (string or null)\n- `integrationSourceType` (string or null)\n- `labels` (object or null)\n- `parent` (object or null)\n- `previousIdentifiers` (array or null)\n- `prioritySortOrder` (number or null)\n- `projectMilestone` (object or null)\n- `reactionData` (object or null)\n- `relations` (object or null)\n- `slaType` (string or null)\n- `sortOrder` (number or null)\n- `subIssueSortOrder` (number or null)\n- `subscribers` (object or null)\n- `sourceComment` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"issues\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -245,6 +245,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "filter",
+              "object",
+              "no",
+              "",
+              "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
             ],
             [
               "limit",
@@ -632,7 +639,7 @@ export const skillDocs: SkillDocs = {
       "id": "projects.list",
       "title": "projects.list",
       "summary": "List projects.",
-      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `completedIssueCountHistory` (array or null)\n- `completedScopeHistory` (array or null)\n- `contentState` (string or null)\n- `convertedFromIssue` (object or null)\n- `health` (string or null)\n- `healthUpdatedAt` (string or null)\n- `inProgressScopeHistory` (array or null)\n- `issueCountHistory` (array or null)\n- `prioritySortOrder` (number or null)\n- `scope` (number or null)\n- `scopeHistory` (array or null)\n- `sortOrder` (number or null)\n- `teams` (object or null)\n- `updateRemindersDay` (string or null)\n- `updateRemindersHour` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# projects.list\n\nList projects.\n\n`POST /graphql` returns a list of projects records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| filter | object | no |  | The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `description` (string or null)\n- `content` (string or null)\n- `slugId` (string or null)\n- `url` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `priority` (integer or null)\n- `priorityLabel` (string or null)\n- `progress` (number or null)\n- `status` (object or null)\n- `lead` (object or null)\n- `creator` (object or null)\n- `startDate` (string or null)\n- `targetDate` (string or null)\n- `startedAt` (string or null)\n- `completedAt` (string or null)\n- `canceledAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `completedIssueCountHistory` (array or null)\n- `completedScopeHistory` (array or null)\n- `contentState` (string or null)\n- `convertedFromIssue` (object or null)\n- `health` (string or null)\n- `healthUpdatedAt` (string or null)\n- `inProgressScopeHistory` (array or null)\n- `issueCountHistory` (array or null)\n- `prioritySortOrder` (number or null)\n- `scope` (number or null)\n- `scopeHistory` (array or null)\n- `sortOrder` (number or null)\n- `teams` (object or null)\n- `updateRemindersDay` (string or null)\n- `updateRemindersHour` (number or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"projects\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -675,6 +682,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "filter",
+              "object",
+              "no",
+              "",
+              "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
             ],
             [
               "limit",
@@ -1106,7 +1120,7 @@ export const skillDocs: SkillDocs = {
       "id": "teams.list",
       "title": "teams.list",
       "summary": "List teams.",
-      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `activeCycle` (object or null)\n- `autoArchivePeriod` (number or null)\n- `autoClosePeriod` (number or null)\n- `autoCloseStateId` (string or null)\n- `cycleCalenderUrl` (string or null)\n- `cycleCooldownTime` (number or null)\n- `cycleDuration` (number or null)\n- `cycleIssueAutoAssignCompleted` (boolean or null)\n- `cycleIssueAutoAssignStarted` (boolean or null)\n- `cycleLockToActive` (boolean or null)\n- `cycleStartDay` (number or null)\n- `defaultIssueEstimate` (number or null)\n- `defaultIssueState` (object or null)\n- `groupIssueHistory` (boolean or null)\n- `inviteHash` (string or null)\n- `issueCount` (integer or null)\n- `issueEstimationAllowZero` (boolean or null)\n- `issueEstimationExtended` (boolean or null)\n- `issueEstimationType` (string or null)\n- `markedAsDuplicateWorkflowState` (object or null)\n- `private` (boolean or null)\n- `requirePriorityToLeaveTriage` (boolean or null)\n- `scimManaged` (boolean or null)\n- `setIssueSortOrderOnStateChange` (string or null)\n- `upcomingCycleCount` (number or null)\n- `triageIssueState` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# teams.list\n\nList teams.\n\n`POST /graphql` returns a list of teams records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| filter | object | no |  | The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `key` (string or null)\n- `displayName` (string or null)\n- `description` (string or null)\n- `color` (string or null)\n- `icon` (string or null)\n- `timezone` (string or null)\n- `visibility` (string or null)\n- `cyclesEnabled` (boolean or null)\n- `triageEnabled` (boolean or null)\n- `parent` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `activeCycle` (object or null)\n- `autoArchivePeriod` (number or null)\n- `autoClosePeriod` (number or null)\n- `autoCloseStateId` (string or null)\n- `cycleCalenderUrl` (string or null)\n- `cycleCooldownTime` (number or null)\n- `cycleDuration` (number or null)\n- `cycleIssueAutoAssignCompleted` (boolean or null)\n- `cycleIssueAutoAssignStarted` (boolean or null)\n- `cycleLockToActive` (boolean or null)\n- `cycleStartDay` (number or null)\n- `defaultIssueEstimate` (number or null)\n- `defaultIssueState` (object or null)\n- `groupIssueHistory` (boolean or null)\n- `inviteHash` (string or null)\n- `issueCount` (integer or null)\n- `issueEstimationAllowZero` (boolean or null)\n- `issueEstimationExtended` (boolean or null)\n- `issueEstimationType` (string or null)\n- `markedAsDuplicateWorkflowState` (object or null)\n- `private` (boolean or null)\n- `requirePriorityToLeaveTriage` (boolean or null)\n- `scimManaged` (boolean or null)\n- `setIssueSortOrderOnStateChange` (string or null)\n- `upcomingCycleCount` (number or null)\n- `triageIssueState` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"teams\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1149,6 +1163,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "filter",
+              "object",
+              "no",
+              "",
+              "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
             ],
             [
               "limit",
@@ -1341,7 +1362,7 @@ export const skillDocs: SkillDocs = {
       "id": "workflow_states.list",
       "title": "workflow_states.list",
       "summary": "List workflow states of all teams (each with its team).",
-      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `inheritedFrom` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# workflow_states.list\n\nList workflow states of all teams (each with its team).\n\n`POST /graphql` returns a list of workflow_states records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| filter | object | no |  | The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `type` (string or null)\n- `color` (string or null)\n- `description` (string or null)\n- `position` (number or null)\n- `team` (object or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `inheritedFrom` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"workflow_states\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1384,6 +1405,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "filter",
+              "object",
+              "no",
+              "",
+              "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
             ],
             [
               "limit",
@@ -1516,7 +1544,7 @@ export const skillDocs: SkillDocs = {
       "id": "users.list",
       "title": "users.list",
       "summary": "List users of the workspace.",
-      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `avatarBackgroundColor` (string or null)\n- `createdIssueCount` (integer or null)\n- `initials` (string or null)\n- `inviteHash` (string or null)\n- `isMe` (boolean or null)\n- `teams` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# users.list\n\nList users of the workspace.\n\n`POST /graphql` returns a list of users records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| filter | object | no |  | The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `name` (string or null)\n- `displayName` (string or null)\n- `email` (string or null)\n- `active` (boolean or null)\n- `admin` (boolean or null)\n- `guest` (boolean or null)\n- `avatarUrl` (string or null)\n- `timezone` (string or null)\n- `url` (string or null)\n- `lastSeen` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `avatarBackgroundColor` (string or null)\n- `createdIssueCount` (integer or null)\n- `initials` (string or null)\n- `inviteHash` (string or null)\n- `isMe` (boolean or null)\n- `teams` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"users\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1559,6 +1587,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "filter",
+              "object",
+              "no",
+              "",
+              "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
             ],
             [
               "limit",
@@ -1709,7 +1744,7 @@ export const skillDocs: SkillDocs = {
       "id": "comments.list",
       "title": "comments.list",
       "summary": "List comments.",
-      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `bodyData` (string or null)\n- `parent` (object or null)\n- `resolvingCommentId` (string or null)\n- `resolvingUser` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# comments.list\n\nList comments.\n\n`POST /graphql` returns a list of comments records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| first | integer | no | minimum 1; maximum 250 | Page size, 1 to 250 (Linear default 50). |\n| after | string | no |  | Cursor: endCursor of the previous page. |\n| filter | object | no |  | The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then. |\n| limit | integer | no | minimum 1 | The most records to return: sent as first (clamped to 1..250). Same as giving first, which wins when both are given. |\n\n## Pagination\n\nStyle `graphql_page_info`. Each page returns the block `hasNextPage`, `endCursor`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `body` (string or null)\n- `url` (string or null)\n- `issue` (object or null)\n- `user` (object or null)\n- `parentId` (string or null)\n- `editedAt` (string or null)\n- `resolvedAt` (string or null)\n- `createdAt` (string or null)\n- `updatedAt` (string or null)\n- `archivedAt` (string or null)\n- `bodyData` (string or null)\n- `parent` (object or null)\n- `resolvingCommentId` (string or null)\n- `resolvingUser` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"comments\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1752,6 +1787,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor: endCursor of the previous page."
+            ],
+            [
+              "filter",
+              "object",
+              "no",
+              "",
+              "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
             ],
             [
               "limit",

@@ -2,10 +2,10 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const issues__list = validate10;
-const schema11 = { "$id": "issues__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema11 = { "$id": "issues__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }, "filter": { "type": "object", "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then." } }, "additionalProperties": false };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -63,14 +63,27 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
@@ -409,10 +422,10 @@ else {
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
 export const projects__list = validate14;
-const schema15 = { "$id": "projects__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema15 = { "$id": "projects__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }, "filter": { "type": "object", "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then." } }, "additionalProperties": false };
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -470,14 +483,27 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
@@ -1049,10 +1075,10 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const teams__list = validate18;
-const schema19 = { "$id": "teams__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema19 = { "$id": "teams__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }, "filter": { "type": "object", "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then." } }, "additionalProperties": false };
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1110,14 +1136,27 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
@@ -1170,10 +1209,10 @@ else {
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
 export const workflow_states__list = validate20;
-const schema21 = { "$id": "workflow_states__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema21 = { "$id": "workflow_states__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }, "filter": { "type": "object", "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then." } }, "additionalProperties": false };
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="workflow_states__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1231,14 +1270,27 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
@@ -1291,10 +1343,10 @@ else {
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
 export const users__list = validate22;
-const schema23 = { "$id": "users__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema23 = { "$id": "users__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }, "filter": { "type": "object", "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then." } }, "additionalProperties": false };
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1352,14 +1404,27 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
@@ -1412,10 +1477,10 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const comments__list = validate24;
-const schema25 = { "$id": "comments__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." } }, "additionalProperties": false };
+const schema25 = { "$id": "comments__list", "type": "object", "properties": { "first": { "type": "integer", "minimum": 1, "maximum": 250, "description": "Page size, 1 to 250 (Linear default 50)." }, "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }, "filter": { "type": "object", "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then." } }, "additionalProperties": false };
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err0];
@@ -1473,14 +1538,27 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = { instancePath: instancePath + "/filter", schemaPath: "#/properties/filter/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate24.errors = vErrors; return errors === 0; }

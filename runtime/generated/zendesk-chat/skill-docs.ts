@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "zendesk-chat",
   "title": "Zendesk Chat connector",
   "summary": "Zendesk Chat (Live Chat) REST API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/chat): the Chat account, agents, the agent activity timeline and chats (incremental exports), visitor bans, departments, goals, roles, account routing settings, shortcuts, skills and triggers. Read-only. Authenticates with a Chat OAuth access token.",
-  "version": "d3ac991530e7",
+  "version": "e06a5c79e59b",
   "tags": [
     "zendesk-chat",
     "chat support"

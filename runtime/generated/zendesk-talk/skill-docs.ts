@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "zendesk-talk",
   "title": "Zendesk Talk connector",
   "summary": "Zendesk Talk (voice) API on your Zendesk subdomain (https://{subdomain}.zendesk.com/api/v2/channels/voice): phone numbers, addresses, greetings and greeting categories, IVRs, today's agent and account statistics and the current queue, and the incremental exports of calls and call legs. Read-only. Authenticates with an email address and API token (HTTP basic auth) or an OAuth access token.",
-  "version": "dfa2830b545d",
+  "version": "46c7bc697bd3",
   "tags": [
     "zendesk-talk",
     "phone support"
@@ -1461,7 +1461,7 @@ export const skillDocs: SkillDocs = {
       "id": "calls.list",
       "title": "calls.list",
       "summary": "Incremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.",
-      "markdown": "# calls.list\n\nIncremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/calls` returns a list of calls records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `direction` (string or null)\n- `completion_status` (string or null)\n- `call_channel` (string or null)\n- `agent_id` (integer or null)\n- `customer_id` (integer or null)\n- `ticket_id` (integer or null)\n- `phone_number_id` (integer or null)\n- `phone_number` (string or null)\n- `line` (string or null)\n- `line_id` (integer or null)\n- `line_type` (string or null)\n- `call_group_id` (integer or null)\n- `default_group` (boolean or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wait_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `time_to_answer` (integer or null)\n- `consultation_time` (integer or null)\n- `recording_time` (integer or null)\n- `not_recording_time` (integer or null)\n- `recording_control_interactions` (integer or null)\n- `call_recording_consent` (string or null)\n- `call_recording_consent_action` (string or null)\n- `call_recording_consent_keypress` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `callback` (boolean or null)\n- `callback_source` (string or null)\n- `voicemail` (boolean or null)\n- `customer_requested_voicemail` (boolean or null)\n- `outside_business_hours` (boolean or null)\n- `exceeded_queue_time` (boolean or null)\n- `exceeded_queue_wait_time` (boolean or null)\n- `overflowed` (boolean or null)\n- `overflowed_to` (string or null)\n- `ivr_action` (string or null)\n- `ivr_destination_group_name` (string or null)\n- `ivr_hops` (integer or null)\n- `ivr_routed_to` (string or null)\n- `ivr_time_spent` (integer or null)\n- `quality_issues` (array or null)\n- `post_call_transcription_created` (boolean or null)\n- `post_call_summary_created` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"calls\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}\n```\n",
+      "markdown": "# calls.list\n\nIncremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/calls` returns a list of calls records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0; default 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `direction` (string or null)\n- `completion_status` (string or null)\n- `call_channel` (string or null)\n- `agent_id` (integer or null)\n- `customer_id` (integer or null)\n- `ticket_id` (integer or null)\n- `phone_number_id` (integer or null)\n- `phone_number` (string or null)\n- `line` (string or null)\n- `line_id` (integer or null)\n- `line_type` (string or null)\n- `call_group_id` (integer or null)\n- `default_group` (boolean or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wait_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `time_to_answer` (integer or null)\n- `consultation_time` (integer or null)\n- `recording_time` (integer or null)\n- `not_recording_time` (integer or null)\n- `recording_control_interactions` (integer or null)\n- `call_recording_consent` (string or null)\n- `call_recording_consent_action` (string or null)\n- `call_recording_consent_keypress` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `callback` (boolean or null)\n- `callback_source` (string or null)\n- `voicemail` (boolean or null)\n- `customer_requested_voicemail` (boolean or null)\n- `outside_business_hours` (boolean or null)\n- `exceeded_queue_time` (boolean or null)\n- `exceeded_queue_wait_time` (boolean or null)\n- `overflowed` (boolean or null)\n- `overflowed_to` (string or null)\n- `ivr_action` (string or null)\n- `ivr_destination_group_name` (string or null)\n- `ivr_hops` (integer or null)\n- `ivr_routed_to` (string or null)\n- `ivr_time_spent` (integer or null)\n- `quality_issues` (array or null)\n- `post_call_transcription_created` (boolean or null)\n- `post_call_summary_created` (boolean or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"calls\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 0\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1495,8 +1495,8 @@ export const skillDocs: SkillDocs = {
               "start_time",
               "integer",
               "yes",
-              "minimum 0",
-              "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+              "minimum 0; default 0",
+              "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
             ],
             [
               "limit",
@@ -1582,7 +1582,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "code",
           "language": "json",
-          "code": "{\n  \"entity\": \"calls\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}"
+          "code": "{\n  \"entity\": \"calls\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 0\n  }\n}"
         }
       ]
     },
@@ -1590,7 +1590,7 @@ export const skillDocs: SkillDocs = {
       "id": "call_legs.list",
       "title": "call_legs.list",
       "summary": "Incremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.",
-      "markdown": "# call_legs.list\n\nIncremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/legs` returns a list of call_legs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `call_id` (integer or null)\n- `type` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `agent_id` (integer or null)\n- `user_id` (integer or null)\n- `available_via` (string or null)\n- `completion_status` (string or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `consultation_from` (integer or null)\n- `consultation_to` (integer or null)\n- `consultation_time` (integer or null)\n- `conference_from` (integer or null)\n- `conference_to` (integer or null)\n- `conference_time` (integer or null)\n- `transferred_from` (integer or null)\n- `transferred_to` (integer or null)\n- `forwarded_to` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `quality_issues` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"call_legs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}\n```\n",
+      "markdown": "# call_legs.list\n\nIncremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop.\n\n`GET /stats/incremental/legs` returns a list of call_legs records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| start_time | integer | yes | minimum 0; default 0 | Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (integer)\n- `call_id` (integer or null)\n- `type` (string or null)\n- `created_at` (string or null)\n- `updated_at` (string or null)\n- `agent_id` (integer or null)\n- `user_id` (integer or null)\n- `available_via` (string or null)\n- `completion_status` (string or null)\n- `duration` (integer or null)\n- `talk_time` (integer or null)\n- `hold_time` (integer or null)\n- `wrap_up_time` (integer or null)\n- `consultation_from` (integer or null)\n- `consultation_to` (integer or null)\n- `consultation_time` (integer or null)\n- `conference_from` (integer or null)\n- `conference_to` (integer or null)\n- `conference_time` (integer or null)\n- `transferred_from` (integer or null)\n- `transferred_to` (integer or null)\n- `forwarded_to` (string or null)\n- `minutes_billed` (integer or null)\n- `call_charge` (string or null)\n- `quality_issues` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"call_legs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 0\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -1624,8 +1624,8 @@ export const skillDocs: SkillDocs = {
               "start_time",
               "integer",
               "yes",
-              "minimum 0",
-              "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+              "minimum 0; default 0",
+              "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
             ],
             [
               "limit",
@@ -1688,7 +1688,7 @@ export const skillDocs: SkillDocs = {
         {
           "type": "code",
           "language": "json",
-          "code": "{\n  \"entity\": \"call_legs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 1\n  }\n}"
+          "code": "{\n  \"entity\": \"call_legs\",\n  \"action\": \"list\",\n  \"params\": {\n    \"start_time\": 0\n  }\n}"
         }
       ]
     }

@@ -896,7 +896,7 @@ else {
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
 export const calls__list = validate24;
-const schema25 = { "$id": "calls__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned." } }, "required": ["start_time"], "additionalProperties": false };
+const schema25 = { "$id": "calls__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "default": 0, "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read." } }, "required": ["start_time"], "additionalProperties": false };
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="calls__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.start_time === undefined) {
         const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_time" }, message: "must have required property '" + "start_time" + "'" };
@@ -957,7 +957,7 @@ else {
     errors++;
 } validate24.errors = vErrors; return errors === 0; }
 export const call_legs__list = validate25;
-const schema26 = { "$id": "call_legs__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned." } }, "required": ["start_time"], "additionalProperties": false };
+const schema26 = { "$id": "call_legs__list", "type": "object", "properties": { "start_time": { "type": "integer", "minimum": 0, "default": 0, "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read." } }, "required": ["start_time"], "additionalProperties": false };
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="call_legs__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.start_time === undefined) {
         const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "start_time" }, message: "must have required property '" + "start_time" + "'" };
