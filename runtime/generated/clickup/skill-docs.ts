@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "clickup",
   "title": "ClickUp connector",
   "summary": "ClickUp work management (API v2, plus the v3 Docs endpoints): the authorized user, Workspaces (called teams in API v2), Spaces, Folders, Lists and tasks down the hierarchy, a filtered Workspace-wide task search, task comments (list, threaded replies, create, update), Goals, Workspace views and the tasks of a view, time entries, task members and Docs. Authenticates with a personal API token (or an OAuth access token) in the Authorization header.",
-  "version": "32adf4c46d42",
+  "version": "e70ad43e23a3",
   "tags": [
     "clickup",
     "work management"
@@ -870,7 +870,7 @@ export const skillDocs: SkillDocs = {
       "id": "tasks.list",
       "title": "tasks.list",
       "summary": "List the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task).",
-      "markdown": "# tasks.list\n\nList the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task).\n\n`GET /v2/list/{list_id}/task` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| list_id | string | yes | pattern \"^[0-9]+$\" | List ID. |\n| page | integer | no | minimum 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"list_id\": \"<list_id>\"\n  }\n}\n```\n",
+      "markdown": "# tasks.list\n\nList the tasks of a List, 100 per page, 0-based pages (GET /v2/list/{list_id}/task).\n\n`GET /v2/list/{list_id}/task` returns a list of tasks records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| list_id | string | yes | pattern \"^[0-9]+$\" | List ID. |\n| page | integer | no | minimum 0 | 0-based page number (100 tasks per page). Normally taken from next_params. |\n| date_updated_gt | integer | no |  | Only tasks updated after this time (Unix ms). |\n| limit | integer | no | minimum 1 | The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params. |\n\n## Pagination\n\nStyle `page_number`. Each page returns the block `page`, `last_page`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `id` (string)\n- `custom_id` (string or null)\n- `custom_item_id` (number or null)\n- `name` (string or null)\n- `text_content` (string or null)\n- `description` (string or null)\n- `markdown_description` (string or null)\n- `status` (object or null)\n- `orderindex` (string or number or null)\n- `date_created` (string or null)\n- `date_updated` (string or null)\n- `date_closed` (string or null)\n- `date_done` (string or null)\n- `archived` (boolean or null)\n- `creator` (object or null)\n- `assignees` (array or null)\n- `group_assignees` (array or null)\n- `watchers` (array or null)\n- `checklists` (array or null)\n- `tags` (array or null)\n- `parent` (string or null)\n- `top_level_parent` (string or null)\n- `priority` (object or null)\n- `due_date` (string or null)\n- `start_date` (string or null)\n- `points` (number or null)\n- `time_estimate` (integer or string or null)\n- `time_spent` (integer or string or null)\n- `custom_fields` (array or null)\n- `dependencies` (array or null)\n- `linked_tasks` (array or null)\n- `locations` (array or null)\n- `team_id` (string or null)\n- `url` (string or null)\n- `sharing` (object or null)\n- `permission_level` (string or null)\n- `list` (object or null)\n- `project` (object or null)\n- `folder` (object or null)\n- `space` (object or null)\n- `subtasks` (array or null)\n- `attachments` (array or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"tasks\",\n  \"action\": \"list\",\n  \"params\": {\n    \"list_id\": \"<list_id>\"\n  }\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -913,6 +913,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "minimum 0",
               "0-based page number (100 tasks per page). Normally taken from next_params."
+            ],
+            [
+              "date_updated_gt",
+              "integer",
+              "no",
+              "",
+              "Only tasks updated after this time (Unix ms)."
             ],
             [
               "limit",

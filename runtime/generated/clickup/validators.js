@@ -417,7 +417,7 @@ else {
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
 export const tasks__list = validate18;
-const schema19 = { "$id": "tasks__list", "type": "object", "properties": { "list_id": { "type": "string", "pattern": "^[0-9]+$", "description": "List ID." }, "page": { "type": "integer", "minimum": 0, "description": "0-based page number (100 tasks per page). Normally taken from next_params." } }, "required": ["list_id"], "additionalProperties": false };
+const schema19 = { "$id": "tasks__list", "type": "object", "properties": { "list_id": { "type": "string", "pattern": "^[0-9]+$", "description": "List ID." }, "page": { "type": "integer", "minimum": 0, "description": "0-based page number (100 tasks per page). Normally taken from next_params." }, "date_updated_gt": { "type": "integer", "description": "Only tasks updated after this time (Unix ms)." } }, "required": ["list_id"], "additionalProperties": false };
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.list_id === undefined) {
         const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "list_id" }, message: "must have required property '" + "list_id" + "'" };
@@ -430,7 +430,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((key0 === "list_id") || (key0 === "page"))) {
+        if (!(((key0 === "list_id") || (key0 === "page")) || (key0 === "date_updated_gt"))) {
             const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
                 vErrors = [err1];
@@ -491,14 +491,27 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
     }
+    if (data.date_updated_gt !== undefined) {
+        let data2 = data.date_updated_gt;
+        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
+            const err6 = { instancePath: instancePath + "/date_updated_gt", schemaPath: "#/properties/date_updated_gt/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err6];
+        vErrors = [err7];
     }
     else {
-        vErrors.push(err6);
+        vErrors.push(err7);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
