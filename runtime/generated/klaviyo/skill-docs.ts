@@ -5,7 +5,7 @@ export const skillDocs: SkillDocs = {
   "id": "klaviyo",
   "title": "Klaviyo connector",
   "summary": "Klaviyo REST API (https://a.klaviyo.com/api, revision 2026-07-15 sent in the revision header): list and read profiles, lists, campaigns (email or SMS, chosen by a channel filter), metrics, flows and email templates, and list events. Authenticates with a private API key (\"Authorization: Klaviyo-API-Key <key>\"). Klaviyo answers in JSON:API; records are kept as the JSON:API resource objects Klaviyo returns under `data` — {type, id, attributes, relationships, links} — so `id` is always present and the vendor fields are read under `attributes` (e.g. attributes.email of a profile).",
-  "version": "6a7c9823c935",
+  "version": "a07ebc2d2b8b",
   "tags": [
     "klaviyo",
     "email and sms marketing"
@@ -174,7 +174,7 @@ export const skillDocs: SkillDocs = {
       "id": "profiles.list",
       "title": "profiles.list",
       "summary": "List profiles (GET /api/profiles).",
-      "markdown": "# profiles.list\n\nList profiles (GET /api/profiles).\n\n`GET /api/profiles` returns a list of profiles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"profiles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
+      "markdown": "# profiles.list\n\nList profiles (GET /api/profiles).\n\n`GET /api/profiles` returns a list of profiles records.\n\n## Parameters\n\n| Param | Type | Required | Limits | Description |\n| --- | --- | --- | --- | --- |\n| page[size] | integer | no | minimum 1; maximum 100 | Records per page, 1 to 100. |\n| page[cursor] | string | no |  | Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. |\n| filter | string | no |  | A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the profiles updated since then (fields: email, phone_number, external_id, id, _kx, created, updated, subscriptions.*). |\n| limit | integer | no | minimum 1 | The most records to return: sent as page[size] (clamped to 1..100). Same as giving page[size], which wins when both are given. |\n\n## Pagination\n\nStyle `next_url`. Each page returns the block `next`; merge `next_params` into the next call to continue.\n\n## Record fields\n\n- `type` (string or null)\n- `id` (string)\n- `attributes` (object or null)\n- `relationships` (object or null)\n- `links` (object or null)\n\n## Example\n\n```json\n{\n  \"entity\": \"profiles\",\n  \"action\": \"list\",\n  \"params\": {}\n}\n```\n",
       "blocks": [
         {
           "type": "heading",
@@ -217,6 +217,13 @@ export const skillDocs: SkillDocs = {
               "no",
               "",
               "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+            ],
+            [
+              "filter",
+              "string",
+              "no",
+              "",
+              "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the profiles updated since then (fields: email, phone_number, external_id, id, _kx, created, updated, subscriptions.*)."
             ],
             [
               "limit",
