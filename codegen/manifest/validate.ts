@@ -233,6 +233,13 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
         if ((type === 'object' || type === 'array') && incremental.template === undefined) {
           report([...at, 'param'], 'incremental-action', `incremental param "${incremental.param}" takes an ${type}: give a template (JSON with {value})`);
         }
+        if ((type === 'object' || type === 'array') && incremental.template !== undefined) {
+          try {
+            JSON.parse(incremental.template.replaceAll('{value}', '0').replaceAll('{current}', ''));
+          } catch {
+            report([...at, 'template'], 'template-syntax', `incremental param "${incremental.param}" takes an ${type}: the template must be JSON once {value} is filled in`);
+          }
+        }
       }
       const first = incremental.field.split('.')[0] as string;
       if (!fieldNames.has(first)) {

@@ -2,7 +2,12 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { changeFilterParams, changeTime, decideMode, formatMark } from '../../src/context/sync/incremental.js';
+import pino from 'pino';
 import { connectorModules } from '../../runtime/index.js';
+import { ConnectorSync, DEFAULT_RETRY_POLICY } from '../../src/context/sync/engine.js';
+import { beginEntitySync } from '../../src/context/sync/state.js';
+import { findConnector } from '../../src/services/connector-lookup.js';
+import { connectorInstance } from '../../src/services/execution.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 // Incremental syncs (manifest search.incremental): a first full walk records the high-water mark, later
@@ -175,6 +180,55 @@ describe('incremental syncs (pglite)', () => {
       .reply(200, { issues: [issue(2, updated), issue(3, new Date(updated.getTime() + MINUTE))], isLast: true });
     const second = await syncEntity(id, 'issues');
     expect(second).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: new Date(updated.getTime() + MINUTE).toISOString() });
+  });
+
+  it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
+    const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
+    const ctx = service.app.ctx;
+    const row = await findConnector(ctx.store.db, tenant.organizationId, id);
+    /** One run of tasks then comments, as a sync of the whole connector orders them (their parents are walked live). */
+    const run = async () => {
+      const entities = [];
+      for (const name of ['tasks', 'comments']) {
+        const { startedAt } = await beginEntitySync(ctx.store.db, id, name);
+        entities.push({ name, startedAt, lock: { connectorId: id, entity: name, lost: false, release: async () => {} } });
+      }
+      const sync = new ConnectorSync({ ctx, log: pino({ level: 'silent' }), row, connector: connectorInstance(ctx, row), entities, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 }, signal: new AbortController().signal });
+      return sync.run();
+    };
+    const api = () => nock('https://api.clickup.com').matchHeader('authorization', 'pk_clickup_secret');
+    const parents = () => {
+      api().get('/api/v2/team').reply(200, { teams: [{ id: '1', name: 'Workspace' }] });
+      api().get('/api/v2/team/1/space').query(true).reply(200, { spaces: [{ id: '2', name: 'Space' }] });
+      api().get('/api/v2/space/2/folder').query(true).reply(200, { folders: [{ id: '3', name: 'Folder' }] });
+      api().get('/api/v2/folder/3/list').query(true).reply(200, { lists: [{ id: '4', name: 'List' }] });
+    };
+    const changedAt = Date.now() - 60 * MINUTE;
+    const task = (n: number, updated: number) => ({ id: `t${n}`, name: `Task ${n}`, date_updated: String(updated), list: { id: '4' } });
+    const comments = (n: number) => api().get(`/api/v2/task/t${n}/comment`).reply(200, { comments: [{ id: `c${n}`, comment_text: `Comment on ${n}`, date: String(changedAt) }] });
+
+    parents();
+    api().get('/api/v2/list/4/task').query({}).reply(200, { tasks: [task(1, changedAt), task(2, changedAt + MINUTE)], last_page: true });
+    comments(1);
+    comments(2);
+    expect((await run()).map((o) => [o.entity, o.status, o.mode, o.records, o.reason])).toEqual([
+      ['tasks', 'ready', 'full', 2, undefined],
+      ['comments', 'ready', 'full', 2, undefined],
+    ]);
+
+    // Only task 2 changed: the filter is added to the list's call; the comments of task 1 are still read
+    // (the parents come from the store), so none is marked deleted.
+    parents();
+    api()
+      .get('/api/v2/list/4/task')
+      .query({ date_updated_gt: String(changedAt + MINUTE - 5 * MINUTE) })
+      .reply(200, { tasks: [task(2, changedAt + 2 * MINUTE)], last_page: true });
+    comments(1);
+    comments(2);
+    expect((await run()).map((o) => [o.entity, o.status, o.mode, o.records, o.deleted])).toEqual([
+      ['tasks', 'ready', 'incremental', 1, 0],
+      ['comments', 'ready', 'full', 2, 0],
+    ]);
   });
 
   it('Intercom: contacts changed since the mark come from the search endpoint (api_search) with an updated_at query', async () => {

@@ -278,7 +278,7 @@ export class ConnectorSync {
     const declared = listAction(entity).params;
     const failed = this.failedParents.get(fanOut.entity);
     if (failed !== undefined) throw new PageError(name, `${name} is read through ${fanOut.entity}, whose sync failed: ${failed}`, undefined);
-    const parents = this.memo.get(fanOut.entity) ?? (this.readFromStore(fanOut.entity) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
+    const parents = this.memo.get(fanOut.entity) ?? (this.readFromStore(fanOut.entity, name) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
     const seen = new Set<string>();
     for await (const parent of parents) {
       const value = parent.values[fanOut.field];
@@ -302,12 +302,27 @@ export class ConnectorSync {
     }
   }
 
+  /** The params `name`'s list receives from its fan-out chain (what a child may be passed along). */
+  private chainParams(name: string, seen: Set<string> = new Set()): Set<string> {
+    const entity = this.definition.entities[name];
+    const fanOut = entity?.search.fanOut;
+    if (!entity || !fanOut || seen.has(name)) return new Set();
+    seen.add(name);
+    const declared = entity.actions.list?.params ?? {};
+    const params = new Set([...this.chainParams(fanOut.entity, seen)].filter((param) => param in declared));
+    params.add(fanOut.param);
+    return params;
+  }
+
   /**
-   * Whether children read `parent`'s records from the store: when this run read it incrementally (the
-   * store then holds all of them, up to date) and it is a root entity (its records need no list params).
+   * Whether `child` reads `parent`'s records from the store: when this run read the parent incrementally
+   * (the store then holds all of them, up to date) and the child's list needs none of the params the
+   * parent was listed with (stored records do not keep them), only the fan-out field.
    */
-  private readFromStore(parent: string): boolean {
-    return this.incrementallyRead.has(parent) && this.definition.entities[parent]?.search.fanOut === undefined;
+  private readFromStore(parent: string, child: string): boolean {
+    if (!this.incrementallyRead.has(parent)) return false;
+    const declared = this.definition.entities[child]?.actions.list?.params ?? {};
+    return [...this.chainParams(parent)].every((param) => !(param in declared));
   }
 
   /** The live stored records of a root entity, for its children: the fan-out field of each. */
