@@ -2,13 +2,14 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { changeFilterParams, changeTime, decideMode, formatMark } from '../../src/context/sync/incremental.js';
+import { formatPlainLine } from '../../src/context/sync/progress.js';
 import pino from 'pino';
 import { connectorModules } from '../../runtime/index.js';
 import { ConnectorSync, DEFAULT_RETRY_POLICY } from '../../src/context/sync/engine.js';
 import { beginEntitySync } from '../../src/context/sync/state.js';
 import { findConnector } from '../../src/services/connector-lookup.js';
 import { connectorInstance } from '../../src/services/execution.js';
-import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
+import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
 // Incremental syncs (manifest search.incremental): a first full walk records the high-water mark, later
 // syncs send the vendor's change filter with the overlap applied, and a full sweep finds deletions.
@@ -36,14 +37,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** ISO 8601 at whole seconds, as Harvest writes it. */
 const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-describe('incremental syncs (pglite)', () => {
+describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
   let service: TestService;
   let tenant: Tenant;
 
   beforeAll(async () => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
-    service = await startTestService('pglite', { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
+    service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
     tenant = await createTenant(service, 'Incremental Org');
   });
   afterEach(() => {
@@ -320,5 +321,11 @@ describe('change filter helpers', () => {
     const intercomFilter = intercom?.search.incremental;
     if (!intercom?.actions.api_search || !intercomFilter) throw new Error('intercom conversations declares no change filter');
     expect(changeFilterParams(intercomFilter, intercom.actions.api_search, new Date('2026-05-01T11:00:00Z'), {}, now)).toEqual({ query: { field: 'updated_at', operator: '>', value: '1777633200' } });
+  });
+
+  it('progress lines say when a sync read only the changes', () => {
+    const progress = { connectorId: 'c', entity: 'clients', phase: 'ready' as const, records: 3, changed: 1, pages: 1, deleted: 0, elapsedMs: 1000 };
+    expect(formatPlainLine({ ...progress, mode: 'incremental' })).toBe('sync clients: ready, 3 records, 1 pages, 3.0 rec/s, 1.0s (incremental, 1 changed)');
+    expect(formatPlainLine({ ...progress, mode: 'full' })).toBe('sync clients: ready, 3 records, 1 pages, 3.0 rec/s, 1.0s (1 changed)');
   });
 });
