@@ -1,6 +1,6 @@
 /**
  * `npm run bench [name...]`: runs the benchmarks and prints one table each. Names: startup,
- * sync-ingest, filter-search, semantic-search, execute-overhead (all when none is given). Targets are printed in the
+ * sync-ingest, sync-freshness, filter-search, semantic-search, execute-overhead (all when none is given). Targets are printed in the
  * rows; these are measurements, not tests.
  */
 type Row = Record<string, string | number>;
@@ -8,6 +8,7 @@ type Row = Record<string, string | number>;
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   startup: () => import('./startup.js'),
   'sync-ingest': () => import('./sync-ingest.js'),
+  'sync-freshness': () => import('./sync-freshness.js'),
   'filter-search': () => import('./filter-search.js'),
   'semantic-search': () => import('./semantic-search.js'),
   'execute-overhead': () => import('./execute-overhead.js'),

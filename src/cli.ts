@@ -163,7 +163,7 @@ program
   )
   .argument('<connector_id>', 'the connector to sync')
   .option('--entity <entity>', 'sync only this entity')
-  .option('--json', 'print JSON: {connector_id, entities: [{entity, status, records, changed, deleted, pages, record_count, seconds, reason?}]}')
+  .option('--json', 'print JSON: {connector_id, entities: [{entity, status, mode?, records, changed, deleted, pages, record_count, seconds, reason?}]}')
   .action(async (connectorId: string, options: { entity?: string; json?: boolean }) => {
     if (!UUID.test(connectorId)) throw new AdminError(`"${connectorId}" is not a connector id (a UUID).`);
     const { loadKeyring } = await import('./security/keyring.js');
@@ -201,6 +201,7 @@ program
     const entities = outcomes.map((o) => ({
       entity: o.entity,
       status: o.status,
+      ...(o.mode !== undefined && { mode: o.mode }),
       records: o.records,
       changed: o.changed,
       deleted: o.deleted,
@@ -211,7 +212,7 @@ program
     }));
     const lines = outcomes.map((o) =>
       o.status === 'ready'
-        ? `${o.entity}: ready, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted)`
+        ? `${o.entity}: ready${o.mode === 'incremental' ? ' (incremental)' : ''}, ${o.recordCount} records in the store (${o.records} read in ${o.pages} pages, ${o.changed} new or changed, ${o.deleted} deleted)`
         : `${o.entity}: ${o.status}: ${o.reason ?? ''}`,
     );
     print(options.json, { connector_id: connectorId.toLowerCase(), entities }, lines);

@@ -425,6 +425,57 @@ export interface Search {
     param: string;
   };
   /**
+   * The vendor's change filter, for incremental syncs: after a first full walk, a sync asks only for the
+   * records changed since the high-water mark (the latest `field` value seen) minus `overlap_seconds`,
+   * by sending the mark in `param` of `action`. Every `full_sweep_hours` a sync walks everything again
+   * and marks deleted the records it did not see (a change filter does not report deletions). Entities
+   * without it are walked in full by every sync.
+   */
+  incremental?: {
+    /**
+     * The action the incremental walk calls (its records must be the entity's records): list, or
+     * api_search where only the vendor's search endpoint filters by change time (Intercom).
+     * @default "list"
+     */
+    action?: 'list' | 'api_search';
+    /** The param of `action` that receives the change filter. */
+    param: string;
+    /**
+     * How the mark (minus the overlap) is written: iso8601 (2024-05-01T09:30:00Z), iso8601_millis
+     * (2024-05-01T09:30:00.000Z), date (2024-05-01, UTC), unix_seconds, unix_millis, or minutes_ago (whole
+     * minutes between now and the mark, rounded up: for Jira JQL's relative "-90m", which does not depend
+     * on the user's time zone).
+     */
+    format: 'iso8601' | 'iso8601_millis' | 'date' | 'unix_seconds' | 'unix_millis' | 'minutes_ago';
+    /**
+     * The param's value with {value} standing for the formatted mark and {current} for the value the sync
+     * would send otherwise (its default or the fan-out value), e.g. a JQL or SOQL clause. A param whose
+     * schema is an object or array receives the template read as JSON. Without it the param receives the
+     * formatted mark itself.
+     */
+    template?: string;
+    /** Record field (dot path) that carries the record's change time. */
+    field: string;
+    /**
+     * How `field` is written in records; iso8601 also reads a date-time without a zone as UTC.
+     * @default "iso8601"
+     */
+    field_format?: 'iso8601' | 'unix_seconds' | 'unix_millis';
+    /**
+     * Seconds subtracted from the mark before it is sent, for clock skew and records committed late at the
+     * vendor; records read twice are unchanged and cost no write.
+     * @default 300
+     */
+    overlap_seconds?: number;
+    /**
+     * Hours between full walks, which find deletions (records no longer listed are marked deleted).
+     * @default 24
+     */
+    full_sweep_hours?: number;
+    /** The vendor's page that documents the change filter. */
+    docs: string;
+  };
+  /**
    * Read-only values added to each semantic search hit's metadata (e.g. the assignee's name), each a dot
    * path of the record. They cannot be filtered on.
    */

@@ -244,6 +244,40 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       else if (!parent.actions.list) report([...at, 'entity'], 'fan-out-parent', `fan_out parent ${fanOut.entity} has no list action`);
       if (!entity.actions.list?.params?.[fanOut.param]) report([...at, 'param'], 'unknown-param', `fan_out param "${fanOut.param}" is not a param of ${entityName}.list${didYouMean(fanOut.param, Object.keys(entity.actions.list?.params ?? {}))}`);
     }
+    const incremental = entity.search?.incremental;
+    if (incremental) {
+      const at = ['entities', entityName, 'search', 'incremental'];
+      const actionName = incremental.action ?? 'list';
+      const action = entity.actions[actionName];
+      if (!action) {
+        report(at, 'incremental-action', `incremental reads through ${entityName}.${actionName}, which this entity does not declare`);
+      } else {
+        if ((action.result ?? derivedDefaults.result(actionName)) !== 'many') report(at, 'incremental-action', `incremental reads through ${entityName}.${actionName}, which does not return a list of records`);
+        const params = Object.keys(action.params ?? {});
+        if (!action.params?.[incremental.param]) {
+          report([...at, 'param'], 'unknown-param', `incremental param "${incremental.param}" is not a param of ${entityName}.${actionName}${didYouMean(incremental.param, params)}`);
+        }
+        const type = action.params?.[incremental.param]?.schema.type;
+        if ((type === 'object' || type === 'array') && incremental.template === undefined) {
+          report([...at, 'param'], 'incremental-action', `incremental param "${incremental.param}" takes an ${type}: give a template (JSON with {value})`);
+        }
+        if ((type === 'object' || type === 'array') && incremental.template !== undefined) {
+          try {
+            JSON.parse(incremental.template.replaceAll('{value}', '0').replaceAll('{current}', ''));
+          } catch {
+            report([...at, 'template'], 'template-syntax', `incremental param "${incremental.param}" takes an ${type}: the template must be JSON once {value} is filled in`);
+          }
+        }
+      }
+      const first = incremental.field.split('.')[0] as string;
+      if (!fieldNames.has(first)) {
+        report([...at, 'field'], 'unknown-field', `incremental field "${incremental.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`);
+      }
+      if (incremental.template !== undefined) {
+        const stray = incremental.template.replace(/\{(value|current)\}/g, '');
+        if (/\{[a-z_]+\}/.test(stray)) report([...at, 'template'], 'template-syntax', 'an incremental template knows only {value} and {current}');
+      }
+    }
     if (entity.record.singleton) {
       for (const actionName of Object.keys(entity.actions)) {
         if (actionName !== 'get') report(['entities', entityName, 'actions', actionName], 'singleton-action', 'a singleton entity has only get');

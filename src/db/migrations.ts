@@ -296,4 +296,19 @@ ${DATE_INDEXES}
       CREATE INDEX oauth_sessions_expiry ON oauth_sessions (expires_at);
     `,
   },
+  {
+    version: 8,
+    name: 'context store: incremental sync state (high-water mark, full sweeps)',
+    // high_water_mark: the latest change time (the manifest's search.incremental.field) seen by the
+    // complete syncs of the entity; last_full_sweep_at: start of the last complete full walk (the one
+    // that marks unseen records deleted); synced_through: start of the last complete sync, of either
+    // mode (what the data is at least as fresh as); last_mode: the mode of the last sync started.
+    sql: `
+      ALTER TABLE context_sync_state
+        ADD COLUMN last_mode text CHECK (last_mode IN ('full', 'incremental')),
+        ADD COLUMN high_water_mark timestamptz,
+        ADD COLUMN last_full_sweep_at timestamptz,
+        ADD COLUMN synced_through timestamptz;
+    `,
+  },
 ];

@@ -69,6 +69,9 @@ export interface ContextRecordsTable {
 
 export type SyncStatus = 'initializing' | 'ready' | 'updating' | 'failed';
 
+/** How a sync reads an entity: every record (and marks unseen ones deleted), or only those changed since the high-water mark. */
+export type SyncMode = 'full' | 'incremental';
+
 export interface ContextSyncStateTable {
   connector_id: string;
   entity: string;
@@ -79,6 +82,14 @@ export interface ContextSyncStateTable {
   last_error: string | null;
   started_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Mode of the last sync started (migration 8); null before it. */
+  last_mode: ColumnType<SyncMode | null, SyncMode | null | undefined, SyncMode | null>;
+  /** Latest change time seen by the complete syncs (migration 8). */
+  high_water_mark: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Start of the last complete full walk, which marked unseen records deleted (migration 8). */
+  last_full_sweep_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Start of the last complete sync, full or incremental (migration 8). */
+  synced_through: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** One passage of a semantically searchable field of a synced record, with its embedding (migration 3). */

@@ -71,6 +71,7 @@ const examples: Record<string, Record<string, string>> = {
   'fan-out-parent': {
     'acme.yaml': swap(RECORD, '    search: { fan_out: { entity: gadgets, field: id, param: cursor } }\n' + RECORD)(VALID) + '  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer } }\n    actions:\n      get: { method: GET, path: "/gadgets/{id}", params: { id: { in: path, required: true, schema: { type: integer } } } }\n',
   },
+  'incremental-action': { 'acme.yaml': swap(RECORD, `    search: { incremental: { action: api_search, param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" } }\n` + RECORD)(VALID) },
   'singleton-action': { 'acme.yaml': swap(RECORD, '    record:\n      singleton: true\n      fields:\n')(VALID) },
   'unknown-param': { 'acme.yaml': swap(LIST, LIST + '        at_least_one_of: [alpha, beta]\n')(VALID) },
   'unknown-action': { 'acme.yaml': swap('check: { entity: widgets, action: list,', 'check: { entity: widgets, action: count,')(VALID) },
@@ -110,6 +111,27 @@ describe('every documented manifest error rule has a failing example', () => {
     const { diagnostics } = loadDefinitions(dir);
     expect(diagnostics.map((d) => d.rule), JSON.stringify(diagnostics, null, 1)).toContain(rule);
     for (const d of diagnostics.filter((x) => x.rule === rule)) expect(d.line).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['unknown-param', 'incremental: { param: cursr, format: iso8601, field: name, docs: "https://acme.example/docs" }', 'incremental param "cursr" is not a param of widgets.list; did you mean "cursor"?'],
+    ['unknown-field', 'incremental: { param: cursor, format: iso8601, field: nmae, docs: "https://acme.example/docs" }', 'incremental field "nmae" is not a record field of widgets; did you mean "name"?'],
+    ['template-syntax', 'incremental: { param: cursor, format: iso8601, template: "{value} {since}", field: name, docs: "https://acme.example/docs" }', 'an incremental template knows only {value} and {current}'],
+  ])('search.incremental: `%s` names the line and suggests the fix', (rule, incremental, message) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'acme.yaml'), swap(RECORD, `    search:\n      fields: [name]\n      ${incremental}\n` + RECORD)(VALID));
+    const { diagnostics } = loadDefinitions(dir);
+    const found = diagnostics.find((d) => d.rule === rule);
+    expect(found, JSON.stringify(diagnostics, null, 1)).toMatchObject({ line: 30, message });
+    expect(path.resolve(found?.file ?? '')).toBe(path.join(dir, 'acme.yaml'));
+  });
+
+  it('a declared change filter with a valid param and field passes', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
+    dirs.push(dir);
+    writeFileSync(path.join(dir, 'acme.yaml'), swap(RECORD, '    search:\n      fields: [name]\n      incremental: { param: cursor, format: unix_seconds, field: name, field_format: unix_seconds, docs: "https://acme.example/docs" }\n' + RECORD)(VALID));
+    expect(loadDefinitions(dir).diagnostics).toEqual([]);
   });
 
   it('the valid fixture itself passes', () => {

@@ -878,7 +878,7 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     expect(json.status, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({
       connector_id: connectorId,
-      entities: [{ entity: 'forms', status: 'ready', records: 4, changed: 0, deleted: 0, pages: 2, record_count: 4, seconds: expect.any(Number) }],
+      entities: [{ entity: 'forms', status: 'ready', mode: 'full', records: 4, changed: 0, deleted: 0, pages: 2, record_count: 4, seconds: expect.any(Number) }],
     });
     const unknown = await runCli(['sync', connectorId, '--entity', 'nope'], env());
     expect(unknown.status).toBe(1);

@@ -1172,6 +1172,16 @@ export const definition: ConnectorDefinition = {
           "field": "id",
           "param": "list_id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "date_updated_gt",
+          "format": "unix_millis",
+          "field": "date_updated",
+          "fieldFormat": "unix_millis",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.clickup.com/reference/gettasks"
+        },
         "semantic": []
       },
       "actions": {
@@ -1202,6 +1212,16 @@ export const definition: ConnectorDefinition = {
               "description": "0-based page number (100 tasks per page). Normally taken from next_params.",
               "sendDefault": false,
               "wire": "page"
+            },
+            "date_updated_gt": {
+              "in": "query",
+              "schema": {
+                "type": "integer"
+              },
+              "required": false,
+              "description": "Only tasks updated after this time (Unix ms).",
+              "sendDefault": false,
+              "wire": "date_updated_gt"
             }
           },
           "guards": [],

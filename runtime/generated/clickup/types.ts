@@ -182,6 +182,8 @@ export interface ClickupTasksListParams {
   list_id: string;
   /** 0-based page number (100 tasks per page). Normally taken from next_params. */
   page?: number;
+  /** Only tasks updated after this time (Unix ms). */
+  date_updated_gt?: number;
 }
 
 export interface ClickupTasksListPagination {

@@ -624,7 +624,8 @@ const schema19 = {
             "type": "integer",
             "minimum": 0,
             "description": "0-based page number (100 tasks per page). Normally taken from next_params."
-        }
+        },
+        "date_updated_gt": { "type": "integer", "description": "Only tasks updated after this time (Unix ms)." }
     },
     "required": ["list_id"],
     "additionalProperties": false
@@ -647,7 +648,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((key0 === "list_id") || (key0 === "page"))) {
+        if (!(((key0 === "list_id") || (key0 === "page")) || (key0 === "date_updated_gt"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -738,14 +739,33 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             }
         }
     }
+    if (data.date_updated_gt !== undefined) {
+        let data2 = data.date_updated_gt;
+        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
+            const err6 = {
+                instancePath: instancePath + "/date_updated_gt",
+                schemaPath: "#/properties/date_updated_gt/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err6];
+        vErrors = [err7];
     }
     else {
-        vErrors.push(err6);
+        vErrors.push(err7);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }

@@ -825,6 +825,17 @@ export const definition: ConnectorDefinition = {
           "field": "account_id",
           "param": "account_id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filtering",
+          "format": "unix_seconds",
+          "template": "[{\"field\": \"campaign.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": {value}}]",
+          "field": "updated_time",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.facebook.com/docs/marketing-api/reference/ad-account/campaigns/"
+        },
         "semantic": []
       },
       "actions": {
@@ -855,6 +866,20 @@ export const definition: ConnectorDefinition = {
               "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for).",
               "sendDefault": true,
               "wire": "fields"
+            },
+            "filtering": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "object"
+                }
+              },
+              "required": false,
+              "description": "Filters [{\"field\", \"operator\", \"value\"}], e.g. [{\"field\": \"campaign.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": 1714521600}] for the campaigns updated since then (Unix seconds).",
+              "sendDefault": false,
+              "serialize": "json",
+              "wire": "filtering"
             },
             "limit": {
               "in": "query",
@@ -1514,6 +1539,17 @@ export const definition: ConnectorDefinition = {
           "field": "account_id",
           "param": "account_id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filtering",
+          "format": "unix_seconds",
+          "template": "[{\"field\": \"adset.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": {value}}]",
+          "field": "updated_time",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.facebook.com/docs/marketing-api/reference/ad-account/adsets/"
+        },
         "semantic": []
       },
       "actions": {
@@ -1544,6 +1580,20 @@ export const definition: ConnectorDefinition = {
               "description": "Comma-separated ad set fields to return.",
               "sendDefault": true,
               "wire": "fields"
+            },
+            "filtering": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "object"
+                }
+              },
+              "required": false,
+              "description": "Filters [{\"field\", \"operator\", \"value\"}], e.g. [{\"field\": \"adset.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": 1714521600}] for the ad sets updated since then (Unix seconds).",
+              "sendDefault": false,
+              "serialize": "json",
+              "wire": "filtering"
             },
             "limit": {
               "in": "query",
@@ -2114,6 +2164,17 @@ export const definition: ConnectorDefinition = {
           "field": "account_id",
           "param": "account_id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filtering",
+          "format": "unix_seconds",
+          "template": "[{\"field\": \"ad.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": {value}}]",
+          "field": "updated_time",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.facebook.com/docs/marketing-api/reference/ad-account/ads/"
+        },
         "semantic": []
       },
       "actions": {
@@ -2144,6 +2205,20 @@ export const definition: ConnectorDefinition = {
               "description": "Comma-separated ad fields to return.",
               "sendDefault": true,
               "wire": "fields"
+            },
+            "filtering": {
+              "in": "query",
+              "schema": {
+                "type": "array",
+                "items": {
+                  "type": "object"
+                }
+              },
+              "required": false,
+              "description": "Filters [{\"field\", \"operator\", \"value\"}], e.g. [{\"field\": \"ad.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": 1714521600}] for the ads updated since then (Unix seconds).",
+              "sendDefault": false,
+              "serialize": "json",
+              "wire": "filtering"
             },
             "limit": {
               "in": "query",

@@ -125,6 +125,8 @@ export interface FacebookMarketingCampaignsListParams {
   account_id: string;
   /** Comma-separated campaign fields to return (Graph API returns only id when none are asked for). */
   fields?: string;
+  /** Filters [{"field", "operator", "value"}], e.g. [{"field": "campaign.updated_time", "operator": "GREATER_THAN", "value": 1714521600}] for the campaigns updated since then (Unix seconds). */
+  filtering?: Array<Record<string, unknown>>;
   /** Records per page (Graph API default 25). */
   limit?: number;
   /** Cursor of the next page (paging.cursors.after); normally taken from next_params. */
@@ -241,6 +243,8 @@ export interface FacebookMarketingAdSetsListParams {
   account_id: string;
   /** Comma-separated ad set fields to return. */
   fields?: string;
+  /** Filters [{"field", "operator", "value"}], e.g. [{"field": "adset.updated_time", "operator": "GREATER_THAN", "value": 1714521600}] for the ad sets updated since then (Unix seconds). */
+  filtering?: Array<Record<string, unknown>>;
   /** Records per page (Graph API default 25). */
   limit?: number;
   /** Cursor of the next page (paging.cursors.after); normally taken from next_params. */
@@ -349,6 +353,8 @@ export interface FacebookMarketingAdsListParams {
   account_id: string;
   /** Comma-separated ad fields to return. */
   fields?: string;
+  /** Filters [{"field", "operator", "value"}], e.g. [{"field": "ad.updated_time", "operator": "GREATER_THAN", "value": 1714521600}] for the ads updated since then (Unix seconds). */
+  filtering?: Array<Record<string, unknown>>;
   /** Records per page (Graph API default 25). */
   limit?: number;
   /** Cursor of the next page (paging.cursors.after); normally taken from next_params. */

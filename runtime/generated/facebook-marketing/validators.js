@@ -319,6 +319,11 @@ const schema14 = {
             "default": "id,name,account_id,objective,status,configured_status,effective_status,buying_type,bid_strategy,daily_budget,lifetime_budget,budget_remaining,spend_cap,special_ad_categories,start_time,stop_time,created_time,updated_time",
             "description": "Comma-separated campaign fields to return (Graph API returns only id when none are asked for)."
         },
+        "filtering": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Filters [{\"field\", \"operator\", \"value\"}], e.g. [{\"field\": \"campaign.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": 1714521600}] for the campaigns updated since then (Unix seconds)."
+        },
         "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
         "after": {
             "type": "string",
@@ -346,7 +351,7 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
+        if (!(((((key0 === "account_id") || (key0 === "fields")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -418,51 +423,56 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filtering !== undefined) {
+        let data2 = data.filtering;
+        if (Array.isArray(data2)) {
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
+                    const err5 = {
+                        instancePath: instancePath + "/filtering/" + i0,
+                        schemaPath: "#/properties/filtering/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/filtering",
+                schemaPath: "#/properties/filtering/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
     if (data.limit !== undefined) {
-        let data2 = data.limit;
-        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = {
+        let data4 = data.limit;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err7 = {
                 instancePath: instancePath + "/limit",
                 schemaPath: "#/properties/limit/type",
                 keyword: "type",
                 params: { type: "integer" },
                 message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err5];
-            }
-            else {
-                vErrors.push(err5);
-            }
-            errors++;
-        }
-        if (typeof data2 == "number") {
-            if (data2 < 1 || isNaN(data2)) {
-                const err6 = {
-                    instancePath: instancePath + "/limit",
-                    schemaPath: "#/properties/limit/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 1 },
-                    message: "must be >= 1"
-                };
-                if (vErrors === null) {
-                    vErrors = [err6];
-                }
-                else {
-                    vErrors.push(err6);
-                }
-                errors++;
-            }
-        }
-    }
-    if (data.after !== undefined) {
-        if (typeof data.after !== "string") {
-            const err7 = {
-                instancePath: instancePath + "/after",
-                schemaPath: "#/properties/after/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
             };
             if (vErrors === null) {
                 vErrors = [err7];
@@ -472,15 +482,51 @@ function validate13(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
+        if (typeof data4 == "number") {
+            if (data4 < 1 || isNaN(data4)) {
+                const err8 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.after !== undefined) {
+        if (typeof data.after !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
     }
 }
 else {
-    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err8];
+        vErrors = [err10];
     }
     else {
-        vErrors.push(err8);
+        vErrors.push(err10);
     }
     errors++;
 } validate13.errors = vErrors; return errors === 0; }
@@ -1691,6 +1737,11 @@ const schema18 = {
             "default": "id,name,account_id,campaign_id,status,configured_status,effective_status,billing_event,optimization_goal,bid_strategy,bid_amount,daily_budget,lifetime_budget,budget_remaining,targeting,promoted_object,start_time,end_time,created_time,updated_time",
             "description": "Comma-separated ad set fields to return."
         },
+        "filtering": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Filters [{\"field\", \"operator\", \"value\"}], e.g. [{\"field\": \"adset.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": 1714521600}] for the ad sets updated since then (Unix seconds)."
+        },
         "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
         "after": {
             "type": "string",
@@ -1718,7 +1769,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
+        if (!(((((key0 === "account_id") || (key0 === "fields")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1790,51 +1841,56 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filtering !== undefined) {
+        let data2 = data.filtering;
+        if (Array.isArray(data2)) {
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
+                    const err5 = {
+                        instancePath: instancePath + "/filtering/" + i0,
+                        schemaPath: "#/properties/filtering/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/filtering",
+                schemaPath: "#/properties/filtering/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
     if (data.limit !== undefined) {
-        let data2 = data.limit;
-        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = {
+        let data4 = data.limit;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err7 = {
                 instancePath: instancePath + "/limit",
                 schemaPath: "#/properties/limit/type",
                 keyword: "type",
                 params: { type: "integer" },
                 message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err5];
-            }
-            else {
-                vErrors.push(err5);
-            }
-            errors++;
-        }
-        if (typeof data2 == "number") {
-            if (data2 < 1 || isNaN(data2)) {
-                const err6 = {
-                    instancePath: instancePath + "/limit",
-                    schemaPath: "#/properties/limit/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 1 },
-                    message: "must be >= 1"
-                };
-                if (vErrors === null) {
-                    vErrors = [err6];
-                }
-                else {
-                    vErrors.push(err6);
-                }
-                errors++;
-            }
-        }
-    }
-    if (data.after !== undefined) {
-        if (typeof data.after !== "string") {
-            const err7 = {
-                instancePath: instancePath + "/after",
-                schemaPath: "#/properties/after/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
             };
             if (vErrors === null) {
                 vErrors = [err7];
@@ -1844,15 +1900,51 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
+        if (typeof data4 == "number") {
+            if (data4 < 1 || isNaN(data4)) {
+                const err8 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.after !== undefined) {
+        if (typeof data.after !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
     }
 }
 else {
-    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err8];
+        vErrors = [err10];
     }
     else {
-        vErrors.push(err8);
+        vErrors.push(err10);
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
@@ -2997,6 +3089,11 @@ const schema22 = {
             "default": "id,name,account_id,campaign_id,adset_id,status,configured_status,effective_status,creative,tracking_specs,conversion_domain,created_time,updated_time",
             "description": "Comma-separated ad fields to return."
         },
+        "filtering": {
+            "type": "array",
+            "items": { "type": "object" },
+            "description": "Filters [{\"field\", \"operator\", \"value\"}], e.g. [{\"field\": \"ad.updated_time\", \"operator\": \"GREATER_THAN\", \"value\": 1714521600}] for the ads updated since then (Unix seconds)."
+        },
         "limit": { "type": "integer", "minimum": 1, "description": "Records per page (Graph API default 25)." },
         "after": {
             "type": "string",
@@ -3024,7 +3121,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
     }
     for (const key0 in data) {
-        if (!((((key0 === "account_id") || (key0 === "fields")) || (key0 === "limit")) || (key0 === "after"))) {
+        if (!(((((key0 === "account_id") || (key0 === "fields")) || (key0 === "filtering")) || (key0 === "limit")) || (key0 === "after"))) {
             const err1 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3096,51 +3193,56 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filtering !== undefined) {
+        let data2 = data.filtering;
+        if (Array.isArray(data2)) {
+            const len0 = data2.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+                let data3 = data2[i0];
+                if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
+                    const err5 = {
+                        instancePath: instancePath + "/filtering/" + i0,
+                        schemaPath: "#/properties/filtering/items/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err6 = {
+                instancePath: instancePath + "/filtering",
+                schemaPath: "#/properties/filtering/type",
+                keyword: "type",
+                params: { type: "array" },
+                message: "must be array"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
     if (data.limit !== undefined) {
-        let data2 = data.limit;
-        if (!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))) {
-            const err5 = {
+        let data4 = data.limit;
+        if (!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))) {
+            const err7 = {
                 instancePath: instancePath + "/limit",
                 schemaPath: "#/properties/limit/type",
                 keyword: "type",
                 params: { type: "integer" },
                 message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err5];
-            }
-            else {
-                vErrors.push(err5);
-            }
-            errors++;
-        }
-        if (typeof data2 == "number") {
-            if (data2 < 1 || isNaN(data2)) {
-                const err6 = {
-                    instancePath: instancePath + "/limit",
-                    schemaPath: "#/properties/limit/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 1 },
-                    message: "must be >= 1"
-                };
-                if (vErrors === null) {
-                    vErrors = [err6];
-                }
-                else {
-                    vErrors.push(err6);
-                }
-                errors++;
-            }
-        }
-    }
-    if (data.after !== undefined) {
-        if (typeof data.after !== "string") {
-            const err7 = {
-                instancePath: instancePath + "/after",
-                schemaPath: "#/properties/after/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
             };
             if (vErrors === null) {
                 vErrors = [err7];
@@ -3150,15 +3252,51 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
         }
+        if (typeof data4 == "number") {
+            if (data4 < 1 || isNaN(data4)) {
+                const err8 = {
+                    instancePath: instancePath + "/limit",
+                    schemaPath: "#/properties/limit/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err8];
+                }
+                else {
+                    vErrors.push(err8);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.after !== undefined) {
+        if (typeof data.after !== "string") {
+            const err9 = {
+                instancePath: instancePath + "/after",
+                schemaPath: "#/properties/after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
     }
 }
 else {
-    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err10 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err8];
+        vErrors = [err10];
     }
     else {
-        vErrors.push(err8);
+        vErrors.push(err10);
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }

@@ -356,6 +356,16 @@ export const definition: ConnectorDefinition = {
           "can_create_projects",
           "permissions_claims"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/users-api/users/users/#list-all-users"
+        },
         "semantic": []
       },
       "actions": {
@@ -397,6 +407,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -506,6 +526,16 @@ export const definition: ConnectorDefinition = {
           "address",
           "statement_key"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/clients-api/clients/clients/#list-all-clients"
+        },
         "semantic": []
       },
       "actions": {
@@ -547,6 +577,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -679,6 +719,16 @@ export const definition: ConnectorDefinition = {
           "phone_mobile",
           "fax"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/clients-api/clients/contacts/#list-all-contacts"
+        },
         "semantic": []
       },
       "actions": {
@@ -720,6 +770,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1123,6 +1183,16 @@ export const definition: ConnectorDefinition = {
           "fee",
           "notes"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/projects-api/projects/projects/#list-all-projects"
+        },
         "semantic": []
       },
       "actions": {
@@ -1164,6 +1234,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1273,6 +1353,16 @@ export const definition: ConnectorDefinition = {
           "billable_by_default",
           "default_hourly_rate"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/tasks-api/tasks/tasks/#list-all-tasks"
+        },
         "semantic": []
       },
       "actions": {
@@ -1314,6 +1404,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1571,6 +1671,16 @@ export const definition: ConnectorDefinition = {
           "billable_rate",
           "cost_rate"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/timesheets-api/timesheets/time-entries/#list-all-time-entries"
+        },
         "semantic": []
       },
       "actions": {
@@ -1612,6 +1722,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -1905,6 +2025,16 @@ export const definition: ConnectorDefinition = {
           "closed_at",
           "recurring_invoice_id"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/invoices-api/invoices/invoices/#list-all-invoices"
+        },
         "semantic": []
       },
       "actions": {
@@ -1946,6 +2076,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2041,6 +2181,16 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/invoices-api/invoices/invoice-item-categories/#list-all-invoice-item-categories"
+        },
         "semantic": []
       },
       "actions": {
@@ -2082,6 +2232,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2305,6 +2465,16 @@ export const definition: ConnectorDefinition = {
           "accepted_at",
           "declined_at"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/estimates-api/estimates/estimates/#list-all-estimates"
+        },
         "semantic": []
       },
       "actions": {
@@ -2346,6 +2516,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2427,6 +2607,16 @@ export const definition: ConnectorDefinition = {
           "created_at",
           "updated_at"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/estimates-api/estimates/estimate-item-categories/#list-all-estimate-item-categories"
+        },
         "semantic": []
       },
       "actions": {
@@ -2468,6 +2658,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2661,6 +2861,16 @@ export const definition: ConnectorDefinition = {
           "is_locked",
           "locked_reason"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/expenses-api/expenses/expenses/#list-all-expenses"
+        },
         "semantic": []
       },
       "actions": {
@@ -2702,6 +2912,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -2804,6 +3024,16 @@ export const definition: ConnectorDefinition = {
           "updated_at",
           "unit_price"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/expenses-api/expenses/expense-categories/#list-all-expense-categories"
+        },
         "semantic": []
       },
       "actions": {
@@ -2845,6 +3075,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -3101,6 +3341,16 @@ export const definition: ConnectorDefinition = {
           "hourly_rate",
           "budget"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/projects-api/projects/user-assignments/#list-all-user-assignments"
+        },
         "semantic": []
       },
       "actions": {
@@ -3142,6 +3392,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],
@@ -3239,6 +3499,16 @@ export const definition: ConnectorDefinition = {
           "hourly_rate",
           "budget"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "updated_since",
+          "format": "iso8601",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://help.getharvest.com/api-v2/projects-api/projects/task-assignments/#list-all-task-assignments"
+        },
         "semantic": []
       },
       "actions": {
@@ -3280,6 +3550,16 @@ export const definition: ConnectorDefinition = {
               "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL).",
               "sendDefault": false,
               "wire": "cursor"
+            },
+            "updated_since": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z).",
+              "sendDefault": false,
+              "wire": "updated_since"
             }
           },
           "guards": [],

@@ -38,6 +38,8 @@ export interface HarvestUsersListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestUsersListPagination {
@@ -71,6 +73,8 @@ export interface HarvestClientsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestClientsListPagination {
@@ -107,6 +111,8 @@ export interface HarvestContactsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestContactsListPagination {
@@ -187,6 +193,8 @@ export interface HarvestProjectsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestProjectsListPagination {
@@ -220,6 +228,8 @@ export interface HarvestTasksListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestTasksListPagination {
@@ -273,6 +283,8 @@ export interface HarvestTimeEntriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestTimeEntriesListPagination {
@@ -332,6 +344,8 @@ export interface HarvestInvoicesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestInvoicesListPagination {
@@ -363,6 +377,8 @@ export interface HarvestInvoiceItemCategoriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestInvoiceItemCategoriesListPagination {
@@ -412,6 +428,8 @@ export interface HarvestEstimatesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestEstimatesListPagination {
@@ -441,6 +459,8 @@ export interface HarvestEstimateItemCategoriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestEstimateItemCategoriesListPagination {
@@ -485,6 +505,8 @@ export interface HarvestExpensesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestExpensesListPagination {
@@ -517,6 +539,8 @@ export interface HarvestExpenseCategoriesListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestExpenseCategoriesListPagination {
@@ -582,6 +606,8 @@ export interface HarvestUserAssignmentsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestUserAssignmentsListPagination {
@@ -610,6 +636,8 @@ export interface HarvestTaskAssignmentsListParams {
   page?: number;
   /** Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL). */
   cursor?: string;
+  /** Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z). */
+  updated_since?: string;
 }
 
 export interface HarvestTaskAssignmentsListPagination {

@@ -20,13 +20,17 @@ const schema11 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -151,14 +155,32 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
@@ -254,13 +276,17 @@ const schema13 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="clients__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -385,14 +411,32 @@ function validate12(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate12.errors = vErrors; return errors === 0; }
@@ -488,13 +532,17 @@ const schema15 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -619,14 +667,32 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
@@ -752,13 +818,17 @@ const schema18 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -883,14 +953,32 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate17.errors = vErrors; return errors === 0; }
@@ -986,13 +1074,17 @@ const schema20 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tasks__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1117,14 +1209,32 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate19.errors = vErrors; return errors === 0; }
@@ -1220,13 +1330,17 @@ const schema22 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="time_entries__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1351,14 +1465,32 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate21.errors = vErrors; return errors === 0; }
@@ -1454,13 +1586,17 @@ const schema24 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoices__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1585,14 +1721,32 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate23.errors = vErrors; return errors === 0; }
@@ -1688,13 +1842,17 @@ const schema26 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="invoice_item_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1819,14 +1977,32 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate25.errors = vErrors; return errors === 0; }
@@ -1922,13 +2098,17 @@ const schema28 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimates__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2053,14 +2233,32 @@ function validate27(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate27.errors = vErrors; return errors === 0; }
@@ -2156,13 +2354,17 @@ const schema30 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="estimate_item_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2287,14 +2489,32 @@ function validate29(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate29.errors = vErrors; return errors === 0; }
@@ -2390,13 +2610,17 @@ const schema32 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expenses__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2521,14 +2745,32 @@ function validate31(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate31.errors = vErrors; return errors === 0; }
@@ -2624,13 +2866,17 @@ const schema34 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="expense_categories__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2755,14 +3001,32 @@ function validate33(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate33.errors = vErrors; return errors === 0; }
@@ -3092,13 +3356,17 @@ const schema38 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="user_assignments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3223,14 +3491,32 @@ function validate37(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate37.errors = vErrors; return errors === 0; }
@@ -3253,13 +3539,17 @@ const schema39 = {
         "cursor": {
             "type": "string",
             "description": "Pagination cursor (Harvest's cursor-based pagination). Normally taken from next_params (the next_link URL)."
+        },
+        "updated_since": {
+            "type": "string",
+            "description": "Only records updated since this date and time (ISO 8601, e.g. 2024-05-01T09:30:00Z)."
         }
     },
     "additionalProperties": false
 };
 function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="task_assignments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor"))) {
+        if (!((((key0 === "per_page") || (key0 === "page")) || (key0 === "cursor")) || (key0 === "updated_since"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -3384,14 +3674,32 @@ function validate38(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.updated_since !== undefined) {
+        if (typeof data.updated_since !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/updated_since",
+                schemaPath: "#/properties/updated_since/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err7 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err8 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
     }
     else {
-        vErrors.push(err7);
+        vErrors.push(err8);
     }
     errors++;
 } validate38.errors = vErrors; return errors === 0; }

@@ -542,6 +542,17 @@ export const definition: ConnectorDefinition = {
           "sms_consent",
           "unsubscribed_from_sms"
         ],
+        "incremental": {
+          "action": "api_search",
+          "param": "query",
+          "format": "unix_seconds",
+          "template": "{\"field\": \"updated_at\", \"operator\": \">\", \"value\": \"{value}\"}",
+          "field": "updated_at",
+          "fieldFormat": "unix_seconds",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.intercom.com/docs/references/rest-api/api.intercom.io/contacts/searchcontacts"
+        },
         "semantic": []
       },
       "actions": {
@@ -589,6 +600,88 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "destructive": false,
           "readOnly": true
+        },
+        "api_search": {
+          "name": "api_search",
+          "description": "Search contacts (POST /contacts/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object).",
+          "method": "POST",
+          "path": "/contacts/search",
+          "params": {
+            "query": {
+              "in": "body",
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "field": {
+                    "type": "string"
+                  },
+                  "operator": {
+                    "type": "string",
+                    "enum": [
+                      "=",
+                      "!=",
+                      "IN",
+                      "NIN",
+                      ">",
+                      "<",
+                      "~",
+                      "!~",
+                      "^",
+                      "$",
+                      "AND",
+                      "OR"
+                    ]
+                  },
+                  "value": {}
+                },
+                "required": [
+                  "operator",
+                  "value"
+                ]
+              },
+              "required": true,
+              "description": "A filter {\"field\": \"updated_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, role, name, email, email_domain, phone, external_id, created_at, updated_at, signed_up_at, last_seen_at, owner_id, tag_id, segment_id and custom_attributes.*. Operators: = != IN NIN > < ~ !~ ^ $.",
+              "sendDefault": false,
+              "wire": "query"
+            },
+            "per_page": {
+              "in": "body",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 150,
+                "default": 50
+              },
+              "required": false,
+              "description": "Contacts per page, 1 to 150 (Intercom's default is 50).",
+              "wire": "pagination.per_page",
+              "sendDefault": false
+            },
+            "starting_after": {
+              "in": "body",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page.",
+              "wire": "pagination.starting_after",
+              "sendDefault": false
+            }
+          },
+          "guards": [],
+          "idempotent": true,
+          "readOnly": true,
+          "recordsPath": "data",
+          "result": "many",
+          "pagination": {
+            "style": "cursor",
+            "block": {
+              "next_page": "body.pages.next.starting_after"
+            },
+            "cursor_param": "starting_after",
+            "next_cursor": "body.pages.next.starting_after"
+          },
+          "destructive": false
         },
         "create": {
           "name": "create",
@@ -1237,6 +1330,17 @@ export const definition: ConnectorDefinition = {
           "sent_at",
           "user"
         ],
+        "incremental": {
+          "action": "api_search",
+          "param": "query",
+          "format": "unix_seconds",
+          "template": "{\"field\": \"updated_at\", \"operator\": \">\", \"value\": \"{value}\"}",
+          "field": "updated_at",
+          "fieldFormat": "unix_seconds",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.intercom.com/docs/references/rest-api/api.intercom.io/conversations/searchconversations"
+        },
         "semantic": [
           {
             "field": "source.body",

@@ -77,6 +77,20 @@ export interface IntercomContactsListPagination {
   next_page: PaginationValue;
 }
 
+/** Search contacts (POST /contacts/search) with a query object; read-only. Cursor-paginated with starting_after (sent in the body's pagination object). */
+export interface IntercomContactsApiSearchParams {
+  /** A filter {"field": "updated_at", "operator": ">", "value": "1306054154"} or a group {"operator": "AND" | "OR", "value": [filters or groups]}. Fields include id, role, name, email, email_domain, phone, external_id, created_at, updated_at, signed_up_at, last_seen_at, owner_id, tag_id, segment_id and custom_attributes.*. Operators: = != IN NIN > < ~ !~ ^ $. */
+  query: { field?: string; operator: "=" | "!=" | "IN" | "NIN" | ">" | "<" | "~" | "!~" | "^" | "$" | "AND" | "OR"; value: unknown;[key: string]: unknown };
+  /** Contacts per page, 1 to 150 (Intercom's default is 50). */
+  per_page?: number;
+  /** Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page. */
+  starting_after?: string;
+}
+
+export interface IntercomContactsApiSearchPagination {
+  next_page: PaginationValue;
+}
+
 /** Create a contact (POST /contacts). role is user or lead; a user may carry external_id. Returns the new contact. */
 export interface IntercomContactsCreateParams {
   /** The role of the contact, user or lead. */
@@ -522,6 +536,7 @@ export interface IntercomInternalArticlesGetParams {
 export type IntercomOperations = {
   contacts: {
     list: { params: IntercomContactsListParams; data: IntercomContactsRecord[]; pagination: IntercomContactsListPagination };
+    api_search: { params: IntercomContactsApiSearchParams; data: IntercomContactsRecord[]; pagination: IntercomContactsApiSearchPagination };
     create: { params: IntercomContactsCreateParams; data: Record<string, unknown>; pagination: never };
     get: { params: IntercomContactsGetParams; data: IntercomContactsRecord; pagination: never };
     update: { params: IntercomContactsUpdateParams; data: Record<string, unknown>; pagination: never };
@@ -584,6 +599,7 @@ export type IntercomRecords = {
 export type IntercomFacade = {
   contacts: {
     list(params?: IntercomContactsListParams): Promise<ExecuteResult<IntercomContactsRecord[], IntercomContactsListPagination>>;
+    apiSearch(params: IntercomContactsApiSearchParams): Promise<ExecuteResult<IntercomContactsRecord[], IntercomContactsApiSearchPagination>>;
     create(params: IntercomContactsCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
     get(params: IntercomContactsGetParams): Promise<ExecuteResult<IntercomContactsRecord, never>>;
     update(params: IntercomContactsUpdateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
@@ -636,6 +652,7 @@ export type IntercomFacade = {
 export const intercomFacade = (connector: Connector): IntercomFacade => ({
   contacts: {
     list: (params = {}) => connector.execute<IntercomContactsRecord[], IntercomContactsListPagination>("contacts", "list", { ...params }),
+    apiSearch: (params) => connector.execute<IntercomContactsRecord[], IntercomContactsApiSearchPagination>("contacts", "api_search", { ...params }),
     create: (params) => connector.execute<Record<string, unknown>, never>("contacts", "create", { ...params }),
     get: (params) => connector.execute<IntercomContactsRecord, never>("contacts", "get", { ...params }),
     update: (params) => connector.execute<Record<string, unknown>, never>("contacts", "update", { ...params }),

@@ -121,953 +121,9 @@ else {
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
-export const contacts__create = validate11;
+export const contacts__api_search = validate11;
 const schema12 = {
-    "$id": "contacts__create",
-    "type": "object",
-    "properties": {
-        "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." },
-        "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." },
-        "email": { "type": "string", "description": "The contact's email address." },
-        "phone": { "type": ["string", "null"], "description": "The contact's phone number." },
-        "name": { "type": ["string", "null"], "description": "The contact's name." },
-        "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." },
-        "signed_up_at": {
-            "type": ["integer", "null"],
-            "description": "When the contact signed up, as a Unix timestamp in seconds."
-        },
-        "last_seen_at": {
-            "type": ["integer", "null"],
-            "description": "When the contact was last seen, as a Unix timestamp in seconds."
-        },
-        "owner_id": {
-            "type": ["integer", "null"],
-            "description": "ID of the admin who owns the contact (account ownership)."
-        },
-        "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." },
-        "custom_attributes": {
-            "type": ["object", "null"],
-            "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)."
-        }
-    },
-    "required": ["role"],
-    "additionalProperties": false
-};
-const func2 = Object.prototype.hasOwnProperty;
-function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.role === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "role" },
-            message: "must have required property '" + "role" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    for (const key0 in data) {
-        if (!(func2.call(schema12.properties, key0))) {
-            const err1 = {
-                instancePath,
-                schemaPath: "#/additionalProperties",
-                keyword: "additionalProperties",
-                params: { additionalProperty: key0 },
-                message: "must NOT have additional properties"
-            };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-    }
-    if (data.role !== undefined) {
-        let data0 = data.role;
-        if (typeof data0 !== "string") {
-            const err2 = {
-                instancePath: instancePath + "/role",
-                schemaPath: "#/properties/role/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err2];
-            }
-            else {
-                vErrors.push(err2);
-            }
-            errors++;
-        }
-        if (!((data0 === "user") || (data0 === "lead"))) {
-            const err3 = {
-                instancePath: instancePath + "/role",
-                schemaPath: "#/properties/role/enum",
-                keyword: "enum",
-                params: { allowedValues: schema12.properties.role.enum },
-                message: "must be equal to one of the allowed values"
-            };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-    if (data.external_id !== undefined) {
-        if (typeof data.external_id !== "string") {
-            const err4 = {
-                instancePath: instancePath + "/external_id",
-                schemaPath: "#/properties/external_id/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err4];
-            }
-            else {
-                vErrors.push(err4);
-            }
-            errors++;
-        }
-    }
-    if (data.email !== undefined) {
-        if (typeof data.email !== "string") {
-            const err5 = {
-                instancePath: instancePath + "/email",
-                schemaPath: "#/properties/email/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err5];
-            }
-            else {
-                vErrors.push(err5);
-            }
-            errors++;
-        }
-    }
-    if (data.phone !== undefined) {
-        let data3 = data.phone;
-        if ((typeof data3 !== "string") && (data3 !== null)) {
-            const err6 = {
-                instancePath: instancePath + "/phone",
-                schemaPath: "#/properties/phone/type",
-                keyword: "type",
-                params: { type: schema12.properties.phone.type },
-                message: "must be string,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err6];
-            }
-            else {
-                vErrors.push(err6);
-            }
-            errors++;
-        }
-    }
-    if (data.name !== undefined) {
-        let data4 = data.name;
-        if ((typeof data4 !== "string") && (data4 !== null)) {
-            const err7 = {
-                instancePath: instancePath + "/name",
-                schemaPath: "#/properties/name/type",
-                keyword: "type",
-                params: { type: schema12.properties.name.type },
-                message: "must be string,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err7];
-            }
-            else {
-                vErrors.push(err7);
-            }
-            errors++;
-        }
-    }
-    if (data.avatar !== undefined) {
-        let data5 = data.avatar;
-        if ((typeof data5 !== "string") && (data5 !== null)) {
-            const err8 = {
-                instancePath: instancePath + "/avatar",
-                schemaPath: "#/properties/avatar/type",
-                keyword: "type",
-                params: { type: schema12.properties.avatar.type },
-                message: "must be string,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err8];
-            }
-            else {
-                vErrors.push(err8);
-            }
-            errors++;
-        }
-    }
-    if (data.signed_up_at !== undefined) {
-        let data6 = data.signed_up_at;
-        if ((!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) && (data6 !== null)) {
-            const err9 = {
-                instancePath: instancePath + "/signed_up_at",
-                schemaPath: "#/properties/signed_up_at/type",
-                keyword: "type",
-                params: { type: schema12.properties.signed_up_at.type },
-                message: "must be integer,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err9];
-            }
-            else {
-                vErrors.push(err9);
-            }
-            errors++;
-        }
-    }
-    if (data.last_seen_at !== undefined) {
-        let data7 = data.last_seen_at;
-        if ((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)) {
-            const err10 = {
-                instancePath: instancePath + "/last_seen_at",
-                schemaPath: "#/properties/last_seen_at/type",
-                keyword: "type",
-                params: { type: schema12.properties.last_seen_at.type },
-                message: "must be integer,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err10];
-            }
-            else {
-                vErrors.push(err10);
-            }
-            errors++;
-        }
-    }
-    if (data.owner_id !== undefined) {
-        let data8 = data.owner_id;
-        if ((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)) {
-            const err11 = {
-                instancePath: instancePath + "/owner_id",
-                schemaPath: "#/properties/owner_id/type",
-                keyword: "type",
-                params: { type: schema12.properties.owner_id.type },
-                message: "must be integer,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err11];
-            }
-            else {
-                vErrors.push(err11);
-            }
-            errors++;
-        }
-    }
-    if (data.unsubscribed_from_emails !== undefined) {
-        let data9 = data.unsubscribed_from_emails;
-        if ((typeof data9 !== "boolean") && (data9 !== null)) {
-            const err12 = {
-                instancePath: instancePath + "/unsubscribed_from_emails",
-                schemaPath: "#/properties/unsubscribed_from_emails/type",
-                keyword: "type",
-                params: { type: schema12.properties.unsubscribed_from_emails.type },
-                message: "must be boolean,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err12];
-            }
-            else {
-                vErrors.push(err12);
-            }
-            errors++;
-        }
-    }
-    if (data.custom_attributes !== undefined) {
-        let data10 = data.custom_attributes;
-        if ((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)) {
-            const err13 = {
-                instancePath: instancePath + "/custom_attributes",
-                schemaPath: "#/properties/custom_attributes/type",
-                keyword: "type",
-                params: { type: schema12.properties.custom_attributes.type },
-                message: "must be object,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err13];
-            }
-            else {
-                vErrors.push(err13);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err14];
-    }
-    else {
-        vErrors.push(err14);
-    }
-    errors++;
-} validate11.errors = vErrors; return errors === 0; }
-export const contacts__get = validate12;
-const schema13 = {
-    "$id": "contacts__get",
-    "type": "object",
-    "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } },
-    "required": ["id"],
-    "additionalProperties": false
-};
-const func3 = require("ajv/dist/runtime/ucs2length").default;
-function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.id === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "id" },
-            message: "must have required property '" + "id" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    for (const key0 in data) {
-        if (!(key0 === "id")) {
-            const err1 = {
-                instancePath,
-                schemaPath: "#/additionalProperties",
-                keyword: "additionalProperties",
-                params: { additionalProperty: key0 },
-                message: "must NOT have additional properties"
-            };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-    }
-    if (data.id !== undefined) {
-        let data0 = data.id;
-        if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
-                const err2 = {
-                    instancePath: instancePath + "/id",
-                    schemaPath: "#/properties/id/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters"
-                };
-                if (vErrors === null) {
-                    vErrors = [err2];
-                }
-                else {
-                    vErrors.push(err2);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err3 = {
-                instancePath: instancePath + "/id",
-                schemaPath: "#/properties/id/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err4];
-    }
-    else {
-        vErrors.push(err4);
-    }
-    errors++;
-} validate12.errors = vErrors; return errors === 0; }
-export const contacts__update = validate13;
-const schema14 = {
-    "$id": "contacts__update",
-    "type": "object",
-    "properties": {
-        "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." },
-        "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." },
-        "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." },
-        "email": { "type": "string", "description": "The contact's email address." },
-        "phone": { "type": ["string", "null"], "description": "The contact's phone number." },
-        "name": { "type": ["string", "null"], "description": "The contact's name." },
-        "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." },
-        "signed_up_at": {
-            "type": ["integer", "null"],
-            "description": "When the contact signed up, as a Unix timestamp in seconds."
-        },
-        "last_seen_at": {
-            "type": ["integer", "null"],
-            "description": "When the contact was last seen, as a Unix timestamp in seconds."
-        },
-        "owner_id": {
-            "type": ["integer", "null"],
-            "description": "ID of the admin who owns the contact (account ownership)."
-        },
-        "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." },
-        "custom_attributes": {
-            "type": ["object", "null"],
-            "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)."
-        }
-    },
-    "required": ["id"],
-    "additionalProperties": false
-};
-function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.id === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "id" },
-            message: "must have required property '" + "id" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    for (const key0 in data) {
-        if (!(func2.call(schema14.properties, key0))) {
-            const err1 = {
-                instancePath,
-                schemaPath: "#/additionalProperties",
-                keyword: "additionalProperties",
-                params: { additionalProperty: key0 },
-                message: "must NOT have additional properties"
-            };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-    }
-    if (data.id !== undefined) {
-        let data0 = data.id;
-        if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
-                const err2 = {
-                    instancePath: instancePath + "/id",
-                    schemaPath: "#/properties/id/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters"
-                };
-                if (vErrors === null) {
-                    vErrors = [err2];
-                }
-                else {
-                    vErrors.push(err2);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err3 = {
-                instancePath: instancePath + "/id",
-                schemaPath: "#/properties/id/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-    if (data.role !== undefined) {
-        let data1 = data.role;
-        if (typeof data1 !== "string") {
-            const err4 = {
-                instancePath: instancePath + "/role",
-                schemaPath: "#/properties/role/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err4];
-            }
-            else {
-                vErrors.push(err4);
-            }
-            errors++;
-        }
-        if (!((data1 === "user") || (data1 === "lead"))) {
-            const err5 = {
-                instancePath: instancePath + "/role",
-                schemaPath: "#/properties/role/enum",
-                keyword: "enum",
-                params: { allowedValues: schema14.properties.role.enum },
-                message: "must be equal to one of the allowed values"
-            };
-            if (vErrors === null) {
-                vErrors = [err5];
-            }
-            else {
-                vErrors.push(err5);
-            }
-            errors++;
-        }
-    }
-    if (data.external_id !== undefined) {
-        if (typeof data.external_id !== "string") {
-            const err6 = {
-                instancePath: instancePath + "/external_id",
-                schemaPath: "#/properties/external_id/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err6];
-            }
-            else {
-                vErrors.push(err6);
-            }
-            errors++;
-        }
-    }
-    if (data.email !== undefined) {
-        if (typeof data.email !== "string") {
-            const err7 = {
-                instancePath: instancePath + "/email",
-                schemaPath: "#/properties/email/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err7];
-            }
-            else {
-                vErrors.push(err7);
-            }
-            errors++;
-        }
-    }
-    if (data.phone !== undefined) {
-        let data4 = data.phone;
-        if ((typeof data4 !== "string") && (data4 !== null)) {
-            const err8 = {
-                instancePath: instancePath + "/phone",
-                schemaPath: "#/properties/phone/type",
-                keyword: "type",
-                params: { type: schema14.properties.phone.type },
-                message: "must be string,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err8];
-            }
-            else {
-                vErrors.push(err8);
-            }
-            errors++;
-        }
-    }
-    if (data.name !== undefined) {
-        let data5 = data.name;
-        if ((typeof data5 !== "string") && (data5 !== null)) {
-            const err9 = {
-                instancePath: instancePath + "/name",
-                schemaPath: "#/properties/name/type",
-                keyword: "type",
-                params: { type: schema14.properties.name.type },
-                message: "must be string,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err9];
-            }
-            else {
-                vErrors.push(err9);
-            }
-            errors++;
-        }
-    }
-    if (data.avatar !== undefined) {
-        let data6 = data.avatar;
-        if ((typeof data6 !== "string") && (data6 !== null)) {
-            const err10 = {
-                instancePath: instancePath + "/avatar",
-                schemaPath: "#/properties/avatar/type",
-                keyword: "type",
-                params: { type: schema14.properties.avatar.type },
-                message: "must be string,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err10];
-            }
-            else {
-                vErrors.push(err10);
-            }
-            errors++;
-        }
-    }
-    if (data.signed_up_at !== undefined) {
-        let data7 = data.signed_up_at;
-        if ((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)) {
-            const err11 = {
-                instancePath: instancePath + "/signed_up_at",
-                schemaPath: "#/properties/signed_up_at/type",
-                keyword: "type",
-                params: { type: schema14.properties.signed_up_at.type },
-                message: "must be integer,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err11];
-            }
-            else {
-                vErrors.push(err11);
-            }
-            errors++;
-        }
-    }
-    if (data.last_seen_at !== undefined) {
-        let data8 = data.last_seen_at;
-        if ((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)) {
-            const err12 = {
-                instancePath: instancePath + "/last_seen_at",
-                schemaPath: "#/properties/last_seen_at/type",
-                keyword: "type",
-                params: { type: schema14.properties.last_seen_at.type },
-                message: "must be integer,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err12];
-            }
-            else {
-                vErrors.push(err12);
-            }
-            errors++;
-        }
-    }
-    if (data.owner_id !== undefined) {
-        let data9 = data.owner_id;
-        if ((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (data9 !== null)) {
-            const err13 = {
-                instancePath: instancePath + "/owner_id",
-                schemaPath: "#/properties/owner_id/type",
-                keyword: "type",
-                params: { type: schema14.properties.owner_id.type },
-                message: "must be integer,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err13];
-            }
-            else {
-                vErrors.push(err13);
-            }
-            errors++;
-        }
-    }
-    if (data.unsubscribed_from_emails !== undefined) {
-        let data10 = data.unsubscribed_from_emails;
-        if ((typeof data10 !== "boolean") && (data10 !== null)) {
-            const err14 = {
-                instancePath: instancePath + "/unsubscribed_from_emails",
-                schemaPath: "#/properties/unsubscribed_from_emails/type",
-                keyword: "type",
-                params: { type: schema14.properties.unsubscribed_from_emails.type },
-                message: "must be boolean,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err14];
-            }
-            else {
-                vErrors.push(err14);
-            }
-            errors++;
-        }
-    }
-    if (data.custom_attributes !== undefined) {
-        let data11 = data.custom_attributes;
-        if ((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)) {
-            const err15 = {
-                instancePath: instancePath + "/custom_attributes",
-                schemaPath: "#/properties/custom_attributes/type",
-                keyword: "type",
-                params: { type: schema14.properties.custom_attributes.type },
-                message: "must be object,null"
-            };
-            if (vErrors === null) {
-                vErrors = [err15];
-            }
-            else {
-                vErrors.push(err15);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err16 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err16];
-    }
-    else {
-        vErrors.push(err16);
-    }
-    errors++;
-} validate13.errors = vErrors; return errors === 0; }
-export const contacts__delete = validate14;
-const schema15 = {
-    "$id": "contacts__delete",
-    "type": "object",
-    "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } },
-    "required": ["id"],
-    "additionalProperties": false
-};
-function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.id === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "id" },
-            message: "must have required property '" + "id" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    for (const key0 in data) {
-        if (!(key0 === "id")) {
-            const err1 = {
-                instancePath,
-                schemaPath: "#/additionalProperties",
-                keyword: "additionalProperties",
-                params: { additionalProperty: key0 },
-                message: "must NOT have additional properties"
-            };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-    }
-    if (data.id !== undefined) {
-        let data0 = data.id;
-        if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
-                const err2 = {
-                    instancePath: instancePath + "/id",
-                    schemaPath: "#/properties/id/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters"
-                };
-                if (vErrors === null) {
-                    vErrors = [err2];
-                }
-                else {
-                    vErrors.push(err2);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err3 = {
-                instancePath: instancePath + "/id",
-                schemaPath: "#/properties/id/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err4];
-    }
-    else {
-        vErrors.push(err4);
-    }
-    errors++;
-} validate14.errors = vErrors; return errors === 0; }
-export const conversations__list = validate15;
-const schema16 = {
-    "$id": "conversations__list",
-    "type": "object",
-    "properties": {
-        "per_page": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 150,
-            "default": 20,
-            "description": "Conversations per page, 1 to 150 (Intercom's default is 20)."
-        },
-        "starting_after": {
-            "type": "string",
-            "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
-        }
-    },
-    "additionalProperties": false
-};
-function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    for (const key0 in data) {
-        if (!((key0 === "per_page") || (key0 === "starting_after"))) {
-            const err0 = {
-                instancePath,
-                schemaPath: "#/additionalProperties",
-                keyword: "additionalProperties",
-                params: { additionalProperty: key0 },
-                message: "must NOT have additional properties"
-            };
-            if (vErrors === null) {
-                vErrors = [err0];
-            }
-            else {
-                vErrors.push(err0);
-            }
-            errors++;
-        }
-    }
-    if (data.per_page !== undefined) {
-        let data0 = data.per_page;
-        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
-            const err1 = {
-                instancePath: instancePath + "/per_page",
-                schemaPath: "#/properties/per_page/type",
-                keyword: "type",
-                params: { type: "integer" },
-                message: "must be integer"
-            };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-        if (typeof data0 == "number") {
-            if (data0 > 150 || isNaN(data0)) {
-                const err2 = {
-                    instancePath: instancePath + "/per_page",
-                    schemaPath: "#/properties/per_page/maximum",
-                    keyword: "maximum",
-                    params: { comparison: "<=", limit: 150 },
-                    message: "must be <= 150"
-                };
-                if (vErrors === null) {
-                    vErrors = [err2];
-                }
-                else {
-                    vErrors.push(err2);
-                }
-                errors++;
-            }
-            if (data0 < 1 || isNaN(data0)) {
-                const err3 = {
-                    instancePath: instancePath + "/per_page",
-                    schemaPath: "#/properties/per_page/minimum",
-                    keyword: "minimum",
-                    params: { comparison: ">=", limit: 1 },
-                    message: "must be >= 1"
-                };
-                if (vErrors === null) {
-                    vErrors = [err3];
-                }
-                else {
-                    vErrors.push(err3);
-                }
-                errors++;
-            }
-        }
-    }
-    if (data.starting_after !== undefined) {
-        if (typeof data.starting_after !== "string") {
-            const err4 = {
-                instancePath: instancePath + "/starting_after",
-                schemaPath: "#/properties/starting_after/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err4];
-            }
-            else {
-                vErrors.push(err4);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err5];
-    }
-    else {
-        vErrors.push(err5);
-    }
-    errors++;
-} validate15.errors = vErrors; return errors === 0; }
-export const conversations__api_search = validate16;
-const schema17 = {
-    "$id": "conversations__api_search",
+    "$id": "contacts__api_search",
     "type": "object",
     "properties": {
         "query": {
@@ -1078,14 +134,14 @@ const schema17 = {
                 "value": {}
             },
             "required": ["operator", "value"],
-            "description": "A filter {\"field\": \"created_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, created_at, updated_at, source.type, source.subject, source.body, source.author.email, contact_ids, teammate_ids, admin_assignee_id, team_assignee_id, open, read, state, waiting_since, snoozed_until, tag_ids, priority, statistics.*, conversation_rating.*, ai_agent_participated. Operators: = != IN NIN > < ~ !~ ^ $."
+            "description": "A filter {\"field\": \"updated_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, role, name, email, email_domain, phone, external_id, created_at, updated_at, signed_up_at, last_seen_at, owner_id, tag_id, segment_id and custom_attributes.*. Operators: = != IN NIN > < ~ !~ ^ $."
         },
         "per_page": {
             "type": "integer",
             "minimum": 1,
             "maximum": 150,
-            "default": 20,
-            "description": "Conversations per page, 1 to 150 (Intercom's default is 20)."
+            "default": 50,
+            "description": "Contacts per page, 1 to 150 (Intercom's default is 50)."
         },
         "starting_after": {
             "type": "string",
@@ -1095,7 +151,7 @@ const schema17 = {
     "required": ["query"],
     "additionalProperties": false
 };
-function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate11(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.query === undefined) {
         const err0 = {
             instancePath,
@@ -1206,7 +262,7 @@ function validate16(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/query/operator",
                         schemaPath: "#/properties/query/properties/operator/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema17.properties.query.properties.operator.enum },
+                        params: { allowedValues: schema12.properties.query.properties.operator.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -1317,9 +373,1206 @@ else {
         vErrors.push(err12);
     }
     errors++;
+} validate11.errors = vErrors; return errors === 0; }
+export const contacts__create = validate12;
+const schema13 = {
+    "$id": "contacts__create",
+    "type": "object",
+    "properties": {
+        "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." },
+        "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." },
+        "email": { "type": "string", "description": "The contact's email address." },
+        "phone": { "type": ["string", "null"], "description": "The contact's phone number." },
+        "name": { "type": ["string", "null"], "description": "The contact's name." },
+        "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." },
+        "signed_up_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact signed up, as a Unix timestamp in seconds."
+        },
+        "last_seen_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact was last seen, as a Unix timestamp in seconds."
+        },
+        "owner_id": {
+            "type": ["integer", "null"],
+            "description": "ID of the admin who owns the contact (account ownership)."
+        },
+        "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." },
+        "custom_attributes": {
+            "type": ["object", "null"],
+            "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)."
+        }
+    },
+    "required": ["role"],
+    "additionalProperties": false
+};
+const func2 = Object.prototype.hasOwnProperty;
+function validate12(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.role === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "role" },
+            message: "must have required property '" + "role" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func2.call(schema13.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.role !== undefined) {
+        let data0 = data.role;
+        if (typeof data0 !== "string") {
+            const err2 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err2];
+            }
+            else {
+                vErrors.push(err2);
+            }
+            errors++;
+        }
+        if (!((data0 === "user") || (data0 === "lead"))) {
+            const err3 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/enum",
+                keyword: "enum",
+                params: { allowedValues: schema13.properties.role.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.external_id !== undefined) {
+        if (typeof data.external_id !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/external_id",
+                schemaPath: "#/properties/external_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+    if (data.email !== undefined) {
+        if (typeof data.email !== "string") {
+            const err5 = {
+                instancePath: instancePath + "/email",
+                schemaPath: "#/properties/email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.phone !== undefined) {
+        let data3 = data.phone;
+        if ((typeof data3 !== "string") && (data3 !== null)) {
+            const err6 = {
+                instancePath: instancePath + "/phone",
+                schemaPath: "#/properties/phone/type",
+                keyword: "type",
+                params: { type: schema13.properties.phone.type },
+                message: "must be string,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data4 = data.name;
+        if ((typeof data4 !== "string") && (data4 !== null)) {
+            const err7 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: schema13.properties.name.type },
+                message: "must be string,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.avatar !== undefined) {
+        let data5 = data.avatar;
+        if ((typeof data5 !== "string") && (data5 !== null)) {
+            const err8 = {
+                instancePath: instancePath + "/avatar",
+                schemaPath: "#/properties/avatar/type",
+                keyword: "type",
+                params: { type: schema13.properties.avatar.type },
+                message: "must be string,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.signed_up_at !== undefined) {
+        let data6 = data.signed_up_at;
+        if ((!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))) && (data6 !== null)) {
+            const err9 = {
+                instancePath: instancePath + "/signed_up_at",
+                schemaPath: "#/properties/signed_up_at/type",
+                keyword: "type",
+                params: { type: schema13.properties.signed_up_at.type },
+                message: "must be integer,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.last_seen_at !== undefined) {
+        let data7 = data.last_seen_at;
+        if ((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)) {
+            const err10 = {
+                instancePath: instancePath + "/last_seen_at",
+                schemaPath: "#/properties/last_seen_at/type",
+                keyword: "type",
+                params: { type: schema13.properties.last_seen_at.type },
+                message: "must be integer,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.owner_id !== undefined) {
+        let data8 = data.owner_id;
+        if ((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)) {
+            const err11 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: schema13.properties.owner_id.type },
+                message: "must be integer,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.unsubscribed_from_emails !== undefined) {
+        let data9 = data.unsubscribed_from_emails;
+        if ((typeof data9 !== "boolean") && (data9 !== null)) {
+            const err12 = {
+                instancePath: instancePath + "/unsubscribed_from_emails",
+                schemaPath: "#/properties/unsubscribed_from_emails/type",
+                keyword: "type",
+                params: { type: schema13.properties.unsubscribed_from_emails.type },
+                message: "must be boolean,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.custom_attributes !== undefined) {
+        let data10 = data.custom_attributes;
+        if ((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)) {
+            const err13 = {
+                instancePath: instancePath + "/custom_attributes",
+                schemaPath: "#/properties/custom_attributes/type",
+                keyword: "type",
+                params: { type: schema13.properties.custom_attributes.type },
+                message: "must be object,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err14];
+    }
+    else {
+        vErrors.push(err14);
+    }
+    errors++;
+} validate12.errors = vErrors; return errors === 0; }
+export const contacts__get = validate13;
+const schema14 = {
+    "$id": "contacts__get",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
+const func3 = require("ajv/dist/runtime/ucs2length").default;
+function validate13(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func3(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate13.errors = vErrors; return errors === 0; }
+export const contacts__update = validate14;
+const schema15 = {
+    "$id": "contacts__update",
+    "type": "object",
+    "properties": {
+        "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." },
+        "role": { "type": "string", "enum": ["user", "lead"], "description": "The role of the contact, user or lead." },
+        "external_id": { "type": "string", "description": "Your own unique identifier for the contact (users only)." },
+        "email": { "type": "string", "description": "The contact's email address." },
+        "phone": { "type": ["string", "null"], "description": "The contact's phone number." },
+        "name": { "type": ["string", "null"], "description": "The contact's name." },
+        "avatar": { "type": ["string", "null"], "description": "URL of an image to use as the contact's avatar." },
+        "signed_up_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact signed up, as a Unix timestamp in seconds."
+        },
+        "last_seen_at": {
+            "type": ["integer", "null"],
+            "description": "When the contact was last seen, as a Unix timestamp in seconds."
+        },
+        "owner_id": {
+            "type": ["integer", "null"],
+            "description": "ID of the admin who owns the contact (account ownership)."
+        },
+        "unsubscribed_from_emails": { "type": ["boolean", "null"], "description": "Whether the contact is unsubscribed from emails." },
+        "custom_attributes": {
+            "type": ["object", "null"],
+            "description": "Custom data attributes of the contact, e.g. {\"plan\": \"pro\"} (the attributes must exist in the workspace)."
+        }
+    },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(func2.call(schema15.properties, key0))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func3(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+    if (data.role !== undefined) {
+        let data1 = data.role;
+        if (typeof data1 !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+        if (!((data1 === "user") || (data1 === "lead"))) {
+            const err5 = {
+                instancePath: instancePath + "/role",
+                schemaPath: "#/properties/role/enum",
+                keyword: "enum",
+                params: { allowedValues: schema15.properties.role.enum },
+                message: "must be equal to one of the allowed values"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
+    if (data.external_id !== undefined) {
+        if (typeof data.external_id !== "string") {
+            const err6 = {
+                instancePath: instancePath + "/external_id",
+                schemaPath: "#/properties/external_id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err6];
+            }
+            else {
+                vErrors.push(err6);
+            }
+            errors++;
+        }
+    }
+    if (data.email !== undefined) {
+        if (typeof data.email !== "string") {
+            const err7 = {
+                instancePath: instancePath + "/email",
+                schemaPath: "#/properties/email/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.phone !== undefined) {
+        let data4 = data.phone;
+        if ((typeof data4 !== "string") && (data4 !== null)) {
+            const err8 = {
+                instancePath: instancePath + "/phone",
+                schemaPath: "#/properties/phone/type",
+                keyword: "type",
+                params: { type: schema15.properties.phone.type },
+                message: "must be string,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+    }
+    if (data.name !== undefined) {
+        let data5 = data.name;
+        if ((typeof data5 !== "string") && (data5 !== null)) {
+            const err9 = {
+                instancePath: instancePath + "/name",
+                schemaPath: "#/properties/name/type",
+                keyword: "type",
+                params: { type: schema15.properties.name.type },
+                message: "must be string,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err9];
+            }
+            else {
+                vErrors.push(err9);
+            }
+            errors++;
+        }
+    }
+    if (data.avatar !== undefined) {
+        let data6 = data.avatar;
+        if ((typeof data6 !== "string") && (data6 !== null)) {
+            const err10 = {
+                instancePath: instancePath + "/avatar",
+                schemaPath: "#/properties/avatar/type",
+                keyword: "type",
+                params: { type: schema15.properties.avatar.type },
+                message: "must be string,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err10];
+            }
+            else {
+                vErrors.push(err10);
+            }
+            errors++;
+        }
+    }
+    if (data.signed_up_at !== undefined) {
+        let data7 = data.signed_up_at;
+        if ((!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))) && (data7 !== null)) {
+            const err11 = {
+                instancePath: instancePath + "/signed_up_at",
+                schemaPath: "#/properties/signed_up_at/type",
+                keyword: "type",
+                params: { type: schema15.properties.signed_up_at.type },
+                message: "must be integer,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+    if (data.last_seen_at !== undefined) {
+        let data8 = data.last_seen_at;
+        if ((!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))) && (data8 !== null)) {
+            const err12 = {
+                instancePath: instancePath + "/last_seen_at",
+                schemaPath: "#/properties/last_seen_at/type",
+                keyword: "type",
+                params: { type: schema15.properties.last_seen_at.type },
+                message: "must be integer,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err12];
+            }
+            else {
+                vErrors.push(err12);
+            }
+            errors++;
+        }
+    }
+    if (data.owner_id !== undefined) {
+        let data9 = data.owner_id;
+        if ((!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))) && (data9 !== null)) {
+            const err13 = {
+                instancePath: instancePath + "/owner_id",
+                schemaPath: "#/properties/owner_id/type",
+                keyword: "type",
+                params: { type: schema15.properties.owner_id.type },
+                message: "must be integer,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err13];
+            }
+            else {
+                vErrors.push(err13);
+            }
+            errors++;
+        }
+    }
+    if (data.unsubscribed_from_emails !== undefined) {
+        let data10 = data.unsubscribed_from_emails;
+        if ((typeof data10 !== "boolean") && (data10 !== null)) {
+            const err14 = {
+                instancePath: instancePath + "/unsubscribed_from_emails",
+                schemaPath: "#/properties/unsubscribed_from_emails/type",
+                keyword: "type",
+                params: { type: schema15.properties.unsubscribed_from_emails.type },
+                message: "must be boolean,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err14];
+            }
+            else {
+                vErrors.push(err14);
+            }
+            errors++;
+        }
+    }
+    if (data.custom_attributes !== undefined) {
+        let data11 = data.custom_attributes;
+        if ((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)) {
+            const err15 = {
+                instancePath: instancePath + "/custom_attributes",
+                schemaPath: "#/properties/custom_attributes/type",
+                keyword: "type",
+                params: { type: schema15.properties.custom_attributes.type },
+                message: "must be object,null"
+            };
+            if (vErrors === null) {
+                vErrors = [err15];
+            }
+            else {
+                vErrors.push(err15);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err16 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err16];
+    }
+    else {
+        vErrors.push(err16);
+    }
+    errors++;
+} validate14.errors = vErrors; return errors === 0; }
+export const contacts__delete = validate15;
+const schema16 = {
+    "$id": "contacts__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the contact." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate15(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="contacts__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func3(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate15.errors = vErrors; return errors === 0; }
+export const conversations__list = validate16;
+const schema17 = {
+    "$id": "conversations__list",
+    "type": "object",
+    "properties": {
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 150,
+            "default": 20,
+            "description": "Conversations per page, 1 to 150 (Intercom's default is 20)."
+        },
+        "starting_after": {
+            "type": "string",
+            "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+        }
+    },
+    "additionalProperties": false
+};
+function validate16(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+        if (!((key0 === "per_page") || (key0 === "starting_after"))) {
+            const err0 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err0];
+            }
+            else {
+                vErrors.push(err0);
+            }
+            errors++;
+        }
+    }
+    if (data.per_page !== undefined) {
+        let data0 = data.per_page;
+        if (!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))) {
+            const err1 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+        if (typeof data0 == "number") {
+            if (data0 > 150 || isNaN(data0)) {
+                const err2 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 150 },
+                    message: "must be <= 150"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0 < 1 || isNaN(data0)) {
+                const err3 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.starting_after !== undefined) {
+        if (typeof data.starting_after !== "string") {
+            const err4 = {
+                instancePath: instancePath + "/starting_after",
+                schemaPath: "#/properties/starting_after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err4];
+            }
+            else {
+                vErrors.push(err4);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err5];
+    }
+    else {
+        vErrors.push(err5);
+    }
+    errors++;
 } validate16.errors = vErrors; return errors === 0; }
-export const conversations__create = validate17;
+export const conversations__api_search = validate17;
 const schema18 = {
+    "$id": "conversations__api_search",
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "object",
+            "properties": {
+                "field": { "type": "string" },
+                "operator": { "type": "string", "enum": ["=", "!=", "IN", "NIN", ">", "<", "~", "!~", "^", "$", "AND", "OR"] },
+                "value": {}
+            },
+            "required": ["operator", "value"],
+            "description": "A filter {\"field\": \"created_at\", \"operator\": \">\", \"value\": \"1306054154\"} or a group {\"operator\": \"AND\" | \"OR\", \"value\": [filters or groups]}. Fields include id, created_at, updated_at, source.type, source.subject, source.body, source.author.email, contact_ids, teammate_ids, admin_assignee_id, team_assignee_id, open, read, state, waiting_since, snoozed_until, tag_ids, priority, statistics.*, conversation_rating.*, ai_agent_participated. Operators: = != IN NIN > < ~ !~ ^ $."
+        },
+        "per_page": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 150,
+            "default": 20,
+            "description": "Conversations per page, 1 to 150 (Intercom's default is 20)."
+        },
+        "starting_after": {
+            "type": "string",
+            "description": "Cursor: pages.next.starting_after of the previous page (next_page); omit for the first page."
+        }
+    },
+    "required": ["query"],
+    "additionalProperties": false
+};
+function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.query === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "query" },
+            message: "must have required property '" + "query" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(((key0 === "query") || (key0 === "per_page")) || (key0 === "starting_after"))) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.query !== undefined) {
+        let data0 = data.query;
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+            if (data0.operator === undefined) {
+                const err2 = {
+                    instancePath: instancePath + "/query",
+                    schemaPath: "#/properties/query/required",
+                    keyword: "required",
+                    params: { missingProperty: "operator" },
+                    message: "must have required property '" + "operator" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+            if (data0.value === undefined) {
+                const err3 = {
+                    instancePath: instancePath + "/query",
+                    schemaPath: "#/properties/query/required",
+                    keyword: "required",
+                    params: { missingProperty: "value" },
+                    message: "must have required property '" + "value" + "'"
+                };
+                if (vErrors === null) {
+                    vErrors = [err3];
+                }
+                else {
+                    vErrors.push(err3);
+                }
+                errors++;
+            }
+            if (data0.field !== undefined) {
+                if (typeof data0.field !== "string") {
+                    const err4 = {
+                        instancePath: instancePath + "/query/field",
+                        schemaPath: "#/properties/query/properties/field/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err4];
+                    }
+                    else {
+                        vErrors.push(err4);
+                    }
+                    errors++;
+                }
+            }
+            if (data0.operator !== undefined) {
+                let data2 = data0.operator;
+                if (typeof data2 !== "string") {
+                    const err5 = {
+                        instancePath: instancePath + "/query/operator",
+                        schemaPath: "#/properties/query/properties/operator/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err5];
+                    }
+                    else {
+                        vErrors.push(err5);
+                    }
+                    errors++;
+                }
+                if (!((((((((((((data2 === "=") || (data2 === "!=")) || (data2 === "IN")) || (data2 === "NIN")) || (data2 === ">")) || (data2 === "<")) || (data2 === "~")) || (data2 === "!~")) || (data2 === "^")) || (data2 === "$")) || (data2 === "AND")) || (data2 === "OR"))) {
+                    const err6 = {
+                        instancePath: instancePath + "/query/operator",
+                        schemaPath: "#/properties/query/properties/operator/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema18.properties.query.properties.operator.enum },
+                        message: "must be equal to one of the allowed values"
+                    };
+                    if (vErrors === null) {
+                        vErrors = [err6];
+                    }
+                    else {
+                        vErrors.push(err6);
+                    }
+                    errors++;
+                }
+            }
+        }
+        else {
+            const err7 = {
+                instancePath: instancePath + "/query",
+                schemaPath: "#/properties/query/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err7];
+            }
+            else {
+                vErrors.push(err7);
+            }
+            errors++;
+        }
+    }
+    if (data.per_page !== undefined) {
+        let data3 = data.per_page;
+        if (!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) {
+            const err8 = {
+                instancePath: instancePath + "/per_page",
+                schemaPath: "#/properties/per_page/type",
+                keyword: "type",
+                params: { type: "integer" },
+                message: "must be integer"
+            };
+            if (vErrors === null) {
+                vErrors = [err8];
+            }
+            else {
+                vErrors.push(err8);
+            }
+            errors++;
+        }
+        if (typeof data3 == "number") {
+            if (data3 > 150 || isNaN(data3)) {
+                const err9 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/maximum",
+                    keyword: "maximum",
+                    params: { comparison: "<=", limit: 150 },
+                    message: "must be <= 150"
+                };
+                if (vErrors === null) {
+                    vErrors = [err9];
+                }
+                else {
+                    vErrors.push(err9);
+                }
+                errors++;
+            }
+            if (data3 < 1 || isNaN(data3)) {
+                const err10 = {
+                    instancePath: instancePath + "/per_page",
+                    schemaPath: "#/properties/per_page/minimum",
+                    keyword: "minimum",
+                    params: { comparison: ">=", limit: 1 },
+                    message: "must be >= 1"
+                };
+                if (vErrors === null) {
+                    vErrors = [err10];
+                }
+                else {
+                    vErrors.push(err10);
+                }
+                errors++;
+            }
+        }
+    }
+    if (data.starting_after !== undefined) {
+        if (typeof data.starting_after !== "string") {
+            const err11 = {
+                instancePath: instancePath + "/starting_after",
+                schemaPath: "#/properties/starting_after/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err11];
+            }
+            else {
+                vErrors.push(err11);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err12 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err12];
+    }
+    else {
+        vErrors.push(err12);
+    }
+    errors++;
+} validate17.errors = vErrors; return errors === 0; }
+export const conversations__create = validate18;
+const schema19 = {
     "$id": "conversations__create",
     "type": "object",
     "properties": {
@@ -1342,7 +1595,7 @@ const schema18 = {
     "required": ["from", "body"],
     "additionalProperties": false
 };
-function validate17(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.from === undefined) {
         const err0 = {
             instancePath,
@@ -1451,7 +1704,7 @@ function validate17(data, { instancePath = "", parentData, parentDataProperty, r
                         instancePath: instancePath + "/from/type",
                         schemaPath: "#/properties/from/properties/type/enum",
                         keyword: "enum",
-                        params: { allowedValues: schema18.properties.from.properties.type.enum },
+                        params: { allowedValues: schema19.properties.from.properties.type.enum },
                         message: "must be equal to one of the allowed values"
                     };
                     if (vErrors === null) {
@@ -1584,9 +1837,9 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate17.errors = vErrors; return errors === 0; }
-export const conversations__get = validate18;
-const schema19 = {
+} validate18.errors = vErrors; return errors === 0; }
+export const conversations__get = validate19;
+const schema20 = {
     "$id": "conversations__get",
     "type": "object",
     "properties": {
@@ -1605,7 +1858,7 @@ const schema19 = {
     "additionalProperties": false
 };
 const pattern0 = new RegExp("^[0-9]+$", "u");
-function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -1700,7 +1953,7 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/display_as",
                 schemaPath: "#/properties/display_as/enum",
                 keyword: "enum",
-                params: { allowedValues: schema19.properties.display_as.enum },
+                params: { allowedValues: schema20.properties.display_as.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -1740,9 +1993,9 @@ else {
         vErrors.push(err7);
     }
     errors++;
-} validate18.errors = vErrors; return errors === 0; }
-export const conversations__update = validate19;
-const schema20 = {
+} validate19.errors = vErrors; return errors === 0; }
+export const conversations__update = validate20;
+const schema21 = {
     "$id": "conversations__update",
     "type": "object",
     "properties": {
@@ -1763,7 +2016,7 @@ const schema20 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate19(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -1858,7 +2111,7 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/display_as",
                 schemaPath: "#/properties/display_as/enum",
                 keyword: "enum",
-                params: { allowedValues: schema20.properties.display_as.enum },
+                params: { allowedValues: schema21.properties.display_as.enum },
                 message: "must be equal to one of the allowed values"
             };
             if (vErrors === null) {
@@ -1932,7 +2185,7 @@ function validate19(data, { instancePath = "", parentData, parentDataProperty, r
                 instancePath: instancePath + "/company_id",
                 schemaPath: "#/properties/company_id/type",
                 keyword: "type",
-                params: { type: schema20.properties.company_id.type },
+                params: { type: schema21.properties.company_id.type },
                 message: "must be string,null"
             };
             if (vErrors === null) {
@@ -1954,16 +2207,16 @@ else {
         vErrors.push(err10);
     }
     errors++;
-} validate19.errors = vErrors; return errors === 0; }
-export const conversations__delete = validate20;
-const schema21 = {
+} validate20.errors = vErrors; return errors === 0; }
+export const conversations__delete = validate21;
+const schema22 = {
     "$id": "conversations__delete",
     "type": "object",
     "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the conversation." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="conversations__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2045,9 +2298,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate20.errors = vErrors; return errors === 0; }
-export const companies__list = validate21;
-const schema22 = {
+} validate21.errors = vErrors; return errors === 0; }
+export const companies__list = validate22;
+const schema23 = {
     "$id": "companies__list",
     "type": "object",
     "properties": {
@@ -2065,7 +2318,7 @@ const schema22 = {
     },
     "additionalProperties": false
 };
-function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((key0 === "page") || (key0 === "per_page"))) {
             const err0 = {
@@ -2168,9 +2421,9 @@ else {
         vErrors.push(err5);
     }
     errors++;
-} validate21.errors = vErrors; return errors === 0; }
-export const companies__api_search = validate22;
-const schema23 = {
+} validate22.errors = vErrors; return errors === 0; }
+export const companies__api_search = validate23;
+const schema24 = {
     "$id": "companies__api_search",
     "type": "object",
     "properties": {
@@ -2192,7 +2445,7 @@ const schema23 = {
     },
     "additionalProperties": false
 };
-function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__api_search" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         if (!((((((key0 === "name") || (key0 === "company_id")) || (key0 === "tag_id")) || (key0 === "segment_id")) || (key0 === "page")) || (key0 === "per_page"))) {
             const err0 = {
@@ -2367,9 +2620,9 @@ else {
         vErrors.push(err9);
     }
     errors++;
-} validate22.errors = vErrors; return errors === 0; }
-export const companies__create = validate23;
-const schema24 = {
+} validate23.errors = vErrors; return errors === 0; }
+export const companies__create = validate24;
+const schema25 = {
     "$id": "companies__create",
     "type": "object",
     "properties": {
@@ -2390,9 +2643,9 @@ const schema24 = {
     },
     "additionalProperties": false
 };
-function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!(func2.call(schema24.properties, key0))) {
+        if (!(func2.call(schema25.properties, key0))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2619,9 +2872,9 @@ else {
         vErrors.push(err12);
     }
     errors++;
-} validate23.errors = vErrors; return errors === 0; }
-export const companies__get = validate24;
-const schema25 = {
+} validate24.errors = vErrors; return errors === 0; }
+export const companies__get = validate25;
+const schema26 = {
     "$id": "companies__get",
     "type": "object",
     "properties": {
@@ -2634,7 +2887,7 @@ const schema25 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2716,9 +2969,9 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate24.errors = vErrors; return errors === 0; }
-export const companies__update = validate25;
-const schema26 = {
+} validate25.errors = vErrors; return errors === 0; }
+export const companies__update = validate26;
+const schema27 = {
     "$id": "companies__update",
     "type": "object",
     "properties": {
@@ -2743,7 +2996,7 @@ const schema26 = {
     "required": ["id"],
     "additionalProperties": false
 };
-function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__update" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -2988,16 +3241,16 @@ else {
         vErrors.push(err13);
     }
     errors++;
-} validate25.errors = vErrors; return errors === 0; }
-export const companies__delete = validate26;
-const schema27 = {
+} validate26.errors = vErrors; return errors === 0; }
+export const companies__delete = validate27;
+const schema28 = {
     "$id": "companies__delete",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The Intercom id of the company." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate26(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="companies__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3079,10 +3332,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate26.errors = vErrors; return errors === 0; }
-export const teams__list = validate27;
-const schema28 = { "$id": "teams__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate27(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate27.errors = vErrors; return errors === 0; }
+export const teams__list = validate28;
+const schema29 = { "$id": "teams__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -3109,16 +3362,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate27.errors = vErrors; return errors === 0; }
-export const teams__get = validate28;
-const schema29 = {
+} validate28.errors = vErrors; return errors === 0; }
+export const teams__get = validate29;
+const schema30 = {
     "$id": "teams__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the team." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3200,10 +3453,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate28.errors = vErrors; return errors === 0; }
-export const admins__list = validate29;
-const schema30 = { "$id": "admins__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate29(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate29.errors = vErrors; return errors === 0; }
+export const admins__list = validate30;
+const schema31 = { "$id": "admins__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -3230,16 +3483,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate29.errors = vErrors; return errors === 0; }
-export const admins__get = validate30;
-const schema31 = {
+} validate30.errors = vErrors; return errors === 0; }
+export const admins__get = validate31;
+const schema32 = {
     "$id": "admins__get",
     "type": "object",
     "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the admin." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate30(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="admins__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3321,10 +3574,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate30.errors = vErrors; return errors === 0; }
-export const tags__list = validate31;
-const schema32 = { "$id": "tags__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate31(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate31.errors = vErrors; return errors === 0; }
+export const tags__list = validate32;
+const schema33 = { "$id": "tags__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -3351,9 +3604,9 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate31.errors = vErrors; return errors === 0; }
-export const tags__create = validate32;
-const schema33 = {
+} validate32.errors = vErrors; return errors === 0; }
+export const tags__create = validate33;
+const schema34 = {
     "$id": "tags__create",
     "type": "object",
     "properties": {
@@ -3380,7 +3633,7 @@ const schema33 = {
     "required": ["name"],
     "additionalProperties": false
 };
-function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === undefined) {
         const err0 = {
             instancePath,
@@ -3654,107 +3907,16 @@ else {
         vErrors.push(err14);
     }
     errors++;
-} validate32.errors = vErrors; return errors === 0; }
-export const tags__get = validate33;
-const schema34 = {
+} validate33.errors = vErrors; return errors === 0; }
+export const tags__get = validate34;
+const schema35 = {
     "$id": "tags__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate33(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.id === undefined) {
-        const err0 = {
-            instancePath,
-            schemaPath: "#/required",
-            keyword: "required",
-            params: { missingProperty: "id" },
-            message: "must have required property '" + "id" + "'"
-        };
-        if (vErrors === null) {
-            vErrors = [err0];
-        }
-        else {
-            vErrors.push(err0);
-        }
-        errors++;
-    }
-    for (const key0 in data) {
-        if (!(key0 === "id")) {
-            const err1 = {
-                instancePath,
-                schemaPath: "#/additionalProperties",
-                keyword: "additionalProperties",
-                params: { additionalProperty: key0 },
-                message: "must NOT have additional properties"
-            };
-            if (vErrors === null) {
-                vErrors = [err1];
-            }
-            else {
-                vErrors.push(err1);
-            }
-            errors++;
-        }
-    }
-    if (data.id !== undefined) {
-        let data0 = data.id;
-        if (typeof data0 === "string") {
-            if (func3(data0) < 1) {
-                const err2 = {
-                    instancePath: instancePath + "/id",
-                    schemaPath: "#/properties/id/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters"
-                };
-                if (vErrors === null) {
-                    vErrors = [err2];
-                }
-                else {
-                    vErrors.push(err2);
-                }
-                errors++;
-            }
-        }
-        else {
-            const err3 = {
-                instancePath: instancePath + "/id",
-                schemaPath: "#/properties/id/type",
-                keyword: "type",
-                params: { type: "string" },
-                message: "must be string"
-            };
-            if (vErrors === null) {
-                vErrors = [err3];
-            }
-            else {
-                vErrors.push(err3);
-            }
-            errors++;
-        }
-    }
-}
-else {
-    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-    if (vErrors === null) {
-        vErrors = [err4];
-    }
-    else {
-        vErrors.push(err4);
-    }
-    errors++;
-} validate33.errors = vErrors; return errors === 0; }
-export const tags__delete = validate34;
-const schema35 = {
-    "$id": "tags__delete",
-    "type": "object",
-    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
-    "required": ["id"],
-    "additionalProperties": false
-};
-function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate34(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -3837,8 +3999,99 @@ else {
     }
     errors++;
 } validate34.errors = vErrors; return errors === 0; }
-export const notes__create = validate35;
+export const tags__delete = validate35;
 const schema36 = {
+    "$id": "tags__delete",
+    "type": "object",
+    "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the tag." } },
+    "required": ["id"],
+    "additionalProperties": false
+};
+function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="tags__delete" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+        const err0 = {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: "id" },
+            message: "must have required property '" + "id" + "'"
+        };
+        if (vErrors === null) {
+            vErrors = [err0];
+        }
+        else {
+            vErrors.push(err0);
+        }
+        errors++;
+    }
+    for (const key0 in data) {
+        if (!(key0 === "id")) {
+            const err1 = {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties"
+            };
+            if (vErrors === null) {
+                vErrors = [err1];
+            }
+            else {
+                vErrors.push(err1);
+            }
+            errors++;
+        }
+    }
+    if (data.id !== undefined) {
+        let data0 = data.id;
+        if (typeof data0 === "string") {
+            if (func3(data0) < 1) {
+                const err2 = {
+                    instancePath: instancePath + "/id",
+                    schemaPath: "#/properties/id/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters"
+                };
+                if (vErrors === null) {
+                    vErrors = [err2];
+                }
+                else {
+                    vErrors.push(err2);
+                }
+                errors++;
+            }
+        }
+        else {
+            const err3 = {
+                instancePath: instancePath + "/id",
+                schemaPath: "#/properties/id/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err3];
+            }
+            else {
+                vErrors.push(err3);
+            }
+            errors++;
+        }
+    }
+}
+else {
+    const err4 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    if (vErrors === null) {
+        vErrors = [err4];
+    }
+    else {
+        vErrors.push(err4);
+    }
+    errors++;
+} validate35.errors = vErrors; return errors === 0; }
+export const notes__create = validate36;
+const schema37 = {
     "$id": "notes__create",
     "type": "object",
     "properties": {
@@ -3849,7 +4102,7 @@ const schema36 = {
     "required": ["contact_id", "body"],
     "additionalProperties": false
 };
-function validate35(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="notes__create" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.contact_id === undefined) {
         const err0 = {
             instancePath,
@@ -4002,10 +4255,10 @@ else {
         vErrors.push(err8);
     }
     errors++;
-} validate35.errors = vErrors; return errors === 0; }
-export const segments__list = validate36;
-const schema37 = { "$id": "segments__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate36.errors = vErrors; return errors === 0; }
+export const segments__list = validate37;
+const schema38 = { "$id": "segments__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -4032,16 +4285,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate36.errors = vErrors; return errors === 0; }
-export const segments__get = validate37;
-const schema38 = {
+} validate37.errors = vErrors; return errors === 0; }
+export const segments__get = validate38;
+const schema39 = {
     "$id": "segments__get",
     "type": "object",
     "properties": { "id": { "type": "string", "minLength": 1, "description": "The id of the segment." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate37(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="segments__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4123,10 +4376,10 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate37.errors = vErrors; return errors === 0; }
-export const internal_articles__list = validate38;
-const schema39 = { "$id": "internal_articles__list", "type": "object", "properties": {}, "additionalProperties": false };
-function validate38(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+} validate38.errors = vErrors; return errors === 0; }
+export const internal_articles__list = validate39;
+const schema40 = { "$id": "internal_articles__list", "type": "object", "properties": {}, "additionalProperties": false };
+function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
         const err0 = {
             instancePath,
@@ -4153,16 +4406,16 @@ else {
         vErrors.push(err1);
     }
     errors++;
-} validate38.errors = vErrors; return errors === 0; }
-export const internal_articles__get = validate39;
-const schema40 = {
+} validate39.errors = vErrors; return errors === 0; }
+export const internal_articles__get = validate40;
+const schema41 = {
     "$id": "internal_articles__get",
     "type": "object",
     "properties": { "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The id of the internal article." } },
     "required": ["id"],
     "additionalProperties": false
 };
-function validate39(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="internal_articles__get" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.id === undefined) {
         const err0 = {
             instancePath,
@@ -4244,4 +4497,4 @@ else {
         vErrors.push(err4);
     }
     errors++;
-} validate39.errors = vErrors; return errors === 0; }
+} validate40.errors = vErrors; return errors === 0; }

@@ -312,9 +312,96 @@ export const definition: ConnectorDefinition = {
           "projectId": "record.fields.project.id",
           "projectKey": "record.fields.project.key"
         },
+        "fanOut": {
+          "entity": "projects",
+          "field": "id",
+          "param": "project"
+        },
+        "incremental": {
+          "action": "list",
+          "param": "project",
+          "format": "minutes_ago",
+          "template": "{current} AND updated >= \"-{value}m\" ORDER BY updated ASC",
+          "field": "fields.updated",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://support.atlassian.com/jira-software-cloud/docs/jql-fields/#Updated"
+        },
         "semantic": []
       },
       "actions": {
+        "list": {
+          "name": "list",
+          "description": "List the issues of one project with their navigable fields (GET /rest/api/3/search/jql with the JQL project = <project>), paginated by nextPageToken. The context store's sync reads issues through it, one project at a time; use api_search for any other JQL.",
+          "method": "GET",
+          "path": "/rest/api/3/search/jql",
+          "params": {
+            "project": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "minLength": 1
+              },
+              "required": true,
+              "description": "Project id or key, sent as the JQL project = <project>. The sync appends the change filter (AND updated >= \"-90m\" ORDER BY updated ASC) to read only recently updated issues.",
+              "wire": "jql",
+              "sendDefault": false,
+              "valueTemplate": "project = {value}"
+            },
+            "fields": {
+              "in": "query",
+              "schema": {
+                "type": "string",
+                "default": "*navigable"
+              },
+              "required": true,
+              "description": "Comma-separated fields to return; the navigable fields by default.",
+              "sendDefault": true,
+              "wire": "fields"
+            },
+            "nextPageToken": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "Token of the page to fetch (from the previous page's nextPageToken); omit for the first page.",
+              "sendDefault": false,
+              "wire": "nextPageToken"
+            },
+            "maxResults": {
+              "in": "query",
+              "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "default": 50
+              },
+              "required": false,
+              "description": "Issues per page (Jira returns at most 100 with the navigable fields).",
+              "sendDefault": false,
+              "wire": "maxResults"
+            }
+          },
+          "guards": [],
+          "recordsPath": "issues",
+          "result": "many",
+          "pagination": {
+            "style": "next_page_token",
+            "block": {
+              "nextPageToken": "body.nextPageToken",
+              "isLast": "body.isLast",
+              "total": "body.total"
+            },
+            "token_param": "nextPageToken",
+            "next_token": "body.nextPageToken",
+            "is_last": "body.isLast"
+          },
+          "idempotent": true,
+          "destructive": false,
+          "readOnly": true
+        },
         "api_search": {
           "name": "api_search",
           "description": "Search issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken.",

@@ -23,6 +23,24 @@ export interface JiraIssuesRecord {
   fieldsToInclude: Record<string, unknown> | null;
 }
 
+/** List the issues of one project with their navigable fields (GET /rest/api/3/search/jql with the JQL project = <project>), paginated by nextPageToken. The context store's sync reads issues through it, one project at a time; use api_search for any other JQL. */
+export interface JiraIssuesListParams {
+  /** Project id or key, sent as the JQL project = <project>. The sync appends the change filter (AND updated >= "-90m" ORDER BY updated ASC) to read only recently updated issues. */
+  project: string;
+  /** Comma-separated fields to return; the navigable fields by default. */
+  fields: string;
+  /** Token of the page to fetch (from the previous page's nextPageToken); omit for the first page. */
+  nextPageToken?: string;
+  /** Issues per page (Jira returns at most 100 with the navigable fields). */
+  maxResults?: number;
+}
+
+export interface JiraIssuesListPagination {
+  nextPageToken: PaginationValue;
+  isLast: PaginationValue;
+  total: PaginationValue;
+}
+
 /** Search issues with JQL (GET /rest/api/3/search/jql). The JQL must be bounded (project, assignee, reporter, issue key, sprint, or a date filter combined with a project); unbounded queries are rejected before the request. Paginated by nextPageToken. */
 export interface JiraIssuesApiSearchParams {
   /** A bounded JQL expression, e.g. "project = ABC AND status = Open ORDER BY created DESC". */
@@ -467,6 +485,7 @@ export interface JiraIssueLinksDeleteParams {
 /** Params, data and pagination of every Jira entity and action (the typed HTTP client uses it). */
 export type JiraOperations = {
   issues: {
+    list: { params: JiraIssuesListParams; data: JiraIssuesRecord[]; pagination: JiraIssuesListPagination };
     api_search: { params: JiraIssuesApiSearchParams; data: JiraIssuesRecord[]; pagination: JiraIssuesApiSearchPagination };
     create: { params: JiraIssuesCreateParams; data: Record<string, unknown>; pagination: never };
     get: { params: JiraIssuesGetParams; data: JiraIssuesRecord; pagination: never };
@@ -525,6 +544,7 @@ export type JiraRecords = {
 };
 export type JiraFacade = {
   issues: {
+    list(params: JiraIssuesListParams): Promise<ExecuteResult<JiraIssuesRecord[], JiraIssuesListPagination>>;
     apiSearch(params?: JiraIssuesApiSearchParams): Promise<ExecuteResult<JiraIssuesRecord[], JiraIssuesApiSearchPagination>>;
     create(params: JiraIssuesCreateParams): Promise<ExecuteResult<Record<string, unknown>, never>>;
     get(params: JiraIssuesGetParams): Promise<ExecuteResult<JiraIssuesRecord, never>>;
@@ -573,6 +593,7 @@ export type JiraFacade = {
 /** Typed access to every Jira entity and action. */
 export const jiraFacade = (connector: Connector): JiraFacade => ({
   issues: {
+    list: (params) => connector.execute<JiraIssuesRecord[], JiraIssuesListPagination>("issues", "list", { ...params }),
     apiSearch: (params = {}) => connector.execute<JiraIssuesRecord[], JiraIssuesApiSearchPagination>("issues", "api_search", { ...params }),
     create: (params) => connector.execute<Record<string, unknown>, never>("issues", "create", { ...params }),
     get: (params) => connector.execute<JiraIssuesRecord, never>("issues", "get", { ...params }),

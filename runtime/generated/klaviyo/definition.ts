@@ -337,6 +337,17 @@ export const definition: ConnectorDefinition = {
           "updated": "record.attributes.updated",
           "segments": "record.relationships.segments"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601",
+          "template": "greater-than(updated,{value})",
+          "field": "attributes.updated",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developers.klaviyo.com/en/reference/get_profiles"
+        },
         "semantic": []
       },
       "actions": {
@@ -367,6 +378,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "page[cursor]"
+            },
+            "filter": {
+              "in": "query",
+              "schema": {
+                "type": "string"
+              },
+              "required": false,
+              "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the profiles updated since then (fields: email, phone_number, external_id, id, _kx, created, updated, subscriptions.*).",
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "guards": [],

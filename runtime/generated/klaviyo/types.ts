@@ -22,6 +22,8 @@ export interface KlaviyoProfilesListParams {
   "page[size]"?: number;
   /** Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page. */
   "page[cursor]"?: string;
+  /** A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the profiles updated since then (fields: email, phone_number, external_id, id, _kx, created, updated, subscriptions.*). */
+  filter?: string;
 }
 
 export interface KlaviyoProfilesListPagination {

@@ -10,13 +10,17 @@ const schema11 = {
         "page[cursor]": {
             "type": "string",
             "description": "Cursor of the page to fetch; taken from next_params (the links.next URL). Omit for the first page."
+        },
+        "filter": {
+            "type": "string",
+            "description": "A Klaviyo filter, e.g. greater-than(updated,2024-05-01T00:00:00Z) for the profiles updated since then (fields: email, phone_number, external_id, id, _kx, created, updated, subscriptions.*)."
         }
     },
     "additionalProperties": false
 };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="profiles__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "page[size]") || (key0 === "page[cursor]"))) {
+        if (!(((key0 === "page[size]") || (key0 === "page[cursor]")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -104,14 +108,32 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        if (typeof data.filter !== "string") {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }

@@ -449,6 +449,17 @@ export const definition: ConnectorDefinition = {
           "sourceCommentId": "record.sourceComment.id",
           "subscriberIds": "record.subscribers.nodes[].id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601_millis",
+          "template": "{\"updatedAt\": {\"gte\": \"{value}\"}}",
+          "field": "updatedAt",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://linear.app/developers/filtering"
+        },
         "metadata": {
           "assignee_name": "assignee.name",
           "state_name": "state.name",
@@ -493,6 +504,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "after"
+            },
+            "filter": {
+              "in": "variables",
+              "schema": {
+                "type": "object",
+                "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "result": "many",
@@ -500,7 +521,7 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "recordsPath": "data.issues.nodes",
           "graphql": {
-            "document": "query Issues($first: Int, $after: String) {\n  issues(first: $first, after: $after) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name email }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Issues($first: Int, $after: String, $filter: IssueFilter) {\n  issues(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      identifier\n      number\n      title\n      description\n      priority\n      priorityLabel\n      estimate\n      dueDate\n      url\n      branchName\n      labelIds\n      state { id name }\n      assignee { id name email }\n      creator { id name }\n      team { id name }\n      project { id name }\n      cycle { id name }\n      createdAt\n      updatedAt\n      startedAt\n      completedAt\n      canceledAt\n      archivedAt\n      addedToCycleAt\n      addedToProjectAt\n      addedToTeamAt\n      attachments { nodes { id } }\n      customerTicketCount\n      descriptionState\n      integrationSourceType\n      labels { nodes { id } }\n      parent { id }\n      previousIdentifiers\n      prioritySortOrder\n      projectMilestone { id }\n      reactionData\n      relations { nodes { id } }\n      slaType\n      sortOrder\n      subIssueSortOrder\n      subscribers { nodes { id } }\n      sourceComment { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1007,6 +1028,17 @@ export const definition: ConnectorDefinition = {
           "convertedFromIssueId": "record.convertedFromIssue.id",
           "teamIds": "record.teams.nodes[].id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601_millis",
+          "template": "{\"updatedAt\": {\"gte\": \"{value}\"}}",
+          "field": "updatedAt",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://linear.app/developers/filtering"
+        },
         "semantic": []
       },
       "actions": {
@@ -1037,6 +1069,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "after"
+            },
+            "filter": {
+              "in": "variables",
+              "schema": {
+                "type": "object",
+                "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "result": "many",
@@ -1044,7 +1086,7 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "recordsPath": "data.projects.nodes",
           "graphql": {
-            "document": "query Projects($first: Int, $after: String) {\n  projects(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name email }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n      completedIssueCountHistory\n      completedScopeHistory\n      contentState\n      convertedFromIssue { id }\n      health\n      healthUpdatedAt\n      inProgressScopeHistory\n      issueCountHistory\n      prioritySortOrder\n      scope\n      scopeHistory\n      sortOrder\n      teams { nodes { id } }\n      updateRemindersDay\n      updateRemindersHour\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Projects($first: Int, $after: String, $filter: ProjectFilter) {\n  projects(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      name\n      description\n      content\n      slugId\n      url\n      color\n      icon\n      priority\n      priorityLabel\n      progress\n      status { id name }\n      lead { id name email }\n      creator { id name }\n      startDate\n      targetDate\n      startedAt\n      completedAt\n      canceledAt\n      createdAt\n      updatedAt\n      archivedAt\n      completedIssueCountHistory\n      completedScopeHistory\n      contentState\n      convertedFromIssue { id }\n      health\n      healthUpdatedAt\n      inProgressScopeHistory\n      issueCountHistory\n      prioritySortOrder\n      scope\n      scopeHistory\n      sortOrder\n      teams { nodes { id } }\n      updateRemindersDay\n      updateRemindersHour\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1672,6 +1714,17 @@ export const definition: ConnectorDefinition = {
           "parentTeamId": "record.parent.id",
           "triageIssueStateId": "record.triageIssueState.id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601_millis",
+          "template": "{\"updatedAt\": {\"gte\": \"{value}\"}}",
+          "field": "updatedAt",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://linear.app/developers/filtering"
+        },
         "semantic": []
       },
       "actions": {
@@ -1702,6 +1755,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "after"
+            },
+            "filter": {
+              "in": "variables",
+              "schema": {
+                "type": "object",
+                "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "result": "many",
@@ -1709,7 +1772,7 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "recordsPath": "data.teams.nodes",
           "graphql": {
-            "document": "query Teams($first: Int, $after: String) {\n  teams(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      activeCycle { id }\n      autoArchivePeriod\n      autoClosePeriod\n      autoCloseStateId\n      cycleCalenderUrl\n      cycleCooldownTime\n      cycleDuration\n      cycleIssueAutoAssignCompleted\n      cycleIssueAutoAssignStarted\n      cycleLockToActive\n      cycleStartDay\n      defaultIssueEstimate\n      defaultIssueState { id }\n      groupIssueHistory\n      inviteHash\n      issueCount\n      issueEstimationAllowZero\n      issueEstimationExtended\n      issueEstimationType\n      markedAsDuplicateWorkflowState { id }\n      private\n      requirePriorityToLeaveTriage\n      scimManaged\n      setIssueSortOrderOnStateChange\n      upcomingCycleCount\n      triageIssueState { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Teams($first: Int, $after: String, $filter: TeamFilter) {\n  teams(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      name\n      key\n      displayName\n      description\n      color\n      icon\n      timezone\n      visibility\n      cyclesEnabled\n      triageEnabled\n      parent { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      activeCycle { id }\n      autoArchivePeriod\n      autoClosePeriod\n      autoCloseStateId\n      cycleCalenderUrl\n      cycleCooldownTime\n      cycleDuration\n      cycleIssueAutoAssignCompleted\n      cycleIssueAutoAssignStarted\n      cycleLockToActive\n      cycleStartDay\n      defaultIssueEstimate\n      defaultIssueState { id }\n      groupIssueHistory\n      inviteHash\n      issueCount\n      issueEstimationAllowZero\n      issueEstimationExtended\n      issueEstimationType\n      markedAsDuplicateWorkflowState { id }\n      private\n      requirePriorityToLeaveTriage\n      scimManaged\n      setIssueSortOrderOnStateChange\n      upcomingCycleCount\n      triageIssueState { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -1845,6 +1908,17 @@ export const definition: ConnectorDefinition = {
           "teamId": "record.team.id",
           "inheritedFromId": "record.inheritedFrom.id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601_millis",
+          "template": "{\"updatedAt\": {\"gte\": \"{value}\"}}",
+          "field": "updatedAt",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://linear.app/developers/filtering"
+        },
         "semantic": []
       },
       "actions": {
@@ -1875,6 +1949,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "after"
+            },
+            "filter": {
+              "in": "variables",
+              "schema": {
+                "type": "object",
+                "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "result": "many",
@@ -1882,7 +1966,7 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "recordsPath": "data.workflowStates.nodes",
           "graphql": {
-            "document": "query WorkflowStates($first: Int, $after: String) {\n  workflowStates(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      inheritedFrom { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query WorkflowStates($first: Int, $after: String, $filter: WorkflowStateFilter) {\n  workflowStates(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      name\n      type\n      color\n      description\n      position\n      team { id name }\n      createdAt\n      updatedAt\n      archivedAt\n      inheritedFrom { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -2077,6 +2161,17 @@ export const definition: ConnectorDefinition = {
         "derived": {
           "teamIds": "record.teams.nodes[].id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601_millis",
+          "template": "{\"updatedAt\": {\"gte\": \"{value}\"}}",
+          "field": "updatedAt",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://linear.app/developers/filtering"
+        },
         "semantic": []
       },
       "actions": {
@@ -2107,6 +2202,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "after"
+            },
+            "filter": {
+              "in": "variables",
+              "schema": {
+                "type": "object",
+                "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "result": "many",
@@ -2114,7 +2219,7 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "recordsPath": "data.users.nodes",
           "graphql": {
-            "document": "query Users($first: Int, $after: String) {\n  users(first: $first, after: $after) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n      avatarBackgroundColor\n      createdIssueCount\n      initials\n      inviteHash\n      isMe\n      teams { nodes { id } }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Users($first: Int, $after: String, $filter: UserFilter) {\n  users(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      name\n      displayName\n      email\n      active\n      admin\n      guest\n      avatarUrl\n      timezone\n      url\n      lastSeen\n      createdAt\n      updatedAt\n      archivedAt\n      avatarBackgroundColor\n      createdIssueCount\n      initials\n      inviteHash\n      isMe\n      teams { nodes { id } }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",
@@ -2284,6 +2389,17 @@ export const definition: ConnectorDefinition = {
           "parentCommentId": "record.parent.id",
           "resolvingUserId": "record.resolvingUser.id"
         },
+        "incremental": {
+          "action": "list",
+          "param": "filter",
+          "format": "iso8601_millis",
+          "template": "{\"updatedAt\": {\"gte\": \"{value}\"}}",
+          "field": "updatedAt",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://linear.app/developers/filtering"
+        },
         "metadata": {
           "author_name": "user.name",
           "issue_identifier": "issue.identifier"
@@ -2323,6 +2439,16 @@ export const definition: ConnectorDefinition = {
               "required": false,
               "sendDefault": false,
               "wire": "after"
+            },
+            "filter": {
+              "in": "variables",
+              "schema": {
+                "type": "object",
+                "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+              },
+              "required": false,
+              "sendDefault": false,
+              "wire": "filter"
             }
           },
           "result": "many",
@@ -2330,7 +2456,7 @@ export const definition: ConnectorDefinition = {
           "idempotent": true,
           "recordsPath": "data.comments.nodes",
           "graphql": {
-            "document": "query Comments($first: Int, $after: String) {\n  comments(first: $first, after: $after) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n      bodyData\n      parent { id }\n      resolvingCommentId\n      resolvingUser { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
+            "document": "query Comments($first: Int, $after: String, $filter: CommentFilter) {\n  comments(first: $first, after: $after, filter: $filter) {\n    nodes {\n      id\n      body\n      url\n      issue { id identifier title }\n      user { id name email }\n      parentId\n      editedAt\n      resolvedAt\n      createdAt\n      updatedAt\n      archivedAt\n      bodyData\n      parent { id }\n      resolvingCommentId\n      resolvingUser { id }\n    }\n    pageInfo { hasNextPage endCursor }\n  }\n}"
           },
           "pagination": {
             "style": "graphql_page_info",

@@ -57,6 +57,8 @@ export interface LinearIssuesListParams {
   first?: number;
   /** Cursor: endCursor of the previous page. */
   after?: string;
+  /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
+  filter?: Record<string, unknown>;
 }
 
 export interface LinearIssuesListPagination {
@@ -150,6 +152,8 @@ export interface LinearProjectsListParams {
   first?: number;
   /** Cursor: endCursor of the previous page. */
   after?: string;
+  /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
+  filter?: Record<string, unknown>;
 }
 
 export interface LinearProjectsListPagination {
@@ -255,6 +259,8 @@ export interface LinearTeamsListParams {
   first?: number;
   /** Cursor: endCursor of the previous page. */
   after?: string;
+  /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
+  filter?: Record<string, unknown>;
 }
 
 export interface LinearTeamsListPagination {
@@ -289,6 +295,8 @@ export interface LinearWorkflowStatesListParams {
   first?: number;
   /** Cursor: endCursor of the previous page. */
   after?: string;
+  /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
+  filter?: Record<string, unknown>;
 }
 
 export interface LinearWorkflowStatesListPagination {
@@ -332,6 +340,8 @@ export interface LinearUsersListParams {
   first?: number;
   /** Cursor: endCursor of the previous page. */
   after?: string;
+  /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
+  filter?: Record<string, unknown>;
 }
 
 export interface LinearUsersListPagination {
@@ -370,6 +380,8 @@ export interface LinearCommentsListParams {
   first?: number;
   /** Cursor: endCursor of the previous page. */
   after?: string;
+  /** The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {"updatedAt": {"gte": "2024-05-01T00:00:00.000Z"}} for the records updated since then. */
+  filter?: Record<string, unknown>;
 }
 
 export interface LinearCommentsListPagination {

@@ -12,13 +12,17 @@ const schema11 = {
             "maximum": 250,
             "description": "Page size, 1 to 250 (Linear default 50)."
         },
-        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." },
+        "filter": {
+            "type": "object",
+            "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        }
     },
     "additionalProperties": false
 };
 function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="issues__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -106,14 +110,33 @@ function validate10(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate10.errors = vErrors; return errors === 0; }
@@ -664,13 +687,17 @@ const schema15 = {
             "maximum": 250,
             "description": "Page size, 1 to 250 (Linear default 50)."
         },
-        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." },
+        "filter": {
+            "type": "object",
+            "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        }
     },
     "additionalProperties": false
 };
 function validate14(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="projects__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -758,14 +785,33 @@ function validate14(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate14.errors = vErrors; return errors === 0; }
@@ -1656,13 +1702,17 @@ const schema19 = {
             "maximum": 250,
             "description": "Page size, 1 to 250 (Linear default 50)."
         },
-        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." },
+        "filter": {
+            "type": "object",
+            "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        }
     },
     "additionalProperties": false
 };
 function validate18(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="teams__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1750,14 +1800,33 @@ function validate18(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate18.errors = vErrors; return errors === 0; }
@@ -1844,13 +1913,17 @@ const schema21 = {
             "maximum": 250,
             "description": "Page size, 1 to 250 (Linear default 50)."
         },
-        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." },
+        "filter": {
+            "type": "object",
+            "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        }
     },
     "additionalProperties": false
 };
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="workflow_states__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -1938,14 +2011,33 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate20.errors = vErrors; return errors === 0; }
@@ -2032,13 +2124,17 @@ const schema23 = {
             "maximum": 250,
             "description": "Page size, 1 to 250 (Linear default 50)."
         },
-        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." },
+        "filter": {
+            "type": "object",
+            "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        }
     },
     "additionalProperties": false
 };
 function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="users__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2126,14 +2222,33 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate22.errors = vErrors; return errors === 0; }
@@ -2220,13 +2335,17 @@ const schema25 = {
             "maximum": 250,
             "description": "Page size, 1 to 250 (Linear default 50)."
         },
-        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." }
+        "after": { "type": "string", "description": "Cursor: endCursor of the previous page." },
+        "filter": {
+            "type": "object",
+            "description": "The connection's filter (IssueFilter, ProjectFilter, TeamFilter, WorkflowStateFilter, UserFilter or CommentFilter), e.g. {\"updatedAt\": {\"gte\": \"2024-05-01T00:00:00.000Z\"}} for the records updated since then."
+        }
     },
     "additionalProperties": false
 };
 function validate24(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) { /*# sourceURL="comments__list" */ ; let vErrors = null; let errors = 0; if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-        if (!((key0 === "first") || (key0 === "after"))) {
+        if (!(((key0 === "first") || (key0 === "after")) || (key0 === "filter"))) {
             const err0 = {
                 instancePath,
                 schemaPath: "#/additionalProperties",
@@ -2314,14 +2433,33 @@ function validate24(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
         }
     }
+    if (data.filter !== undefined) {
+        let data2 = data.filter;
+        if (!(data2 && typeof data2 == "object" && !Array.isArray(data2))) {
+            const err5 = {
+                instancePath: instancePath + "/filter",
+                schemaPath: "#/properties/filter/type",
+                keyword: "type",
+                params: { type: "object" },
+                message: "must be object"
+            };
+            if (vErrors === null) {
+                vErrors = [err5];
+            }
+            else {
+                vErrors.push(err5);
+            }
+            errors++;
+        }
+    }
 }
 else {
-    const err5 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-        vErrors = [err5];
+        vErrors = [err6];
     }
     else {
-        vErrors.push(err5);
+        vErrors.push(err6);
     }
     errors++;
 } validate24.errors = vErrors; return errors === 0; }

@@ -1630,6 +1630,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -1644,7 +1655,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate FROM Contact"
+                "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Contact"
               },
               "required": false,
               "description": "A SOQL query FROM Contact (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -2006,6 +2017,17 @@ export const definition: ConnectorDefinition = {
           "SystemModstamp",
           "LastActivityDate"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -2020,7 +2042,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead"
+                "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Lead"
               },
               "required": false,
               "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -2333,6 +2355,17 @@ export const definition: ConnectorDefinition = {
           "SystemModstamp",
           "ContactId"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -2347,7 +2380,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity"
+                "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate, SystemModstamp FROM Opportunity"
               },
               "required": false,
               "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -2639,6 +2672,17 @@ export const definition: ConnectorDefinition = {
           "SystemModstamp",
           "CallDisposition"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -2653,7 +2697,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task"
+                "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate, SystemModstamp FROM Task"
               },
               "required": false,
               "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -2931,6 +2975,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -2945,7 +3000,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate FROM Event"
+                "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Event"
               },
               "required": false,
               "description": "A SOQL query FROM Event (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -3251,6 +3306,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -3265,7 +3331,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate FROM Campaign"
+                "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Campaign"
               },
               "required": false,
               "description": "A SOQL query FROM Campaign (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -3550,6 +3616,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -3564,7 +3641,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate FROM Case"
+                "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Case"
               },
               "required": false,
               "description": "A SOQL query FROM Case (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -3751,6 +3828,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -3765,7 +3853,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate FROM Note"
+                "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate, SystemModstamp FROM Note"
               },
               "required": false,
               "description": "A SOQL query FROM Note (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -4029,6 +4117,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -4043,7 +4142,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate FROM ContentVersion"
+                "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate, SystemModstamp FROM ContentVersion"
               },
               "required": false,
               "description": "A SOQL query FROM ContentVersion (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -4251,6 +4350,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedById",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -4265,7 +4375,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate FROM Attachment"
+                "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Attachment"
               },
               "required": false,
               "description": "A SOQL query FROM Attachment (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -4620,6 +4730,17 @@ export const definition: ConnectorDefinition = {
           "State",
           "Street"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -4634,7 +4755,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User"
+                "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate, SystemModstamp FROM User"
               },
               "required": false,
               "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records.",
@@ -4849,6 +4970,17 @@ export const definition: ConnectorDefinition = {
           "LastModifiedDate",
           "SystemModstamp"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "q",
+          "format": "iso8601",
+          "template": "{current} WHERE SystemModstamp >= {value}",
+          "field": "SystemModstamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.salesforce.com/docs/atlas.en-us.object_reference.meta/object_reference/system_fields.htm"
+        },
         "semantic": []
       },
       "actions": {
@@ -4863,7 +4995,7 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "string",
                 "minLength": 1,
-                "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate FROM OpportunityStage"
+                "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM OpportunityStage"
               },
               "required": false,
               "description": "A SOQL query FROM OpportunityStage (select Id to identify the records). A LIMIT clause caps the total number of records.",

@@ -2312,7 +2312,7 @@ const schema21 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate FROM Contact",
+            "default": "SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Contact",
             "description": "A SOQL query FROM Contact (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -2634,7 +2634,7 @@ const schema23 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate FROM Lead",
+            "default": "SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Lead",
             "description": "A SOQL query FROM Lead (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -2956,7 +2956,7 @@ const schema25 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate FROM Opportunity",
+            "default": "SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate, SystemModstamp FROM Opportunity",
             "description": "A SOQL query FROM Opportunity (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -3278,7 +3278,7 @@ const schema27 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate FROM Task",
+            "default": "SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate, SystemModstamp FROM Task",
             "description": "A SOQL query FROM Task (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -3600,7 +3600,7 @@ const schema29 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate FROM Event",
+            "default": "SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Event",
             "description": "A SOQL query FROM Event (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -3922,7 +3922,7 @@ const schema31 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate FROM Campaign",
+            "default": "SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Campaign",
             "description": "A SOQL query FROM Campaign (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -4244,7 +4244,7 @@ const schema33 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate FROM Case",
+            "default": "SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Case",
             "description": "A SOQL query FROM Case (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -4566,7 +4566,7 @@ const schema35 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate FROM Note",
+            "default": "SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate, SystemModstamp FROM Note",
             "description": "A SOQL query FROM Note (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -4888,7 +4888,7 @@ const schema37 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate FROM ContentVersion",
+            "default": "SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate, SystemModstamp FROM ContentVersion",
             "description": "A SOQL query FROM ContentVersion (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -5210,7 +5210,7 @@ const schema39 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate FROM Attachment",
+            "default": "SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Attachment",
             "description": "A SOQL query FROM Attachment (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -5532,7 +5532,7 @@ const schema41 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate FROM User",
+            "default": "SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate, SystemModstamp FROM User",
             "description": "A SOQL query FROM User (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {
@@ -5854,7 +5854,7 @@ const schema43 = {
         "q": {
             "type": "string",
             "minLength": 1,
-            "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate FROM OpportunityStage",
+            "default": "SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM OpportunityStage",
             "description": "A SOQL query FROM OpportunityStage (select Id to identify the records). A LIMIT clause caps the total number of records."
         },
         "batchSize": {

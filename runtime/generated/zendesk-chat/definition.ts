@@ -724,6 +724,16 @@ export const definition: ConnectorDefinition = {
           "comment",
           "message"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "start_time",
+          "format": "unix_seconds",
+          "field": "update_timestamp",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.zendesk.com/api-reference/live-chat/chat-api/incremental_export/"
+        },
         "semantic": []
       },
       "actions": {

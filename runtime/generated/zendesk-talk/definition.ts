@@ -2053,6 +2053,16 @@ export const definition: ConnectorDefinition = {
           "post_call_transcription_created",
           "post_call_summary_created"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "start_time",
+          "format": "unix_seconds",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/"
+        },
         "semantic": []
       },
       "actions": {
@@ -2067,7 +2077,8 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "integer",
                 "minimum": 0,
-                "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+                "default": 0,
+                "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
               },
               "required": true,
               "sendDefault": false,
@@ -2274,6 +2285,16 @@ export const definition: ConnectorDefinition = {
           "call_charge",
           "quality_issues"
         ],
+        "incremental": {
+          "action": "list",
+          "param": "start_time",
+          "format": "unix_seconds",
+          "field": "updated_at",
+          "fieldFormat": "iso8601",
+          "overlapSeconds": 300,
+          "fullSweepHours": 24,
+          "docs": "https://developer.zendesk.com/api-reference/voice/talk-api/incremental_exports/"
+        },
         "semantic": []
       },
       "actions": {
@@ -2288,7 +2309,8 @@ export const definition: ConnectorDefinition = {
               "schema": {
                 "type": "integer",
                 "minimum": 0,
-                "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+                "default": 0,
+                "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
               },
               "required": true,
               "sendDefault": false,

@@ -357,7 +357,7 @@ export interface ZendeskTalkCallsRecord {
 
 /** Incremental calls export (GET /api/v2/channels/voice/stats/incremental/calls) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop. */
 export interface ZendeskTalkCallsListParams {
-  /** Unix epoch time in seconds to export from; items created or updated at or after it are returned. */
+  /** Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read. */
   start_time: number;
 }
 
@@ -397,7 +397,7 @@ export interface ZendeskTalkCallLegsRecord {
 
 /** Incremental call legs export (GET /api/v2/channels/voice/stats/incremental/legs) from start_time (Unix epoch seconds). Paginated by next_page; see the guidance on when to stop. */
 export interface ZendeskTalkCallLegsListParams {
-  /** Unix epoch time in seconds to export from; items created or updated at or after it are returned. */
+  /** Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read. */
   start_time: number;
 }
 

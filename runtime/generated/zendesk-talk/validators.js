@@ -1393,7 +1393,8 @@ const schema25 = {
         "start_time": {
             "type": "integer",
             "minimum": 0,
-            "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+            "default": 0,
+            "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
         }
     },
     "required": ["start_time"],
@@ -1490,7 +1491,8 @@ const schema26 = {
         "start_time": {
             "type": "integer",
             "minimum": 0,
-            "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned."
+            "default": 0,
+            "description": "Unix epoch time in seconds to export from; items created or updated at or after it are returned. A sync starts at 0 (everything), then sends the time of the latest change it has read."
         }
     },
     "required": ["start_time"],

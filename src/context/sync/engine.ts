@@ -2,8 +2,10 @@
  * One sync run of one connector: its entities in order (parents first), each walked page by page
  * through the runtime connector (`list`, following next_params), fanned out from parent records as
  * search.fanOut declares, each page upserted in its own short transaction and then reported to the
- * RecordObservers. A complete walk marks what it did not see as deleted; a failed one changes nothing
- * beyond the pages it wrote and records the reason.
+ * RecordObservers. An entity with a change filter (manifest search.incremental) is walked in full by its
+ * first sync and every full_sweep_hours, and otherwise asked only for the records changed since its
+ * high-water mark. A complete full walk marks what it did not see as deleted; a complete incremental one
+ * moves the mark; a failed one changes nothing beyond the pages it wrote and records the reason.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import {
@@ -12,10 +14,12 @@ import {
   SwitchyardError,
   UpstreamError,
   UpstreamTimeoutError,
+  type ActionDefinition,
   type Connector,
   type ConnectorDefinition,
   type EntityDefinition,
 } from '../../../runtime/index.js';
+import type { SyncMode } from '../../db/schema.js';
 import { getPath } from '../../../runtime/paths.js';
 import type { ServiceContext } from '../../service-context.js';
 import type { ConnectorRow } from '../../services/connector-lookup.js';
@@ -24,7 +28,8 @@ import { listAction, pageSizeParams, requiredDefaults, syncAction } from './plan
 import { backoffDelay } from '../../../runtime/http.js';
 import { canonicalJson, forgetHashes, preparePage, withDerivedFields, writePage, type RecordScope } from './records.js';
 import { notifyObservers } from './registry.js';
-import { completeEntitySync, failEntitySync } from './state.js';
+import { completeEntitySync, failEntitySync, incrementalState, noteSyncMode } from './state.js';
+import { changeFilterOf, changeFilterParams, changeTime, decideMode, type ModeDecision } from './incremental.js';
 import { observeUpstream } from '../../observability/observer.js';
 
 /** Page-level retries around execute, for transient failures the runtime's own retries did not overcome. */
@@ -49,6 +54,8 @@ export interface SyncProgress {
   connectorId: string;
   entity: string;
   phase: SyncPhase;
+  /** Once the sync has decided: a full walk, or only the changes since the high-water mark. */
+  mode?: SyncMode;
   /** Records read so far (with an id). */
   records: number;
   /** Records new, changed or reappeared so far. */
@@ -63,6 +70,8 @@ export interface SyncProgress {
 export interface EntityOutcome {
   entity: string;
   status: 'ready' | 'failed' | 'skipped';
+  /** How the entity was read; absent when the sync stopped before deciding. */
+  mode?: SyncMode;
   records: number;
   changed: number;
   deleted: number;
@@ -91,6 +100,14 @@ export interface RunInput {
   onProgress?: (progress: SyncProgress) => void;
 }
 
+interface WalkCounts {
+  records: number;
+  changed: number;
+  pages: number;
+  started: number;
+  mode?: SyncMode;
+}
+
 /** Why the run stopped without it being the vendor's fault. */
 class StopRun extends Error {}
 
@@ -99,6 +116,17 @@ interface ParentRow {
   context: Record<string, unknown>;
   values: Record<string, unknown>;
 }
+
+/** How one walk reads an entity: the action, and the change filter for an incremental one. */
+interface Walk {
+  actionName: 'list' | 'get' | 'api_search';
+  action: ActionDefinition;
+  decision: ModeDecision;
+  now: Date;
+}
+
+/** Stored parent records read per query when children of an incrementally synced parent are walked. */
+const STORED_PARENTS_BATCH = 1000;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -153,6 +181,8 @@ export class ConnectorSync {
   private readonly definition: ConnectorDefinition;
   private readonly memo = new Map<string, ParentRow[]>();
   private readonly failedParents = new Map<string, string>();
+  /** Entities this run read incrementally: their memo would hold only the changed records. */
+  private readonly incrementallyRead = new Set<string>();
 
   constructor(private readonly input: RunInput) {
     this.definition = input.connector.definition;
@@ -175,13 +205,12 @@ export class ConnectorSync {
   }
 
   /** One list call with page-level retries for transient failures. */
-  private async list(entity: string, params: Record<string, unknown>, where: string): Promise<{ data: unknown; next_params?: Record<string, unknown> }> {
+  private async list(entity: string, actionName: string, params: Record<string, unknown>, where: string): Promise<{ data: unknown; next_params?: Record<string, unknown> }> {
     const { retry, signal, connector } = this.input;
     for (let attempt = 0; ; attempt += 1) {
       if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
       try {
-        const action = syncAction(this.entity(entity)).name;
-        return await observeUpstream(this.input.ctx, this.input.row.connector_type, () => connector.execute(entity, action, params));
+        return await observeUpstream(this.input.ctx, this.input.row.connector_type, () => connector.execute(entity, actionName, params));
       } catch (error) {
         if (!transient(error) || attempt >= retry.retries) {
           const attempts = attempt + 1;
@@ -198,15 +227,28 @@ export class ConnectorSync {
     }
   }
 
-  /** Every page of `entity`'s list for one parent context (or the whole list for a root entity). */
-  private async *pages(name: string, context: Record<string, unknown>): AsyncGenerator<unknown[]> {
-    const action = listAction(this.entity(name));
-    let params: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...context };
+  /** A full walk of the entity's list. */
+  private fullWalk(name: string): Walk {
+    const read = syncAction(this.entity(name));
+    return { actionName: read.name, action: read.action, decision: { mode: 'full', why: 'full walk' }, now: new Date() };
+  }
+
+  /**
+   * Every page of `entity`'s list for one parent context (or the whole list for a root entity); an
+   * incremental walk calls the change filter's action with the filter added.
+   */
+  private async *pages(name: string, context: Record<string, unknown>, walk: Walk = this.fullWalk(name)): AsyncGenerator<unknown[]> {
+    const { action, actionName, decision } = walk;
+    const passed: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(context)) if (key in action.params) passed[key] = value;
+    let params: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...passed };
+    const filter = changeFilterOf(this.entity(name));
+    if (decision.mode === 'incremental' && filter && decision.since) params = { ...params, ...changeFilterParams(filter, action, decision.since, params, walk.now) };
     const fannedOut = Object.keys(context).length > 0;
     for (let page = 1; ; page += 1) {
       let result;
       try {
-        result = await this.list(name, params, `${describeContext(context)}page ${page}`);
+        result = await this.list(name, actionName, params, `${describeContext(context)}page ${page}`);
       } catch (error) {
         // A parent removed between its listing and its children's: it has no children any more.
         if (fannedOut && page === 1 && error instanceof PageError && error.origin instanceof NotFoundError) return;
@@ -238,7 +280,7 @@ export class ConnectorSync {
     const declared = listAction(entity).params;
     const failed = this.failedParents.get(fanOut.entity);
     if (failed !== undefined) throw new PageError(name, `${name} is read through ${fanOut.entity}, whose sync failed: ${failed}`, undefined);
-    const parents = this.memo.get(fanOut.entity) ?? this.liveParents(fanOut.entity, [fanOut.field]);
+    const parents = this.memo.get(fanOut.entity) ?? (this.readFromStore(fanOut.entity, name) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
     const seen = new Set<string>();
     for await (const parent of parents) {
       const value = parent.values[fanOut.field];
@@ -260,6 +302,68 @@ export class ConnectorSync {
         for (const item of items) yield { context, values: pick(item, fields) };
       }
     }
+  }
+
+  /** The params `name`'s list receives from its fan-out chain (what a child may be passed along). */
+  private chainParams(name: string, seen: Set<string> = new Set()): Set<string> {
+    const entity = this.definition.entities[name];
+    const fanOut = entity?.search.fanOut;
+    if (!entity || !fanOut || seen.has(name)) return new Set();
+    seen.add(name);
+    const declared = entity.actions.list?.params ?? {};
+    const params = new Set([...this.chainParams(fanOut.entity, seen)].filter((param) => param in declared));
+    params.add(fanOut.param);
+    return params;
+  }
+
+  /**
+   * Whether `child` reads `parent`'s records from the store: when this run read the parent incrementally
+   * (the store then holds all of them, up to date) and the child's list needs none of the params the
+   * parent was listed with (stored records do not keep them), only the fan-out field.
+   */
+  private readFromStore(parent: string, child: string): boolean {
+    if (!this.incrementallyRead.has(parent)) return false;
+    const declared = this.definition.entities[child]?.actions.list?.params ?? {};
+    return [...this.chainParams(parent)].every((param) => !(param in declared));
+  }
+
+  /** The live stored records of a root entity, for its children: the fan-out field of each. */
+  private async *storedParents(name: string, field: string): AsyncGenerator<ParentRow> {
+    const scope = this.scope(name);
+    let after: string | undefined;
+    for (;;) {
+      let query = this.input.ctx.store.db
+        .selectFrom('context_records')
+        .select(['record_id', 'data'])
+        .where('organization_id', '=', scope.organizationId)
+        .where('connector_id', '=', scope.connectorId)
+        .where('entity', '=', scope.entity)
+        .where('deleted_at', 'is', null)
+        .orderBy('record_id')
+        .limit(STORED_PARENTS_BATCH);
+      if (after !== undefined) query = query.where('record_id', '>', after);
+      const rows = await query.execute();
+      for (const row of rows) {
+        const data: unknown = typeof row.data === 'string' ? JSON.parse(row.data) : row.data;
+        yield { context: {}, values: pick(data, [field]) };
+      }
+      if (rows.length < STORED_PARENTS_BATCH) return;
+      after = rows[rows.length - 1]?.record_id;
+    }
+  }
+
+  /** Full or incremental, from the manifest's change filter and the entity's stored state. */
+  private async walkFor(name: string): Promise<Walk> {
+    const entity = this.entity(name);
+    const filter = changeFilterOf(entity);
+    const now = new Date();
+    const decision = decideMode(filter, filter ? await incrementalState(this.input.ctx.store.db, this.input.row.id, name) : undefined, now);
+    if (decision.mode === 'incremental' && filter) {
+      const action = entity.actions[filter.action];
+      if (action) return { actionName: filter.action, action, decision, now };
+    }
+    const read = syncAction(entity);
+    return { actionName: read.name, action: read.action, decision: decision.mode === 'full' ? decision : { mode: 'full', why: 'full walk' }, now };
   }
 
   /** Syncs every entity of the run in order; never throws (failures become outcomes). */
@@ -311,14 +415,19 @@ export class ConnectorSync {
     const scope = this.scope(name);
     const memoFields = this.fieldsNeededFrom(name, later);
     const memo: ParentRow[] | undefined = memoFields.length > 0 ? [] : undefined;
-    const counts = { records: 0, changed: 0, pages: 0, started: performance.now() };
+    const walk = await this.walkFor(name);
+    const mode = walk.decision.mode;
+    await noteSyncMode(ctx.store.db, row.id, name, mode);
+    const filter = changeFilterOf(entity);
+    let latestChange: number | undefined;
+    const counts: WalkCounts = { records: 0, changed: 0, pages: 0, started: performance.now(), mode };
     const progress = (phase: SyncPhase, extra: Partial<SyncProgress> = {}) =>
-      this.emit({ connectorId: row.id, entity: name, phase, records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs: performance.now() - counts.started, ...extra });
+      this.emit({ connectorId: row.id, entity: name, phase, mode, records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs: performance.now() - counts.started, ...extra });
     progress('running');
-    this.input.log.info({ connector_id: row.id, entity: name }, 'sync started');
+    this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
     try {
       for await (const context of this.contexts(name)) {
-        for await (const items of this.pages(name, context)) {
+        for await (const items of this.pages(name, context, walk)) {
           if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
           if (item.lock.lost) throw new StopRun('the sync lock was lost (the lock connection to PostgreSQL dropped)');
           const prepared = preparePage(items, entity.record);
@@ -326,6 +435,12 @@ export class ConnectorSync {
           counts.pages += 1;
           counts.records += prepared.records.length;
           counts.changed += written.changed.length;
+          if (filter) {
+            for (const record of prepared.records) {
+              const changed = changeTime(record.data, filter);
+              if (changed !== undefined && (latestChange === undefined || changed > latestChange)) latestChange = changed;
+            }
+          }
           if (memo) for (const record of prepared.records) memo.push({ context, values: pick(record.data, memoFields) });
           try {
             await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
@@ -340,25 +455,32 @@ export class ConnectorSync {
       if (!(await this.connectorExists())) {
         const reason = 'the connector was deleted';
         progress('skipped', { reason });
-        return { entity: name, status: 'skipped', records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount: 0, elapsedMs: performance.now() - counts.started, reason };
+        return { entity: name, status: 'skipped', mode, records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount: 0, elapsedMs: performance.now() - counts.started, reason };
       }
       if (!(error instanceof PageError) && !(error instanceof StopRun) && !(error instanceof SwitchyardError)) {
         this.input.log.error({ err: error, connector_id: row.id, entity: name }, 'sync failed unexpectedly');
       }
       return this.fail(item, message(error), counts);
     }
-    const { deleted, recordCount } = await completeEntitySync(ctx.store.db, scope, item.startedAt, counts.pages);
+    const { deleted, recordCount } = await completeEntitySync(ctx.store.db, scope, {
+      mode,
+      startedAt: item.startedAt,
+      pages: counts.pages,
+      latestChange: latestChange === undefined ? null : new Date(latestChange),
+    });
     await ctx.statistics.noteRowsWritten('context_records', counts.changed + deleted).catch((error: unknown) =>
       this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
     );
-    if (memo) this.memo.set(name, memo);
+    // An incremental walk saw only the changed records: children read the parents from the store instead.
+    if (mode === 'incremental') this.incrementallyRead.add(name);
+    else if (memo) this.memo.set(name, memo);
     const elapsedMs = performance.now() - counts.started;
     progress('ready', { deleted });
-    this.input.log.info({ connector_id: row.id, entity: name, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, ms: Math.round(elapsedMs) }, 'sync finished');
-    return { entity: name, status: 'ready', records: counts.records, changed: counts.changed, deleted, pages: counts.pages, recordCount, elapsedMs };
+    this.input.log.info({ connector_id: row.id, entity: name, mode, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, ms: Math.round(elapsedMs) }, 'sync finished');
+    return { entity: name, status: 'ready', mode, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, recordCount, elapsedMs };
   }
 
-  private async fail(item: RunEntity, reason: string, counts: { records: number; changed: number; pages: number; started: number }): Promise<EntityOutcome> {
+  private async fail(item: RunEntity, reason: string, counts: WalkCounts): Promise<EntityOutcome> {
     const { ctx, row } = this.input;
     this.failedParents.set(item.name, reason);
     let recordCount = 0;
@@ -368,8 +490,8 @@ export class ConnectorSync {
       this.input.log.error({ err: error, connector_id: row.id, entity: item.name }, 'could not record the sync failure');
     }
     const elapsedMs = performance.now() - counts.started;
-    this.emit({ connectorId: row.id, entity: item.name, phase: 'failed', records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs, reason });
+    this.emit({ connectorId: row.id, entity: item.name, phase: 'failed', ...(counts.mode !== undefined && { mode: counts.mode }), records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs, reason });
     this.input.log.warn({ connector_id: row.id, entity: item.name, reason }, 'sync failed');
-    return { entity: item.name, status: 'failed', records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount, elapsedMs, reason };
+    return { entity: item.name, status: 'failed', ...(counts.mode !== undefined && { mode: counts.mode }), records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount, elapsedMs, reason };
   }
 }

@@ -53,6 +53,8 @@ export function formatBar(phase: SyncPhase, pages: number): string {
 
 function details(progress: SyncProgress): string {
   const extra: string[] = [];
+  // Full walks are the default and go unmentioned; an incremental one says so (it reads only changes).
+  if (progress.mode === 'incremental') extra.push('incremental');
   if (progress.phase === 'ready' || progress.changed > 0) extra.push(`${grouped(progress.changed)} changed`);
   if (progress.deleted > 0) extra.push(`${grouped(progress.deleted)} deleted`);
   return extra.length > 0 ? ` (${extra.join(', ')})` : '';

@@ -5,7 +5,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { connectorModules, type ConnectorDefinition } from '../../../runtime/index.js';
-import type { DatabaseSchema, SyncStatus } from '../../db/schema.js';
+import type { DatabaseSchema, SyncMode, SyncStatus } from '../../db/schema.js';
+import { changeFilterOf, type IncrementalState } from './incremental.js';
 import { liveCount, sweepUnseen, type RecordScope } from './records.js';
 import { searchableEntities, suggestedEntity, syncableEntities, syncProblem } from './plan.js';
 
@@ -42,6 +43,10 @@ type StateRow = {
   last_error: string | null;
   started_at: Date | string | null;
   finished_at: Date | string | null;
+  last_mode: SyncMode | null;
+  high_water_mark: Date | string | null;
+  last_full_sweep_at: Date | string | null;
+  synced_through: Date | string | null;
 };
 
 function iso(value: Date | string | null): string | null {
@@ -90,7 +95,7 @@ function fromRow(connectorId: string, row: StateRow | undefined, entity: string,
 async function stateRows(db: Db, connectorId: string, entity?: string): Promise<StateRow[]> {
   let query = db
     .selectFrom('context_sync_state')
-    .select(['entity', 'status', 'record_count', 'pages', 'last_synced_at', 'last_error', 'started_at', 'finished_at'])
+    .select(['entity', 'status', 'record_count', 'pages', 'last_synced_at', 'last_error', 'started_at', 'finished_at', 'last_mode', 'high_water_mark', 'last_full_sweep_at', 'synced_through'])
     .where('connector_id', '=', connectorId);
   if (entity !== undefined) query = query.where('entity', '=', entity);
   return query.execute();
@@ -123,6 +128,18 @@ export interface ConfiguredCacheEntity {
   pages: number;
   started_at: string | null;
   finished_at: string | null;
+  /** incremental when the manifest declares the entity's change filter (syncs between full sweeps ask only for changes), else full. */
+  mode: SyncMode;
+  /** Mode of the last sync started, or null before the first. */
+  last_mode: SyncMode | null;
+  /** Latest change time read by the complete syncs (incremental entities), or null. */
+  high_water_mark: string | null;
+  /** Start of the last complete full walk (which marks records no longer listed as deleted), or null. */
+  last_full_sweep_at: string | null;
+  /** When the next sync walks everything again (incremental entities), or null. */
+  next_full_sweep_at: string | null;
+  /** Seconds since the start of the last complete sync: a change made upstream before then is in the store. Null before the first. */
+  lag_seconds: number | null;
 }
 
 /** The reference's ConnectorInspectContextStoreReadiness. */
@@ -148,12 +165,17 @@ export async function connectorReadiness(
   } = {},
 ): Promise<ContextStoreReadiness> {
   const rows = new Map((await stateRows(db, connectorId)).map((row) => [row.entity, row]));
+  const now = new Date();
   const configured: ConfiguredCacheEntity[] = [];
   for (const name of syncableEntities(definition)) {
     const readiness = fromRow(connectorId, rows.get(name), name, undefined);
     const semantic = definition.entities[name]?.search.semantic ?? [];
     let indexed = readiness.ready_for_search && readiness.status !== 'updating';
     if (indexed && semantic.length > 0 && options.semanticStatus) indexed = (await options.semanticStatus(name)) === 'READY';
+    const row = rows.get(name);
+    const filter = definition.entities[name] ? changeFilterOf(definition.entities[name]) : undefined;
+    const lastSweep = instant(row?.last_full_sweep_at ?? null);
+    const syncedThrough = instant(row?.synced_through ?? null);
     configured.push({
       entity: name,
       status: readiness.status,
@@ -166,6 +188,12 @@ export async function connectorReadiness(
       pages: readiness.pages,
       started_at: readiness.started_at,
       finished_at: readiness.finished_at,
+      mode: filter ? 'incremental' : 'full',
+      last_mode: row?.last_mode ?? null,
+      high_water_mark: iso(row?.high_water_mark ?? null),
+      last_full_sweep_at: lastSweep?.toISOString() ?? null,
+      next_full_sweep_at: filter && lastSweep ? new Date(lastSweep.getTime() + filter.fullSweepHours * 3_600_000).toISOString() : null,
+      lag_seconds: syncedThrough ? Math.max(0, Math.round((now.getTime() - syncedThrough.getTime()) / 1000)) : null,
     });
   }
   return {
@@ -174,6 +202,29 @@ export async function connectorReadiness(
     supported_context_store_entities: searchableEntities(definition).map((entity) => ({ entity, suggested: suggestedEntity(definition, entity) })),
     configured_cache_entities: configured,
   };
+}
+
+/* ----- incremental state ----- */
+
+function instant(value: Date | string | null): Date | null {
+  if (value === null) return null;
+  return value instanceof Date ? value : new Date(value);
+}
+
+/** The high-water mark and last full sweep of the entity, or undefined before its first sync. */
+export async function incrementalState(db: Db, connectorId: string, entity: string): Promise<IncrementalState | undefined> {
+  const row = await db
+    .selectFrom('context_sync_state')
+    .select(['high_water_mark', 'last_full_sweep_at'])
+    .where('connector_id', '=', connectorId)
+    .where('entity', '=', entity)
+    .executeTakeFirst();
+  return row ? { highWaterMark: instant(row.high_water_mark), lastFullSweepAt: instant(row.last_full_sweep_at) } : undefined;
+}
+
+/** Records the mode the sync that just began runs in (inspect shows it while it runs). */
+export async function noteSyncMode(db: Db, connectorId: string, entity: string, mode: SyncMode): Promise<void> {
+  await db.updateTable('context_sync_state').set({ last_mode: mode }).where('connector_id', '=', connectorId).where('entity', '=', entity).execute();
 }
 
 /* ----- writes, used by the sync ----- */
@@ -209,14 +260,43 @@ export async function beginEntitySync(db: Db, connectorId: string, entity: strin
   });
 }
 
-/** A complete sync: records it did not see are marked deleted, the entity is ready. Returns how many were deleted and the live count. */
-export async function completeEntitySync(db: Db, scope: RecordScope, startedAt: Date, pages: number): Promise<{ deleted: number; recordCount: number }> {
+export interface CompletedWalk {
+  mode: SyncMode;
+  /** Database time the sync started (the sweep's threshold, and what the data is fresh as of). */
+  startedAt: Date;
+  pages: number;
+  /** Latest change time among the records read, or null when none carried one. */
+  latestChange: Date | null;
+}
+
+/**
+ * A complete sync. A full walk marks deleted the records it did not see, becomes the last full sweep
+ * and sets the high-water mark to the latest change it read; an incremental one deletes nothing and
+ * only moves the mark forward. The entity is ready. Returns how many were deleted and the live count.
+ */
+export async function completeEntitySync(db: Db, scope: RecordScope, walk: CompletedWalk): Promise<{ deleted: number; recordCount: number }> {
   return db.transaction().execute(async (trx) => {
-    const deleted = await sweepUnseen(trx, scope, startedAt);
+    const deleted = walk.mode === 'full' ? await sweepUnseen(trx, scope, walk.startedAt) : 0;
     const recordCount = await liveCount(trx, scope);
+    const latest = walk.latestChange?.toISOString() ?? null;
+    const mark =
+      walk.mode === 'full'
+        ? sql<Date | null>`${latest}::timestamptz`
+        : sql<Date | null>`GREATEST(context_sync_state.high_water_mark, ${latest}::timestamptz)`;
     await trx
       .updateTable('context_sync_state')
-      .set({ status: 'ready', record_count: recordCount, pages, last_synced_at: sql`now()`, finished_at: sql`now()`, last_error: null })
+      .set({
+        status: 'ready',
+        record_count: recordCount,
+        pages: walk.pages,
+        last_synced_at: sql`now()`,
+        finished_at: sql`now()`,
+        last_error: null,
+        last_mode: walk.mode,
+        high_water_mark: mark,
+        synced_through: walk.startedAt,
+        ...(walk.mode === 'full' && { last_full_sweep_at: walk.startedAt }),
+      })
       .where('connector_id', '=', scope.connectorId)
       .where('entity', '=', scope.entity)
       .execute();

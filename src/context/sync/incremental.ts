@@ -1,0 +1,99 @@
+/**
+ * Incremental syncs from the manifest's search.incremental: which mode a sync of an entity runs in
+ * (a full walk first and every full_sweep_hours, else only the changes since the high-water mark),
+ * the change time of a record, and the params that carry the change filter to the vendor.
+ */
+import type { ActionDefinition, EntityDefinition, SearchDefinition } from '../../../runtime/index.js';
+import { getPath } from '../../../runtime/paths.js';
+import type { SyncMode } from '../../db/schema.js';
+
+export type ChangeFilter = NonNullable<SearchDefinition['incremental']>;
+
+/** The entity's change filter, or undefined when every sync walks it in full. */
+export function changeFilterOf(entity: EntityDefinition): ChangeFilter | undefined {
+  return entity.search.incremental;
+}
+
+export interface IncrementalState {
+  highWaterMark: Date | null;
+  lastFullSweepAt: Date | null;
+}
+
+export interface ModeDecision {
+  mode: SyncMode;
+  /** Why this mode (shown in logs and progress). */
+  why: string;
+  /** Incremental: the instant sent to the vendor (mark minus overlap). */
+  since?: Date;
+}
+
+/**
+ * Full when the entity has no change filter, no complete full walk yet, no mark, or its last full walk
+ * started full_sweep_hours ago or more; otherwise incremental from the mark minus the overlap.
+ */
+export function decideMode(filter: ChangeFilter | undefined, state: IncrementalState | undefined, now: Date): ModeDecision {
+  if (filter === undefined) return { mode: 'full', why: 'the entity has no change filter' };
+  if (!state?.lastFullSweepAt) return { mode: 'full', why: 'first sync: a full walk records the high-water mark' };
+  if (!state.highWaterMark) return { mode: 'full', why: `no record carried ${filter.field} yet` };
+  if (now.getTime() - state.lastFullSweepAt.getTime() >= filter.fullSweepHours * 3_600_000) {
+    return { mode: 'full', why: `full sweep (every ${filter.fullSweepHours} h) to find deleted records` };
+  }
+  return { mode: 'incremental', why: 'changes since the high-water mark', since: new Date(state.highWaterMark.getTime() - filter.overlapSeconds * 1000) };
+}
+
+const ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** Milliseconds since the epoch of an ISO 8601 text; a date-time without a zone is UTC. */
+function parseIso(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed)) return undefined;
+  let normalized = trimmed.replace(' ', 'T');
+  if (normalized.length > 10 && !ZONE.test(normalized)) normalized += 'Z';
+  // "+0000" (Jira) reads as "+00:00".
+  normalized = normalized.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const ms = Date.parse(normalized);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** The record's change time in milliseconds since the epoch, or undefined when it has none. */
+export function changeTime(record: unknown, filter: Pick<ChangeFilter, 'field' | 'fieldFormat'>): number | undefined {
+  const value = getPath(record, filter.field);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (filter.fieldFormat === 'iso8601') return typeof value === 'string' ? parseIso(value) : undefined;
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number)) return undefined;
+  return filter.fieldFormat === 'unix_seconds' ? number * 1000 : number;
+}
+
+/** The instant written as the vendor's filter expects it. */
+export function formatMark(since: Date, format: ChangeFilter['format'], now: Date): string | number {
+  const ms = since.getTime();
+  switch (format) {
+    case 'iso8601':
+      return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    case 'iso8601_millis':
+      return since.toISOString();
+    case 'date':
+      return since.toISOString().slice(0, 10);
+    case 'unix_seconds':
+      return Math.floor(ms / 1000);
+    case 'unix_millis':
+      return Math.floor(ms);
+    case 'minutes_ago':
+      return Math.max(1, Math.ceil((now.getTime() - ms) / 60_000));
+  }
+}
+
+/**
+ * The params that carry the change filter, to merge over the ones the walk would send otherwise
+ * (`current`: defaults, page size, fan-out values).
+ */
+export function changeFilterParams(filter: ChangeFilter, action: ActionDefinition, since: Date, current: Record<string, unknown>, now: Date): Record<string, unknown> {
+  const value = formatMark(since, filter.format, now);
+  if (filter.template === undefined) return { [filter.param]: value };
+  const before = current[filter.param];
+  const text = filter.template.replaceAll('{value}', String(value)).replaceAll('{current}', before === undefined || before === null ? '' : String(before));
+  const type = action.params[filter.param]?.schema.type;
+  const isStructured = type === 'object' || type === 'array' || (Array.isArray(type) && (type.includes('object') || type.includes('array')));
+  return { [filter.param]: isStructured ? JSON.parse(text) : text.trim() };
+}

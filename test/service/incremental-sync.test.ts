@@ -1,0 +1,331 @@
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { changeFilterParams, changeTime, decideMode, formatMark } from '../../src/context/sync/incremental.js';
+import { formatPlainLine } from '../../src/context/sync/progress.js';
+import pino from 'pino';
+import { connectorModules } from '../../runtime/index.js';
+import { ConnectorSync, DEFAULT_RETRY_POLICY } from '../../src/context/sync/engine.js';
+import { beginEntitySync } from '../../src/context/sync/state.js';
+import { findConnector } from '../../src/services/connector-lookup.js';
+import { connectorInstance } from '../../src/services/execution.js';
+import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
+
+// Incremental syncs (manifest search.incremental): a first full walk records the high-water mark, later
+// syncs send the vendor's change filter with the overlap applied, and a full sweep finds deletions.
+
+const CONNECTORS = '/api/v1/integrations/connectors';
+const HARVEST = 'https://api.harvestapp.com';
+const JIRA = 'https://acme.atlassian.net';
+const INTERCOM = 'https://api.intercom.io';
+const MINUTE = 60_000;
+
+interface CacheEntity {
+  entity: string;
+  status: string;
+  entity_count: number;
+  mode: 'incremental' | 'full';
+  last_mode: 'incremental' | 'full' | null;
+  high_water_mark: string | null;
+  last_full_sweep_at: string | null;
+  next_full_sweep_at: string | null;
+  lag_seconds: number | null;
+  reason: string | null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** ISO 8601 at whole seconds, as Harvest writes it. */
+const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
+  let service: TestService;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect('127.0.0.1');
+    service = await startTestService(kind, { upstreamRetries: 0 }, { sync: { retry: { retries: 0, baseMs: 5, maxMs: 20 } } });
+    tenant = await createTenant(service, 'Incremental Org');
+  });
+  afterEach(() => {
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    expect(pending, 'every expected upstream request was made').toEqual([]);
+  });
+  afterAll(async () => {
+    await service.close();
+    nock.enableNetConnect();
+  });
+
+  async function create(body: Record<string, unknown>): Promise<string> {
+    const res = await tenant.api.post<{ id: string }>(`${CONNECTORS}?check=false`, { workspace_name: 'default', ...body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.id;
+  }
+
+  async function entityState(id: string, entity: string): Promise<CacheEntity> {
+    const res = await tenant.api.get<{ context_store_readiness: { configured_cache_entities: CacheEntity[] } }>(`${CONNECTORS}/${id}/inspect`);
+    expect(res.status).toBe(200);
+    const found = res.body.context_store_readiness.configured_cache_entities.find((e) => e.entity === entity);
+    if (!found) throw new Error(`inspect lists no ${entity}`);
+    return found;
+  }
+
+  /** Syncs one entity through the API and waits until it is no longer running. */
+  async function syncEntity(id: string, entity: string): Promise<CacheEntity> {
+    const res = await tenant.api.post(`${CONNECTORS}/${id}/sync`, { entity });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const state = await entityState(id, entity);
+      if (state.status !== 'initializing' && state.status !== 'updating') return state;
+      if (Date.now() > deadline) throw new Error(`sync of ${entity} did not settle: ${JSON.stringify(state)}`);
+      await sleep(20);
+    }
+  }
+
+  async function liveRecords(id: string, entity: string) {
+    const rows = await service.store.db
+      .selectFrom('context_records')
+      .select(['record_id', 'data', 'deleted_at'])
+      .where('connector_id', '=', id)
+      .where('entity', '=', entity)
+      .orderBy('record_id')
+      .execute();
+    return rows.map((row) => ({ id: row.record_id, data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Record<string, unknown>, deleted: row.deleted_at !== null }));
+  }
+
+  it('Harvest: the first sync walks everything, the next asks for updated_since (mark - 5 min), a full sweep deletes what is gone', async () => {
+    const id = await create({ connector_type: 'harvest', name: 'Harvest', credentials: { api_token: 'harvest-secret-token', account_id: '123456' } });
+    const t0 = Date.now() - 60 * MINUTE;
+    const client = (n: number, updated: number, name = `Client ${n}`) => ({ id: n, name, is_active: true, currency: 'EUR', created_at: isoSeconds(t0), updated_at: isoSeconds(updated) });
+    const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-secret-token').matchHeader('harvest-account-id', '123456');
+    const page = (clients: unknown[]) => ({ clients, per_page: 2000, total_pages: 1, total_entries: clients.length, next_page: null, previous_page: null, page: 1, links: { first: '', next: null, previous: null, last: '' } });
+
+    expect(await entityState(id, 'clients')).toMatchObject({ mode: 'incremental', last_mode: null, high_water_mark: null, last_full_sweep_at: null, lag_seconds: null });
+
+    // 1. First sync: a full walk, no change filter.
+    api().get('/v2/clients').query({ per_page: '2000' }).reply(200, page([client(1, t0), client(2, t0 + 10 * MINUTE), client(3, t0 + 20 * MINUTE)]));
+    const first = await syncEntity(id, 'clients');
+    expect(first).toMatchObject({ status: 'ready', entity_count: 3, mode: 'incremental', last_mode: 'full', high_water_mark: new Date(isoSeconds(t0 + 20 * MINUTE)).toISOString() });
+    expect(first.last_full_sweep_at).not.toBeNull();
+    expect(new Date(first.next_full_sweep_at ?? 0).getTime() - new Date(first.last_full_sweep_at ?? 0).getTime()).toBe(24 * 3_600_000);
+    expect(first.lag_seconds).toBeGreaterThanOrEqual(0);
+
+    // 2. Next sync: only the changes since the mark minus the 5-minute overlap.
+    api()
+      .get('/v2/clients')
+      .query({ per_page: '2000', updated_since: isoSeconds(t0 + 15 * MINUTE) })
+      .reply(200, page([client(3, t0 + 20 * MINUTE), client(2, t0 + 30 * MINUTE, 'Client 2 renamed')]));
+    const second = await syncEntity(id, 'clients');
+    expect(second).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: new Date(isoSeconds(t0 + 30 * MINUTE)).toISOString() });
+    expect(second.last_full_sweep_at).toBe(first.last_full_sweep_at);
+    const afterIncremental = await liveRecords(id, 'clients');
+    expect(afterIncremental.map((r) => [r.id, r.data.name, r.deleted])).toEqual([
+      ['1', 'Client 1', false],
+      ['2', 'Client 2 renamed', false],
+      ['3', 'Client 3', false],
+    ]);
+
+    // 3. An incremental sync that finds nothing changed: one request, the mark stays.
+    api().get('/v2/clients').query({ per_page: '2000', updated_since: isoSeconds(t0 + 25 * MINUTE) }).reply(200, page([]));
+    const quiet = await syncEntity(id, 'clients');
+    expect(quiet).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: second.high_water_mark });
+
+    // 4. The full sweep is due (the last one is older than full_sweep_hours): a full walk, and client 1,
+    // deleted at Harvest (a change filter never reports it), is marked deleted.
+    await service.store.db
+      .updateTable('context_sync_state')
+      .set({ last_full_sweep_at: sql`now() - interval '25 hours'` })
+      .where('connector_id', '=', id)
+      .where('entity', '=', 'clients')
+      .execute();
+    api().get('/v2/clients').query({ per_page: '2000' }).reply(200, page([client(2, t0 + 30 * MINUTE, 'Client 2 renamed'), client(3, t0 + 20 * MINUTE)]));
+    const swept = await syncEntity(id, 'clients');
+    expect(swept).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: second.high_water_mark });
+    expect(new Date(swept.last_full_sweep_at ?? 0).getTime()).toBeGreaterThan(new Date(first.last_full_sweep_at ?? 0).getTime());
+    expect((await liveRecords(id, 'clients')).map((r) => [r.id, r.deleted])).toEqual([
+      ['1', true],
+      ['2', false],
+      ['3', false],
+    ]);
+  });
+
+  it('Jira: issues are read per project, then with a relative JQL filter on updated (time-zone independent)', async () => {
+    const id = await create({
+      connector_type: 'jira',
+      name: 'Jira',
+      replication_config: { subdomain: 'acme' },
+      credentials: { email: 'ana@acme.com', api_token: 'jira-secret-token' },
+    });
+    const auth = `Basic ${Buffer.from('ana@acme.com:jira-secret-token').toString('base64')}`;
+    const api = () => nock(JIRA).matchHeader('authorization', auth);
+    // 10.5 minutes ago: with the 5-minute overlap the filter reaches 15.5 minutes back, sent as 16 whole minutes.
+    const updated = new Date(Date.now() - 10.5 * MINUTE);
+    const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
+    const issue = (n: number, at: Date) => ({ id: String(10000 + n), key: `ABC-${n}`, self: `${JIRA}/rest/api/3/issue/${10000 + n}`, fields: { summary: `Issue ${n}`, updated: jiraTime(at), project: { id: '10000', key: 'ABC' } } });
+    const projects = () => api().get('/rest/api/3/project/search').query(true).reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
+
+    projects();
+    api()
+      .get('/rest/api/3/search/jql')
+      .query({ jql: 'project = 10000', fields: '*navigable', maxResults: '100' })
+      .reply(200, { issues: [issue(1, new Date(updated.getTime() - 60 * MINUTE)), issue(2, updated)], isLast: true });
+    const first = await syncEntity(id, 'issues');
+    expect(first).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: updated.toISOString() });
+
+    projects();
+    api()
+      .get('/rest/api/3/search/jql')
+      .query({ jql: 'project = 10000 AND updated >= "-16m" ORDER BY updated ASC', fields: '*navigable', maxResults: '100' })
+      .reply(200, { issues: [issue(2, updated), issue(3, new Date(updated.getTime() + MINUTE))], isLast: true });
+    const second = await syncEntity(id, 'issues');
+    expect(second).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: new Date(updated.getTime() + MINUTE).toISOString() });
+  });
+
+  it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
+    const id = await create({ connector_type: 'clickup', name: 'ClickUp', credentials: { api_key: 'pk_clickup_secret' } });
+    const ctx = service.app.ctx;
+    const row = await findConnector(ctx.store.db, tenant.organizationId, id);
+    /** One run of tasks then comments, as a sync of the whole connector orders them (their parents are walked live). */
+    const run = async () => {
+      const entities = [];
+      for (const name of ['tasks', 'comments']) {
+        const { startedAt } = await beginEntitySync(ctx.store.db, id, name);
+        entities.push({ name, startedAt, lock: { connectorId: id, entity: name, lost: false, release: async () => {} } });
+      }
+      const sync = new ConnectorSync({ ctx, log: pino({ level: 'silent' }), row, connector: connectorInstance(ctx, row), entities, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 }, signal: new AbortController().signal });
+      return sync.run();
+    };
+    const api = () => nock('https://api.clickup.com').matchHeader('authorization', 'pk_clickup_secret');
+    const parents = () => {
+      api().get('/api/v2/team').reply(200, { teams: [{ id: '1', name: 'Workspace' }] });
+      api().get('/api/v2/team/1/space').query(true).reply(200, { spaces: [{ id: '2', name: 'Space' }] });
+      api().get('/api/v2/space/2/folder').query(true).reply(200, { folders: [{ id: '3', name: 'Folder' }] });
+      api().get('/api/v2/folder/3/list').query(true).reply(200, { lists: [{ id: '4', name: 'List' }] });
+    };
+    const changedAt = Date.now() - 60 * MINUTE;
+    const task = (n: number, updated: number) => ({ id: `t${n}`, name: `Task ${n}`, date_updated: String(updated), list: { id: '4' } });
+    const comments = (n: number) => api().get(`/api/v2/task/t${n}/comment`).reply(200, { comments: [{ id: `c${n}`, comment_text: `Comment on ${n}`, date: String(changedAt) }] });
+
+    parents();
+    api().get('/api/v2/list/4/task').query({}).reply(200, { tasks: [task(1, changedAt), task(2, changedAt + MINUTE)], last_page: true });
+    comments(1);
+    comments(2);
+    expect((await run()).map((o) => [o.entity, o.status, o.mode, o.records, o.reason])).toEqual([
+      ['tasks', 'ready', 'full', 2, undefined],
+      ['comments', 'ready', 'full', 2, undefined],
+    ]);
+
+    // Only task 2 changed: the filter is added to the list's call; the comments of task 1 are still read
+    // (the parents come from the store), so none is marked deleted.
+    parents();
+    api()
+      .get('/api/v2/list/4/task')
+      .query({ date_updated_gt: String(changedAt + MINUTE - 5 * MINUTE) })
+      .reply(200, { tasks: [task(2, changedAt + 2 * MINUTE)], last_page: true });
+    comments(1);
+    comments(2);
+    expect((await run()).map((o) => [o.entity, o.status, o.mode, o.records, o.deleted])).toEqual([
+      ['tasks', 'ready', 'incremental', 1, 0],
+      ['comments', 'ready', 'full', 2, 0],
+    ]);
+  });
+
+  it('Intercom: contacts changed since the mark come from the search endpoint (api_search) with an updated_at query', async () => {
+    const id = await create({ connector_type: 'intercom', name: 'Intercom', credentials: { access_token: 'intercom-secret-token' } });
+    const api = () => nock(INTERCOM).matchHeader('authorization', 'Bearer intercom-secret-token');
+    const base = Math.floor(Date.now() / 1000) - 3600;
+    const contact = (n: number, updatedAt: number) => ({ type: 'contact', id: `c${n}`, role: 'user', email: `c${n}@example.com`, name: `Contact ${n}`, created_at: base - 100, updated_at: updatedAt });
+
+    api().get('/contacts').query({ per_page: '150' }).reply(200, { type: 'list', data: [contact(1, base), contact(2, base + 60)], pages: { type: 'pages', per_page: 150 } });
+    const first = await syncEntity(id, 'contacts');
+    expect(first).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: new Date((base + 60) * 1000).toISOString() });
+
+    api()
+      .post('/contacts/search', { query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) }, pagination: { per_page: 150 } })
+      .reply(200, { type: 'list', data: [contact(3, base + 120)], pages: { type: 'pages', per_page: 150, next: { starting_after: 'cursor-2' } } });
+    api()
+      .post('/contacts/search', { query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) }, pagination: { per_page: 150, starting_after: 'cursor-2' } })
+      .reply(200, { type: 'list', data: [contact(1, base + 180)], pages: { type: 'pages', per_page: 150 } });
+    const second = await syncEntity(id, 'contacts');
+    expect(second).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: new Date((base + 180) * 1000).toISOString() });
+    expect((await liveRecords(id, 'contacts')).map((r) => [r.id, r.data.updated_at])).toEqual([
+      ['c1', base + 180],
+      ['c2', base + 60],
+      ['c3', base + 120],
+    ]);
+  });
+
+  it('a failed incremental sync keeps the mark, so the next one asks again from the same point', async () => {
+    const id = await create({ connector_type: 'harvest', name: 'Harvest 2', credentials: { api_token: 'harvest-secret-token', account_id: '123456' } });
+    const t0 = Date.now() - 30 * MINUTE;
+    const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-secret-token');
+    const page = (tasks: unknown[]) => ({ tasks, links: { next: null } });
+    api().get('/v2/tasks').query({ per_page: '2000' }).reply(200, page([{ id: 1, name: 'Design', updated_at: isoSeconds(t0) }]));
+    const first = await syncEntity(id, 'tasks');
+    expect(first.high_water_mark).toBe(new Date(isoSeconds(t0)).toISOString());
+
+    api().get('/v2/tasks').query({ per_page: '2000', updated_since: isoSeconds(t0 - 5 * MINUTE) }).reply(400, { message: 'bad request' });
+    const failed = await syncEntity(id, 'tasks');
+    expect(failed).toMatchObject({ status: 'failed', last_mode: 'incremental', high_water_mark: first.high_water_mark });
+
+    api().get('/v2/tasks').query({ per_page: '2000', updated_since: isoSeconds(t0 - 5 * MINUTE) }).reply(200, page([]));
+    expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', last_mode: 'incremental', high_water_mark: first.high_water_mark });
+  });
+});
+
+describe('change filter helpers', () => {
+  const harvest = connectorModules.harvest?.definition.entities.clients?.search.incremental;
+  const now = new Date('2026-05-01T12:00:00Z');
+
+  it('decides full before the first full walk, without a mark, and when the sweep is due; incremental otherwise', () => {
+    if (!harvest) throw new Error('harvest clients declares no change filter');
+    const mark = new Date('2026-05-01T11:00:00Z');
+    expect(decideMode(undefined, undefined, now).mode).toBe('full');
+    expect(decideMode(harvest, undefined, now).mode).toBe('full');
+    expect(decideMode(harvest, { highWaterMark: null, lastFullSweepAt: new Date('2026-05-01T10:00:00Z') }, now).mode).toBe('full');
+    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:00Z') }, now).mode).toBe('full');
+    expect(decideMode(harvest, { highWaterMark: mark, lastFullSweepAt: new Date('2026-04-30T12:00:01Z') }, now)).toEqual({
+      mode: 'incremental',
+      why: 'changes since the high-water mark',
+      since: new Date('2026-05-01T10:55:00Z'),
+    });
+  });
+
+  it('reads change times in every field format, including Jira offsets and zone-less times as UTC', () => {
+    expect(changeTime({ fields: { updated: '2026-05-01T10:00:00.000+0200' } }, { field: 'fields.updated', fieldFormat: 'iso8601' })).toBe(Date.parse('2026-05-01T08:00:00Z'));
+    expect(changeTime({ t: '2026-05-01 10:00:00' }, { field: 't', fieldFormat: 'iso8601' })).toBe(Date.parse('2026-05-01T10:00:00Z'));
+    expect(changeTime({ t: 1777636800 }, { field: 't', fieldFormat: 'unix_seconds' })).toBe(1777636800000);
+    expect(changeTime({ t: '1777636800123' }, { field: 't', fieldFormat: 'unix_millis' })).toBe(1777636800123);
+    expect(changeTime({ t: 'yesterday' }, { field: 't', fieldFormat: 'iso8601' })).toBeUndefined();
+    expect(changeTime({}, { field: 't', fieldFormat: 'unix_seconds' })).toBeUndefined();
+  });
+
+  it('formats the mark as each vendor expects', () => {
+    const since = new Date('2026-05-01T10:55:30.250Z');
+    expect(formatMark(since, 'iso8601', now)).toBe('2026-05-01T10:55:30Z');
+    expect(formatMark(since, 'iso8601_millis', now)).toBe('2026-05-01T10:55:30.250Z');
+    expect(formatMark(since, 'date', now)).toBe('2026-05-01');
+    expect(formatMark(since, 'unix_seconds', now)).toBe(1777632930);
+    expect(formatMark(since, 'unix_millis', now)).toBe(1777632930250);
+    expect(formatMark(since, 'minutes_ago', now)).toBe(65);
+  });
+
+  it('fills a template with the mark and the current value, as JSON for an object param', () => {
+    const jira = connectorModules.jira?.definition.entities.issues;
+    const jiraFilter = jira?.search.incremental;
+    if (!jira?.actions.list || !jiraFilter) throw new Error('jira issues declares no change filter');
+    expect(changeFilterParams(jiraFilter, jira.actions.list, new Date('2026-05-01T11:00:00Z'), { project: 'ABC' }, now)).toEqual({ project: 'ABC AND updated >= "-60m" ORDER BY updated ASC' });
+    const intercom = connectorModules.intercom?.definition.entities.conversations;
+    const intercomFilter = intercom?.search.incremental;
+    if (!intercom?.actions.api_search || !intercomFilter) throw new Error('intercom conversations declares no change filter');
+    expect(changeFilterParams(intercomFilter, intercom.actions.api_search, new Date('2026-05-01T11:00:00Z'), {}, now)).toEqual({ query: { field: 'updated_at', operator: '>', value: '1777633200' } });
+  });
+
+  it('progress lines say when a sync read only the changes', () => {
+    const progress = { connectorId: 'c', entity: 'clients', phase: 'ready' as const, records: 3, changed: 1, pages: 1, deleted: 0, elapsedMs: 1000 };
+    expect(formatPlainLine({ ...progress, mode: 'incremental' })).toBe('sync clients: ready, 3 records, 1 pages, 3.0 rec/s, 1.0s (incremental, 1 changed)');
+    expect(formatPlainLine({ ...progress, mode: 'full' })).toBe('sync clients: ready, 3 records, 1 pages, 3.0 rec/s, 1.0s (1 changed)');
+  });
+});
