@@ -505,7 +505,7 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       expect(invalid.body.message).toMatch(/^The credentials provided \(api_token\) match no credential option/);
       expect(await storedCredentials(harvestId)).toEqual(oauth);
       expect((await tenant.api.get<ConnectorBody>(`${CONNECTORS}/${harvestId}`)).body.name).toBe('Harvest renamed');
-      const unsupported = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${jiraId}?check=false`, { credentials: { option_title: 'OAuth2.0', ...oauth } });
+      const unsupported = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${jiraId}?check=false`, { credentials: { option_title: 'Personal Access Token', api_token: CRED.newToken } });
       expect(unsupported.status).toBe(400);
       expect(unsupported.body.errors[0]).toMatchObject({ field: 'credentials.option_title', error_code: 'unsupported_option' });
     });

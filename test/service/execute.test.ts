@@ -278,9 +278,10 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       expect(response.status).toBe(400);
       expect(response.body.errors[0]?.error_code).toBe('context_store_not_ready');
       expect(response.body.message).toMatch(/users of this connector is not ready \(not_synced\): users has not been synchronized yet: .* Use the native actions \(list, get\)/);
-      const company = await run<ErrorBody>(harvest, { entity: 'company', action: 'context_store_search', params: {} });
+      // A single object (Harvest's company, read with get) is synced as one record and searchable too.
+      const company = await run<ErrorBody>(harvest, { entity: 'company', action: 'context_store_search', params: { query: {} } });
       expect(company.status).toBe(400);
-      expect(company.body.message).toBe('Unknown action "context_store_search" for company: this entity has no context store search. Valid actions: get.');
+      expect(company.body.errors[0]?.error_code).toBe('context_store_not_ready');
       const unknown = await run<ErrorBody>(harvest, { entity: 'nope', action: 'context_store_search' });
       expect(unknown.body.errors[0]?.error_code).toBe('unknown_operation');
     });

@@ -46,7 +46,7 @@ describe('skill search', () => {
     const response = await search('query=REFRESH%20TOK');
     const ids = response.body.data.map((hit) => hit.id);
     expect(ids).toEqual(expect.arrayContaining(['connector:harvest', 'connector:salesforce']));
-    expect(ids).not.toContain('connector:typeform');
+    expect(ids).not.toContain('connector:orb'); // API keys only: no refresh token anywhere in its docs
     const salesforce = response.body.data.find((hit) => hit.id === 'connector:salesforce');
     expect(salesforce?.matched_sections.map((s) => s.section_id)).toContain('authentication');
   });

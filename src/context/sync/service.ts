@@ -178,6 +178,8 @@ export class SyncService {
   /** Connector id -> job id, for the jobs this process runs. */
   private readonly running = new Map<string, string>();
   private readonly listeners = new Map<string, Set<(progress: SyncProgress) => void>>();
+  /** Enqueues in progress per connector: requests of this process read the queue and add to it one at a time. */
+  private readonly enqueueing = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();
   private dueTimer: NodeJS.Timeout | undefined;
   private closing = false;
@@ -349,6 +351,20 @@ export class SyncService {
    * a new one. Entities the running job covers are `already_running`; a 409 when that is all of them.
    */
   private async enqueue(row: ConnectorRow, definition: ConnectorDefinition, names: string[], trigger: SyncTrigger, wholeConnector: boolean): Promise<{ jobId: string; states: StartedSync['entities'] }> {
+    // Two requests that both read "no job waits" before either sends would queue two jobs: one at a time, the
+    // second sees the first's job and joins it (or gets a 409 once it runs).
+    const turn = (this.enqueueing.get(row.id) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.enqueueNow(row, definition, names, trigger, wholeConnector));
+    this.enqueueing.set(row.id, turn);
+    try {
+      return await turn;
+    } finally {
+      if (this.enqueueing.get(row.id) === turn) this.enqueueing.delete(row.id);
+    }
+  }
+
+  private async enqueueNow(row: ConnectorRow, definition: ConnectorDefinition, names: string[], trigger: SyncTrigger, wholeConnector: boolean): Promise<{ jobId: string; states: StartedSync['entities'] }> {
     await this.worked(row.connector_type);
     const name = queueName(row.connector_type);
     for (let attempt = 0; attempt < 5; attempt += 1) {
