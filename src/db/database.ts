@@ -5,11 +5,20 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { FUZZY_THRESHOLD } from '../context/filter/threshold.js';
 import { StoreChanges } from './changes.js';
 import { migrate } from './migrate.js';
 import { PGlitePool } from './pglite-pool.js';
 import { acquireStoreLock } from './store-lock.js';
 import type { DatabaseSchema } from './schema.js';
+
+/**
+ * Settings every connection of the store runs with. fuzzy filters narrow their candidates with
+ * pg_trgm's `<%` operator (served by the trigram index of migration 9), which compares with
+ * pg_trgm.word_similarity_threshold (0.6 by default): it must equal the fuzzy threshold, or a record
+ * whose field reaches 0.5 would be dropped. SET works before pg_trgm is loaded (a placeholder it adopts).
+ */
+const SESSION_SETTINGS = `SET pg_trgm.word_similarity_threshold = ${FUZZY_THRESHOLD}`;
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -44,6 +53,10 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     // An idle connection that PostgreSQL drops (a restart, an outage) must not crash the process: the pool
     // discards it and the next query opens a new one (or fails, and the request answers 503).
     pool.on('error', () => undefined);
+    // Queued before any other query of the connection (pg runs a client's queries in order).
+    pool.on('connect', (client) => {
+      client.query(SESSION_SETTINGS).catch(() => undefined);
+    });
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     let changes: StoreChanges;
     try {
@@ -71,6 +84,7 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     let pglite: PGlite;
     try {
       pglite = await PGlite.create(location, { extensions: { vector, pg_trgm } });
+      await pglite.exec(SESSION_SETTINGS);
     } catch (error) {
       lock?.release();
       throw error;

@@ -13,6 +13,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../../runtime/index.js';
 import { declaredTypes, ELEMENT_PATH, isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
 import { and, escapeLike, likePattern, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
+import { FUZZY_THRESHOLD } from './threshold.js';
 import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
 
 export const COMPARISON_OPERATORS = [
@@ -23,8 +24,7 @@ export const OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, ...LOGICAL
 
 type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 
-/** `fuzzy` matches when pg_trgm's word_similarity(query, field) reaches this. */
-export const FUZZY_THRESHOLD = 0.5;
+export { FUZZY_THRESHOLD };
 export const MAX_FILTER_DEPTH = 32;
 export const MAX_BRANCHES = 100;
 export const MAX_IN_VALUES = 1000;
@@ -63,6 +63,35 @@ function typeName(value: unknown): string {
 
 function only(types: Set<string> | undefined, ...allowed: string[]): boolean {
   return types !== undefined && [...types].every((type) => allowed.includes(type));
+}
+
+/**
+ * Whether every literal character of a LIKE pattern appears as itself in JSON text: not `"`, `\` or a
+ * control character (JSON escapes them). `\%` and `\_` are the literal % and _.
+ */
+function literalInJsonText(pattern: string): boolean {
+  for (let index = 0; index < pattern.length; index += 1) {
+    const char = pattern[index] as string;
+    if (char === '\\') {
+      const next = pattern[index + 1];
+      if (next !== '%' && next !== '_') return false;
+      index += 1;
+    } else if (char === '"' || char < ' ') {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A condition on a record field that implies its value matches the case-insensitive LIKE pattern,
+ * with the same pattern on the text of the whole record added (`%` around it: the field is somewhere
+ * in it), which the trigram index of migration 9 serves. Not for patterns holding characters JSON
+ * escapes (their escaped form differs), nor inside `any` (the element is not a record).
+ */
+function withTextIndex(scope: Scope, exact: RawBuilder<boolean>, pattern: string): RawBuilder<boolean> {
+  if (!scope.record || !literalInJsonText(pattern)) return exact;
+  return sql<boolean>`(${exact} AND switchyard_search_text(${scope.base}) ILIKE ${`%${pattern}%`})`;
 }
 
 class FilterCompiler {
@@ -325,7 +354,8 @@ class FilterCompiler {
   /** Strings (and numbers, as their text) matched case-insensitively against a LIKE pattern. */
   private scalarLike(field: FieldRef, pattern: string): RawBuilder<boolean> {
     const { scope, segments } = field;
-    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    const exact = sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    return withTextIndex(scope, exact, pattern);
   }
 
   private pattern(operator: 'like' | 'startswith' | 'endswith', field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
@@ -346,12 +376,15 @@ class FilterCompiler {
     const { scope, segments } = field;
     const json = jsonAt(scope, segments);
     const text = String(value);
-    return sql<boolean>`(CASE jsonb_typeof(${json})
+    const exact = sql<boolean>`(CASE jsonb_typeof(${json})
       WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${json}) AS _contains(v)
         WHERE _contains.v = ${jsonParam(value)} OR (jsonb_typeof(_contains.v) = 'string' AND lower(_contains.v #>> '{}') = lower(${text})))
       WHEN 'string' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       WHEN 'number' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       ELSE false END)`;
+    // An array element equal to the value (ignoring case) holds its text too; a number in exponent
+    // notation ("1e+21") may be written out in the JSON text, so it gets no text condition.
+    return /e/i.test(text) && typeof value === 'number' ? exact : withTextIndex(scope, exact, `%${escapeLike(text)}%`);
   }
 
   /** An array holding the value (every value, when given an array); objects match elements that contain them. */
@@ -370,13 +403,20 @@ class FilterCompiler {
     return sql<boolean>`(jsonb_typeof(${json}) = 'array' AND ${json} @> ${jsonParam(elements)})`;
   }
 
-  /** pg_trgm word similarity: tolerant of typos, case, punctuation and word order. */
+  /**
+   * pg_trgm word similarity: tolerant of typos, case, punctuation and word order. On a record field,
+   * `value <% switchyard_search_text(data)` is added: the same similarity against the text of the whole
+   * record, never lower than against the field (migration 9), so it only lets the trigram index find
+   * the candidates; the field's own similarity decides.
+   */
   private fuzzy(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     const text = this.text('fuzzy', field, value, at);
     if (text === undefined) return sql<boolean>`false`;
     if (!/[\p{L}\p{N}]/u.test(text)) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
     const { scope, segments } = field;
-    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) = 'string' AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
+    const exact = sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) = 'string' AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
+    if (!scope.record) return exact;
+    return sql<boolean>`(${exact} AND ${text} <% switchyard_search_text(${scope.base}))`;
   }
 
   /** Any of the words of the value, as whole words, case-insensitively. */
@@ -387,7 +427,10 @@ class FilterCompiler {
     if (words.length === 0) return this.problem(at, 'invalid_value', `keyword on '${field.name}' needs at least one word`);
     if (words.length > MAX_KEYWORDS) return this.problem(at, 'too_many', `keyword on '${field.name}' takes at most ${MAX_KEYWORDS} words`);
     const { scope, segments } = field;
-    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ~* ${`\\m(${words.join('|')})\\M`})`;
+    const pattern = `\\m(${words.join('|')})\\M`;
+    const exact = sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ~* ${pattern})`;
+    // whole words of a field are whole words of the record's text (migration 9)
+    return scope.record ? sql<boolean>`(${exact} AND switchyard_search_text(${scope.base}) ~* ${pattern})` : exact;
   }
 
   /** At least one element of the array field matches the nested filter (paths relative to the element, `$` the element itself). */
