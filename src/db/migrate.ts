@@ -22,7 +22,7 @@ async function assertExtensionsAvailable(db: Kysely<DatabaseSchema>, pending: re
   if (missing.length > 0) {
     throw new MissingExtensionError(
       `The PostgreSQL server lacks the ${missing.join(', ')} extension that the context store needs (fuzzy search uses pg_trgm): ` +
-        `install the server's contrib package (e.g. postgresql-15-contrib, or postgresql15-contrib), or have an administrator run CREATE EXTENSION ${missing[0]} in this database.`,
+        `install PostgreSQL's contrib modules on the server (e.g. the postgresql15-contrib package), or have an administrator run CREATE EXTENSION ${missing[0]} in this database.`,
     );
   }
 }

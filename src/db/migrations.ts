@@ -327,19 +327,21 @@ ${DATE_INDEXES}
     // decides. contains/like/startswith/endswith add `text ILIKE '%pattern%'`, keyword the same regular
     // expression. The function is plpgsql with a high COST so the planner knows re-reading the text is
     // expensive: it takes the index when the matches are rare and reads in order (stopping after a page)
-    // when they are common. pg_trgm is a trusted extension (PostgreSQL 13+): the owner of the database can
-    // create it; migrate.ts says so in one line where it is not installed.
+    // when they are common. The index is not partial: the planner takes statistics only from the
+    // expressions of whole-table indexes, and it needs them here. pg_trgm is a trusted extension
+    // (PostgreSQL 13+): the owner of the database can create it; migrate.ts says so in one line where
+    // it is not installed.
     //
     // Sort indexes: the two sort keys of src/context/filter/sort.ts for common fields, for live records
     // having the field; a sorted search reads one of them in order (see SortPlan.phases).
     sql: `
       CREATE EXTENSION IF NOT EXISTS pg_trgm;
-      CREATE FUNCTION switchyard_search_text(data jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE COST 500 AS $fn$
+      CREATE FUNCTION switchyard_search_text(data jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE COST 5000 AS $fn$
         BEGIN
           RETURN regexp_replace(data::text, '\\\\(u[0-9a-fA-F]{4}|.)', ' ', 'g');
         END
       $fn$;
-      CREATE INDEX context_records_text ON context_records USING gin (switchyard_search_text(data) gin_trgm_ops) WHERE deleted_at IS NULL;
+      CREATE INDEX context_records_text ON context_records USING gin (switchyard_search_text(data) gin_trgm_ops);
 ${SORT_INDEXES}
     `,
   },

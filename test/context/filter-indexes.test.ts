@@ -14,6 +14,8 @@ import type { ServiceConfig } from '../../src/config.js';
 import { compileFilter, parseSort, sortPlan } from '../../src/context/filter/index.js';
 import { contextStoreSearch, recordsQuery, type SearchScope } from '../../src/context/search.js';
 import { openStore, type Store } from '../../src/db/database.js';
+import { migrate, MissingExtensionError } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations.js';
 import { Keyring } from '../../src/security/keyring.js';
 import { sealCredentials } from '../../src/services/credentials.js';
 import { createOrganization } from '../../src/services/organizations.js';
@@ -97,6 +99,15 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
       ORDER BY r.record_id`.execute(store.db);
     return rows.map((row) => row.record_id);
   }
+
+  it('refuses in one line a pending migration whose extension the server does not have', async () => {
+    const needing = { version: 10_000, name: 'test', sql: 'CREATE EXTENSION IF NOT EXISTS switchyard_no_such_extension;' };
+    const refused = await migrate(store.db, [...migrations, needing]).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MissingExtensionError);
+    expect((refused as Error).message).toMatch(/^The PostgreSQL server lacks the switchyard_no_such_extension extension .*CREATE EXTENSION switchyard_no_such_extension in this database\.$/);
+    const { rows } = await sql<{ count: number }>`SELECT count(*)::int AS count FROM schema_migrations WHERE version = 10000`.execute(store.db);
+    expect(rows[0]?.count).toBe(0);
+  });
 
   it('runs every connection with pg_trgm.word_similarity_threshold at the fuzzy threshold', async () => {
     const { rows } = await sql<{ threshold: string }>`SELECT current_setting('pg_trgm.word_similarity_threshold') AS threshold`.execute(store.db);
