@@ -74,6 +74,18 @@ function sortKeyExpressions(field: string): string {
   return `(CASE WHEN jsonb_typeof(data -> '${field}') = 'number' THEN (data -> '${field}')::numeric END), (lower(data ->> '${field}') COLLATE "C")`;
 }
 
+/**
+ * Migration 9: the top-level text fields that get their own trigram index: fuzzy, contains, like,
+ * startswith, endswith and keyword on them are served by it exactly (candidates of that field only, a
+ * cheap recheck), where other fields go through the trigram index of the whole record's text. Part of a
+ * released migration: never edit; a later migration may add more.
+ */
+export const TRIGRAM_INDEXED_FIELDS: readonly string[] = ['title', 'name', 'subject', 'summary'];
+
+const TRIGRAM_INDEXES = TRIGRAM_INDEXED_FIELDS.map(
+  (field) => `      CREATE INDEX "context_records_trgm_${field}" ON context_records USING gin ((data ->> '${field}') gin_trgm_ops);`,
+).join('\n');
+
 const SORT_INDEXES = SORT_INDEXED_FIELDS.map(
   (field) =>
     `      CREATE INDEX "context_records_sort_${field}" ON context_records (connector_id, entity, ${sortKeyExpressions(field)})` +
@@ -342,6 +354,7 @@ ${DATE_INDEXES}
         END
       $fn$;
       CREATE INDEX context_records_text ON context_records USING gin (switchyard_search_text(data) gin_trgm_ops);
+${TRIGRAM_INDEXES}
 ${SORT_INDEXES}
     `,
   },

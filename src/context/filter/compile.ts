@@ -13,6 +13,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../../runtime/index.js';
 import { declaredTypes, ELEMENT_PATH, isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
 import { and, escapeLike, likePattern, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
+import { TRIGRAM_INDEXED_FIELDS } from '../../db/migrations.js';
 import { FUZZY_THRESHOLD } from './threshold.js';
 import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
 
@@ -92,6 +93,11 @@ function literalInJsonText(pattern: string): boolean {
 function withTextIndex(scope: Scope, exact: RawBuilder<boolean>, pattern: string): RawBuilder<boolean> {
   if (!scope.record || !literalInJsonText(pattern)) return exact;
   return sql<boolean>`(${opaque(exact)} AND switchyard_search_text(${scope.base}) ILIKE ${`%${pattern}%`})`;
+}
+
+/** A top-level record field with its own trigram index (migration 9): its text conditions are served by it as they are. */
+function ownTrigramIndex(scope: Scope, segments: readonly string[]): boolean {
+  return scope.record && segments.length === 1 && TRIGRAM_INDEXED_FIELDS.includes(segments[0] as string);
 }
 
 /**
@@ -365,7 +371,9 @@ class FilterCompiler {
   /** Strings (and numbers, as their text) matched case-insensitively against a LIKE pattern. */
   private scalarLike(field: FieldRef, pattern: string): RawBuilder<boolean> {
     const { scope, segments } = field;
-    const exact = sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    const scalar = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number')`;
+    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(scalar)} AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    const exact = sql<boolean>`(${scalar} AND ${textAt(scope, segments)} ILIKE ${pattern})`;
     return withTextIndex(scope, exact, pattern);
   }
 
@@ -393,9 +401,13 @@ class FilterCompiler {
       WHEN 'string' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       WHEN 'number' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       ELSE false END)`;
-    // An array element equal to the value (ignoring case) holds its text too; a number in exponent
-    // notation ("1e+21") may be written out in the JSON text, so it gets no text condition.
-    return /e/i.test(text) && typeof value === 'number' ? exact : withTextIndex(scope, exact, `%${escapeLike(text)}%`);
+    // An array element equal to the value (ignoring case) holds its text too (in the record's text, and
+    // in the array's JSON text that ->> gives); a number in exponent notation ("1e+21") may be written
+    // out in JSON text, so it gets no text condition.
+    const pattern = `%${escapeLike(text)}%`;
+    if (/e/i.test(text) && typeof value === 'number') return exact;
+    if (ownTrigramIndex(scope, segments) && literalInJsonText(pattern)) return sql<boolean>`(${opaque(exact)} AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    return withTextIndex(scope, exact, pattern);
   }
 
   /** An array holding the value (every value, when given an array); objects match elements that contain them. */
@@ -425,7 +437,10 @@ class FilterCompiler {
     if (text === undefined) return sql<boolean>`false`;
     if (!/[\p{L}\p{N}]/u.test(text)) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
     const { scope, segments } = field;
-    const exact = sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) = 'string' AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
+    const isString = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) = 'string'`;
+    // `<%` is word_similarity(text, field) >= pg_trgm.word_similarity_threshold, the fuzzy threshold
+    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(isString)} AND ${text} <% ${textAt(scope, segments)})`;
+    const exact = sql<boolean>`(${isString} AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
     if (!scope.record) return exact;
     return sql<boolean>`(${opaque(exact)} AND ${text} <% switchyard_search_text(${scope.base}))`;
   }
@@ -439,7 +454,9 @@ class FilterCompiler {
     if (words.length > MAX_KEYWORDS) return this.problem(at, 'too_many', `keyword on '${field.name}' takes at most ${MAX_KEYWORDS} words`);
     const { scope, segments } = field;
     const pattern = `\\m(${words.join('|')})\\M`;
-    const exact = sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ~* ${pattern})`;
+    const scalar = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number')`;
+    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(scalar)} AND ${textAt(scope, segments)} ~* ${pattern})`;
+    const exact = sql<boolean>`(${scalar} AND ${textAt(scope, segments)} ~* ${pattern})`;
     // whole words of a field are whole words of the record's text (migration 9)
     return scope.record ? sql<boolean>`(${opaque(exact)} AND switchyard_search_text(${scope.base}) ~* ${pattern})` : exact;
   }
