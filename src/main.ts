@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type ServiceConfig } from './config.js';
+import { MissingExtensionError } from './db/migrate.js';
 import { StoreLockedError } from './db/store-lock.js';
 import { KeyringError } from './security/keyring.js';
 import { startService, StoreUnreachableError } from './server.js';
@@ -35,7 +36,7 @@ try {
     console.error(`Configuration error: ${error.message}`);
     process.exit(1);
   }
-  if (error instanceof StoreLockedError || error instanceof KeyringError || error instanceof StoreUnreachableError) {
+  if (error instanceof StoreLockedError || error instanceof KeyringError || error instanceof StoreUnreachableError || error instanceof MissingExtensionError) {
     console.error(error.message);
     process.exit(1);
   }

@@ -14,7 +14,7 @@ import { openCursor, searchFingerprint, signCursor, MAX_CURSOR_LENGTH } from './
 import { compileFilterInto } from './filter/compile.js';
 import { isSearchablePath, parsePath } from './filter/fields.js';
 import { projectFields } from './filter/project.js';
-import { parseSort, sortPlan, type SortField } from './filter/sort.js';
+import { parseSort, sortPlan, type SortField, type SortPhase, type SortPlan } from './filter/sort.js';
 import { semanticSearch, type SemanticParams } from './semantic/search.js';
 import { entityReadiness } from './sync/state.js';
 
@@ -233,7 +233,28 @@ async function assertSearchable(ctx: ServiceContext, scope: SearchScope): Promis
   throw new BadRequestError(message, 'context_store_not_ready', [{ field: 'entity', rule: 'context_store_not_ready', message }]);
 }
 
-interface RecordRow {
+/**
+ * One query of a filter search: the live records of a connector's entity matching the filter, after
+ * the cursor's row, in one phase of the sort (exported so tests can EXPLAIN what runs).
+ */
+export function recordsQuery(
+  scope: { organizationId: string; connectorId: string; entity: string },
+  filter: RawBuilder<boolean>,
+  after: RawBuilder<boolean>,
+  order: SortPlan,
+  phase: SortPhase,
+  limit: number,
+): RawBuilder<RecordRow> {
+  return sql<RecordRow>`
+    SELECT r.record_id, r.data${order.select}
+    FROM context_records AS r
+    WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity}
+      AND r.deleted_at IS NULL AND ${filter} AND ${after} AND ${phase.where}
+    ORDER BY ${phase.orderBy}
+    LIMIT ${limit}`;
+}
+
+export interface RecordRow {
   record_id: string;
   data: Record<string, unknown>;
   [key: `_k${number}`]: string | null;
@@ -243,6 +264,7 @@ async function filterSearch(ctx: ServiceContext, scope: SearchScope, search: Ext
   const order = sortPlan(search.sort, 'r');
   const fingerprint = searchFingerprint({ c: scope.connectorId, e: scope.entity.name, m: 'query', filter: search.rawFilter, sort: search.sort });
   let after: RawBuilder<boolean> = sql<boolean>`true`;
+  let cursorKeys: Array<string | null> | undefined;
   if (search.cursor !== undefined) {
     const payload = openCursor(ctx.keyring, search.cursor, fingerprint);
     const keys = payload.k;
@@ -250,16 +272,16 @@ async function filterSearch(ctx: ServiceContext, scope: SearchScope, search: Ext
     if (!Array.isArray(keys) || keys.length !== order.keyCount || !keys.every((k) => k === null || typeof k === 'string') || typeof id !== 'string') {
       throw new BadRequestError('cursor is not a cursor this service issued.', 'invalid_cursor', [{ field: 'cursor', rule: 'invalid_cursor', message: 'cursor is not a cursor this service issued.' }]);
     }
-    after = order.after(keys as Array<string | null>, id);
+    cursorKeys = keys as Array<string | null>;
+    after = order.after(cursorKeys, id);
   }
-  const result = await sql<RecordRow>`
-    SELECT r.record_id, r.data${order.select}
-    FROM context_records AS r
-    WHERE r.organization_id = ${scope.organizationId} AND r.connector_id = ${scope.connectorId} AND r.entity = ${scope.entity.name}
-      AND r.deleted_at IS NULL AND ${search.filter} AND ${after}
-    ORDER BY ${order.orderBy}
-    LIMIT ${search.limit + 1}`.execute(ctx.store.db);
-  const rows = result.rows;
+  const rows: RecordRow[] = [];
+  for (const phase of order.phases(cursorKeys)) {
+    const query = recordsQuery({ ...scope, entity: scope.entity.name }, search.filter, after, order, phase, search.limit + 1 - rows.length);
+    const result = await query.execute(ctx.store.db);
+    rows.push(...result.rows);
+    if (rows.length > search.limit) break;
+  }
   const hasMore = rows.length > search.limit;
   const page = hasMore ? rows.slice(0, search.limit) : rows;
   const last = page[page.length - 1];

@@ -5,11 +5,20 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { FUZZY_THRESHOLD } from '../context/filter/threshold.js';
 import { StoreChanges } from './changes.js';
 import { migrate } from './migrate.js';
 import { PGlitePool } from './pglite-pool.js';
 import { acquireStoreLock } from './store-lock.js';
 import type { DatabaseSchema } from './schema.js';
+
+/**
+ * Settings every connection of the store runs with. fuzzy filters narrow their candidates with
+ * pg_trgm's `<%` operator (served by the trigram index of migration 9), which compares with
+ * pg_trgm.word_similarity_threshold (0.6 by default): it must equal the fuzzy threshold, or a record
+ * whose field reaches 0.5 would be dropped. SET works before pg_trgm is loaded (a placeholder it adopts).
+ */
+const SESSION_SETTINGS = `SET pg_trgm.word_similarity_threshold = ${FUZZY_THRESHOLD}`;
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -46,7 +55,11 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     pool.on('error', () => undefined);
     // The pool stops listening for errors on a connection while it is checked out; a connection lost then
     // (mid-query) would emit an unheard 'error' and end the process. The query itself still rejects.
-    pool.on('connect', (client) => client.on('error', () => undefined));
+    // The session settings are queued before any other query of the connection (pg runs a client's queries in order).
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+      client.query(SESSION_SETTINGS).catch(() => undefined);
+    });
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
     let changes: StoreChanges;
     try {
@@ -74,6 +87,9 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     let pglite: PGlite;
     try {
       pglite = await PGlite.create(location, { extensions: { vector, pg_trgm } });
+      // The embedded store reads from memory or a local file: a random page costs about what a
+      // sequential one does (PostgreSQL's default of 4 keeps PGlite reading in order what an index finds).
+      await pglite.exec(`${SESSION_SETTINGS}; SET random_page_cost = 1.1`);
     } catch (error) {
       lock?.release();
       throw error;

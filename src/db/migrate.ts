@@ -5,6 +5,28 @@ import type { DatabaseSchema } from './schema.js';
 /** Arbitrary constant: the advisory lock that serializes migrations across Switchyard processes. */
 const MIGRATION_LOCK = 727_100_001;
 
+/** A PostgreSQL server without an extension the store needs: the start-up reports it in one line. */
+export class MissingExtensionError extends Error {
+  override name = 'MissingExtensionError';
+}
+
+/**
+ * The extensions pending migrations create must be installable: otherwise one line that says what to
+ * install, instead of PostgreSQL's "could not open extension control file" from the middle of a migration.
+ */
+async function assertExtensionsAvailable(db: Kysely<DatabaseSchema>, pending: readonly Migration[]): Promise<void> {
+  const needed = [...new Set(pending.flatMap((migration) => [...migration.sql.matchAll(/CREATE EXTENSION IF NOT EXISTS (\w+)/g)].map((match) => match[1] as string)))];
+  if (needed.length === 0) return;
+  const { rows } = await sql<{ name: string }>`SELECT name FROM pg_available_extensions WHERE name = ANY(${needed})`.execute(db);
+  const missing = needed.filter((name) => !rows.some((row) => row.name === name));
+  if (missing.length > 0) {
+    throw new MissingExtensionError(
+      `The PostgreSQL server lacks the ${missing.join(', ')} extension that the context store needs (fuzzy search uses pg_trgm): ` +
+        `install PostgreSQL's contrib modules on the server (e.g. the postgresql15-contrib package), or have an administrator run CREATE EXTENSION ${missing[0]} in this database.`,
+    );
+  }
+}
+
 /**
  * Applies pending migrations in one transaction, under an advisory lock, so several processes can start
  * at once. `list` defaults to every migration; a prefix of it builds a store as an older release left it.
@@ -14,9 +36,10 @@ export async function migrate(db: Kysely<DatabaseSchema>, list: readonly Migrati
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
     await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`.execute(trx);
     const applied = new Set((await trx.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version));
+    const pending = list.filter((migration) => !applied.has(migration.version));
+    await assertExtensionsAvailable(trx, pending);
     const done: number[] = [];
-    for (const migration of list) {
-      if (applied.has(migration.version)) continue;
+    for (const migration of pending) {
       await sql.raw(migration.sql).execute(trx);
       await trx.insertInto('schema_migrations').values({ version: migration.version, name: migration.name }).execute();
       done.push(migration.version);

@@ -61,6 +61,37 @@ ${DEFINITION_ID_CHANGES.map(([from, to]) => `        ('${from}', '${to}')`).join
       ) AS changes (old_id, new_id)
       WHERE connectors.definition_id = changes.old_id::uuid;`;
 
+/**
+ * Migration 9: the top-level fields that get a sort index, so a search sorted by one of them reads its
+ * records in order and stops after a page (src/context/filter/sort.ts plans sorted searches onto these).
+ * The timestamp fields of migration 4 and the common name and priority fields. Part of a released
+ * migration: never edit; a later migration may add more.
+ */
+export const SORT_INDEXED_FIELDS: readonly string[] = [...DATE_INDEXED_FIELDS, 'name', 'title', 'subject', 'priority'];
+
+/** The two sort keys of a top-level field, as src/context/filter/sort.ts writes them (numbers by value, then text lowercased). */
+function sortKeyExpressions(field: string): string {
+  return `(CASE WHEN jsonb_typeof(data -> '${field}') = 'number' THEN (data -> '${field}')::numeric END), (lower(data ->> '${field}') COLLATE "C")`;
+}
+
+/**
+ * Migration 9: the top-level text fields that get their own trigram index: fuzzy, contains, like,
+ * startswith, endswith and keyword on them are served by it exactly (candidates of that field only, a
+ * cheap recheck), where other fields go through the trigram index of the whole record's text. Part of a
+ * released migration: never edit; a later migration may add more.
+ */
+export const TRIGRAM_INDEXED_FIELDS: readonly string[] = ['title', 'name', 'subject', 'summary'];
+
+const TRIGRAM_INDEXES = TRIGRAM_INDEXED_FIELDS.map(
+  (field) => `      CREATE INDEX "context_records_trgm_${field}" ON context_records USING gin ((data ->> '${field}') gin_trgm_ops);`,
+).join('\n');
+
+const SORT_INDEXES = SORT_INDEXED_FIELDS.map(
+  (field) =>
+    `      CREATE INDEX "context_records_sort_${field}" ON context_records (connector_id, entity, ${sortKeyExpressions(field)})` +
+    ` WHERE deleted_at IS NULL AND (data ->> '${field}') IS NOT NULL;`,
+).join('\n');
+
 export const migrations: Migration[] = [
   {
     version: 1,
@@ -309,6 +340,37 @@ ${DATE_INDEXES}
         ADD COLUMN high_water_mark timestamptz,
         ADD COLUMN last_full_sweep_at timestamptz,
         ADD COLUMN synced_through timestamptz;
+    `,
+  },
+  {
+    version: 9,
+    name: 'context store: trigram index for fuzzy, sort indexes',
+    // Text filters (src/context/filter/compile.ts) add a condition on switchyard_search_text(data), served
+    // by the GIN trigram index below: the text of the whole record (its JSON text with each escape sequence
+    // turned into one space, so every string value appears with its words unchanged, between non-word
+    // characters). fuzzy adds `value <% text`: word_similarity against the whole text is never lower than
+    // against one of its fields, so with pg_trgm.word_similarity_threshold at the fuzzy threshold (set on
+    // every connection by src/db/database.ts) it only narrows the candidates; the field's own similarity
+    // decides. contains/like/startswith/endswith add `text ILIKE '%pattern%'`, keyword the same regular
+    // expression. The function is plpgsql with a high COST so the planner knows re-reading the text is
+    // expensive: it takes the index when the matches are rare and reads in order (stopping after a page)
+    // when they are common. The index is not partial: the planner takes statistics only from the
+    // expressions of whole-table indexes, and it needs them here. pg_trgm is a trusted extension
+    // (PostgreSQL 13+): the owner of the database can create it; migrate.ts says so in one line where
+    // it is not installed.
+    //
+    // Sort indexes: the two sort keys of src/context/filter/sort.ts for common fields, for live records
+    // having the field; a sorted search reads one of them in order (see SortPlan.phases).
+    sql: `
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+      CREATE FUNCTION switchyard_search_text(data jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE COST 5000 AS $fn$
+        BEGIN
+          RETURN regexp_replace(data::text, '\\\\(u[0-9a-fA-F]{4}|.)', ' ', 'g');
+        END
+      $fn$;
+      CREATE INDEX context_records_text ON context_records USING gin (switchyard_search_text(data) gin_trgm_ops);
+${TRIGRAM_INDEXES}
+${SORT_INDEXES}
     `,
   },
 ];

@@ -13,6 +13,8 @@ import { sql, type RawBuilder } from 'kysely';
 import { ValidationError, type EntityDefinition, type ErrorIssue } from '../../../runtime/index.js';
 import { declaredTypes, ELEMENT_PATH, isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
 import { and, escapeLike, likePattern, jsonAt, jsonEquals, jsonParam, nest, not, or, recordScope, textAt, type Scope } from './sql.js';
+import { TRIGRAM_INDEXED_FIELDS } from '../../db/migrations.js';
+import { FUZZY_THRESHOLD } from './threshold.js';
 import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
 
 export const COMPARISON_OPERATORS = [
@@ -23,8 +25,7 @@ export const OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, ...LOGICAL
 
 type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 
-/** `fuzzy` matches when pg_trgm's word_similarity(query, field) reaches this. */
-export const FUZZY_THRESHOLD = 0.5;
+export { FUZZY_THRESHOLD };
 export const MAX_FILTER_DEPTH = 32;
 export const MAX_BRANCHES = 100;
 export const MAX_IN_VALUES = 1000;
@@ -63,6 +64,51 @@ function typeName(value: unknown): string {
 
 function only(types: Set<string> | undefined, ...allowed: string[]): boolean {
   return types !== undefined && [...types].every((type) => allowed.includes(type));
+}
+
+/**
+ * Whether every literal character of a LIKE pattern appears as itself in JSON text: not `"`, `\` or a
+ * control character (JSON escapes them). `\%` and `\_` are the literal % and _.
+ */
+function literalInJsonText(pattern: string): boolean {
+  for (let index = 0; index < pattern.length; index += 1) {
+    const char = pattern[index] as string;
+    if (char === '\\') {
+      const next = pattern[index + 1];
+      if (next !== '%' && next !== '_') return false;
+      index += 1;
+    } else if (char === '"' || char < ' ') {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A condition on a record field that implies its value matches the case-insensitive LIKE pattern,
+ * with the same pattern on the text of the whole record added (`%` around it: the field is somewhere
+ * in it), which the trigram index of migration 9 serves. Not for patterns holding characters JSON
+ * escapes (their escaped form differs), nor inside `any` (the element is not a record).
+ */
+function withTextIndex(scope: Scope, exact: RawBuilder<boolean>, pattern: string): RawBuilder<boolean> {
+  if (!scope.record || !literalInJsonText(pattern)) return exact;
+  return sql<boolean>`(${opaque(exact)} AND switchyard_search_text(${scope.base}) ILIKE ${`%${pattern}%`})`;
+}
+
+/** A top-level record field with its own trigram index (migration 9): its text conditions are served by it as they are. */
+function ownTrigramIndex(scope: Scope, segments: readonly string[]): boolean {
+  return scope.record && segments.length === 1 && TRIGRAM_INDEXED_FIELDS.includes(segments[0] as string);
+}
+
+/**
+ * The condition as a CASE, which the planner estimates as matching half the rows: left bare, its type
+ * test and pattern (`jsonb_typeof(...) = 'string'`, 0.5% each by default, no statistics on JSON paths)
+ * multiply into "almost nothing matches", and the planner reads every candidate of the trigram index and
+ * sorts them even when the matches are common. So the estimate comes from the record-text condition
+ * (which has statistics, migration 9's expression index) and a common match reads in order instead.
+ */
+function opaque(condition: RawBuilder<boolean>): RawBuilder<boolean> {
+  return sql<boolean>`(CASE WHEN ${condition} THEN true ELSE false END)`;
 }
 
 class FilterCompiler {
@@ -325,7 +371,10 @@ class FilterCompiler {
   /** Strings (and numbers, as their text) matched case-insensitively against a LIKE pattern. */
   private scalarLike(field: FieldRef, pattern: string): RawBuilder<boolean> {
     const { scope, segments } = field;
-    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    const scalar = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number')`;
+    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(scalar)} AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    const exact = sql<boolean>`(${scalar} AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    return withTextIndex(scope, exact, pattern);
   }
 
   private pattern(operator: 'like' | 'startswith' | 'endswith', field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
@@ -346,12 +395,19 @@ class FilterCompiler {
     const { scope, segments } = field;
     const json = jsonAt(scope, segments);
     const text = String(value);
-    return sql<boolean>`(CASE jsonb_typeof(${json})
+    const exact = sql<boolean>`(CASE jsonb_typeof(${json})
       WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${json}) AS _contains(v)
         WHERE _contains.v = ${jsonParam(value)} OR (jsonb_typeof(_contains.v) = 'string' AND lower(_contains.v #>> '{}') = lower(${text})))
       WHEN 'string' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       WHEN 'number' THEN ${textAt(scope, segments)} ILIKE ${`%${escapeLike(text)}%`}
       ELSE false END)`;
+    // An array element equal to the value (ignoring case) holds its text too (in the record's text, and
+    // in the array's JSON text that ->> gives); a number in exponent notation ("1e+21") may be written
+    // out in JSON text, so it gets no text condition.
+    const pattern = `%${escapeLike(text)}%`;
+    if (/e/i.test(text) && typeof value === 'number') return exact;
+    if (ownTrigramIndex(scope, segments) && literalInJsonText(pattern)) return sql<boolean>`(${opaque(exact)} AND ${textAt(scope, segments)} ILIKE ${pattern})`;
+    return withTextIndex(scope, exact, pattern);
   }
 
   /** An array holding the value (every value, when given an array); objects match elements that contain them. */
@@ -370,13 +426,23 @@ class FilterCompiler {
     return sql<boolean>`(jsonb_typeof(${json}) = 'array' AND ${json} @> ${jsonParam(elements)})`;
   }
 
-  /** pg_trgm word similarity: tolerant of typos, case, punctuation and word order. */
+  /**
+   * pg_trgm word similarity: tolerant of typos, case, punctuation and word order. On a record field,
+   * `value <% switchyard_search_text(data)` is added: the same similarity against the text of the whole
+   * record, never lower than against the field (migration 9), so it only lets the trigram index find
+   * the candidates; the field's own similarity decides.
+   */
   private fuzzy(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     const text = this.text('fuzzy', field, value, at);
     if (text === undefined) return sql<boolean>`false`;
     if (!/[\p{L}\p{N}]/u.test(text)) return this.problem(at, 'invalid_value', `fuzzy on '${field.name}' needs at least one letter or digit`);
     const { scope, segments } = field;
-    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) = 'string' AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
+    const isString = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) = 'string'`;
+    // `<%` is word_similarity(text, field) >= pg_trgm.word_similarity_threshold, the fuzzy threshold
+    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(isString)} AND ${text} <% ${textAt(scope, segments)})`;
+    const exact = sql<boolean>`(${isString} AND word_similarity(${text}, ${textAt(scope, segments)}) >= ${sql.lit(FUZZY_THRESHOLD)})`;
+    if (!scope.record) return exact;
+    return sql<boolean>`(${opaque(exact)} AND ${text} <% switchyard_search_text(${scope.base}))`;
   }
 
   /** Any of the words of the value, as whole words, case-insensitively. */
@@ -387,7 +453,12 @@ class FilterCompiler {
     if (words.length === 0) return this.problem(at, 'invalid_value', `keyword on '${field.name}' needs at least one word`);
     if (words.length > MAX_KEYWORDS) return this.problem(at, 'too_many', `keyword on '${field.name}' takes at most ${MAX_KEYWORDS} words`);
     const { scope, segments } = field;
-    return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number') AND ${textAt(scope, segments)} ~* ${`\\m(${words.join('|')})\\M`})`;
+    const pattern = `\\m(${words.join('|')})\\M`;
+    const scalar = sql<boolean>`jsonb_typeof(${jsonAt(scope, segments)}) IN ('string', 'number')`;
+    if (ownTrigramIndex(scope, segments)) return sql<boolean>`(${opaque(scalar)} AND ${textAt(scope, segments)} ~* ${pattern})`;
+    const exact = sql<boolean>`(${scalar} AND ${textAt(scope, segments)} ~* ${pattern})`;
+    // whole words of a field are whole words of the record's text (migration 9)
+    return scope.record ? sql<boolean>`(${opaque(exact)} AND switchyard_search_text(${scope.base}) ~* ${pattern})` : exact;
   }
 
   /** At least one element of the array field matches the nested filter (paths relative to the element, `$` the element itself). */

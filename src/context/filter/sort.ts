@@ -8,6 +8,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { EntityDefinition, ErrorIssue } from '../../../runtime/index.js';
 import { isSearchablePath, parsePath, unknownFieldMessage } from './fields.js';
+import { SORT_INDEXED_FIELDS } from '../../db/migrations.js';
 import { and, jsonAt, or, recordScope, textAt } from './sql.js';
 
 export const MAX_SORT_FIELDS = 10;
@@ -73,6 +74,12 @@ function sortKeys(fields: readonly SortField[], alias: string): SortKey[] {
   });
 }
 
+/** One query of a sorted search: the records it reads (a condition on the first sort field) and their order. */
+export interface SortPhase {
+  where: RawBuilder<boolean>;
+  orderBy: RawBuilder<unknown>;
+}
+
 /** The sort's SQL: key columns to select (as _k0, _k1...), the ORDER BY list, and how to resume after a row. */
 export interface SortPlan {
   select: RawBuilder<unknown>;
@@ -81,16 +88,27 @@ export interface SortPlan {
   keyCount: number;
   /** The condition "strictly after the row with these key values and this record id". */
   after(values: ReadonlyArray<string | null>, recordId: string): RawBuilder<boolean>;
+  /**
+   * The queries that return the records in order, run one after the other until a page is full,
+   * starting with the one holding the cursor's row (its key values). When the first sort field has a
+   * sort index (migration 9), three: records where it is a number, then records where it is other
+   * JSON, then records missing it. Each reads the index in its order (forward for asc, backward for
+   * desc: the NULLS placement of a key is irrelevant inside a query where it is never or always NULL)
+   * and stops after a page, instead of sorting every match. Otherwise one query, the whole order.
+   */
+  phases(values?: ReadonlyArray<string | null>): SortPhase[];
 }
+
+const direction = (dir: 'asc' | 'desc') => sql.raw(dir === 'asc' ? 'ASC' : 'DESC');
 
 export function sortPlan(fields: readonly SortField[], alias: string): SortPlan {
   const keys = sortKeys(fields, alias);
   const recordId = sql.ref(`${alias}.record_id`);
   const select = keys.length === 0 ? sql`` : sql`, ${sql.join(keys.map((key, index) => sql`${key.expression}::text AS ${sql.ref(`_k${index}`)}`))}`;
-  const orderBy = sql.join([
-    ...keys.map((key) => sql`${key.expression} ${sql.raw(key.direction === 'asc' ? 'ASC' : 'DESC')} NULLS LAST`),
-    sql`${recordId} ASC`,
-  ]);
+  const orderKeys = (from: number) => keys.slice(from).map((key) => sql`${key.expression} ${direction(key.direction)} NULLS LAST`);
+  const orderBy = sql.join([...orderKeys(0), sql`${recordId} ASC`]);
+  const first = fields[0];
+  const indexed = first !== undefined && SORT_INDEXED_FIELDS.includes(first.field);
   return {
     select,
     orderBy,
@@ -111,6 +129,32 @@ export function sortPlan(fields: readonly SortField[], alias: string): SortPlan 
       });
       terms.push(and([...equal, sql<boolean>`${recordId} > ${id}`]));
       return or(terms);
+    },
+    phases(values) {
+      if (!indexed || first === undefined) return [{ where: sql<boolean>`true`, orderBy }];
+      const [numeric, text] = keys as [SortKey, SortKey];
+      const present = sql<boolean>`${textAt(recordScope(alias), [first.field])} IS NOT NULL`;
+      // The index's own order in this direction (its keys are ASC NULLS LAST, read backward for desc).
+      const indexOrder = sql.join([
+        sql`${numeric.expression} ${direction(first.direction)} NULLS ${sql.raw(first.direction === 'asc' ? 'LAST' : 'FIRST')}`,
+        sql`${text.expression} ${direction(first.direction)} NULLS ${sql.raw(first.direction === 'asc' ? 'LAST' : 'FIRST')}`,
+        ...orderKeys(2),
+        sql`${recordId} ASC`,
+      ]);
+      const numbers = values?.[0] ?? null;
+      const texts = values?.[1] ?? null;
+      // A redundant bound where the cursor is, so the index is read from there, not from the start.
+      const from = (key: SortKey, value: string | null) =>
+        value === null ? sql<boolean>`true` : sql<boolean>`${key.expression} ${sql.raw(first.direction === 'asc' ? '>=' : '<=')} ${key.type === 'numeric' ? sql`${value}::numeric` : sql`${value}`}`;
+      const all: SortPhase[] = [
+        { where: and([present, sql<boolean>`${numeric.expression} IS NOT NULL`, from(numeric, numbers)]), orderBy: indexOrder },
+        // Written so it is no index condition: an index scan of the sort index in order, or the filter's
+        // own indexes, serve this query; a bitmap of every record of the entity would not.
+        { where: and([present, sql<boolean>`jsonb_typeof(${jsonAt(recordScope(alias), [first.field])}) <> 'number'`, from(text, numbers === null ? texts : null)]), orderBy: indexOrder },
+        { where: sql<boolean>`${textAt(recordScope(alias), [first.field])} IS NULL`, orderBy: sql.join([...orderKeys(2), sql`${recordId} ASC`]) },
+      ];
+      if (values === undefined) return all;
+      return all.slice(numbers !== null ? 0 : texts !== null ? 1 : 2);
     },
   };
 }

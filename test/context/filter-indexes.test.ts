@@ -1,0 +1,208 @@
+/**
+ * The indexes of filter search (migration 9) on both stores: the trigram index behind fuzzy and the
+ * text operators must never change what they match (checked against the bare condition, with escapes,
+ * quotes, backslashes, control characters and accents in the records), sorted searches read in phases
+ * (numbers, other values, missing) must page through the same order as one full sort, and EXPLAIN shows
+ * the compiled SQL and the index expressions agree (the planner can use the trigram and sort indexes).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorModules, type EntityDefinition } from '../../runtime/index.js';
+import { composeService } from '../../src/composition.js';
+import type { ServiceConfig } from '../../src/config.js';
+import { compileFilter, parseSort, sortPlan } from '../../src/context/filter/index.js';
+import { contextStoreSearch, recordsQuery, type SearchScope } from '../../src/context/search.js';
+import { openStore, type Store } from '../../src/db/database.js';
+import { migrate, MissingExtensionError } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations.js';
+import { Keyring } from '../../src/security/keyring.js';
+import { sealCredentials } from '../../src/services/credentials.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { ensureWorkspace } from '../../src/services/workspaces.js';
+import { freshPostgresDatabase, storeKinds } from '../support/service.js';
+
+const entity = connectorModules.linear!.definition.entities.issues as EntityDefinition;
+
+/** Titles that JSON escapes or that sit near the fuzzy threshold. */
+const TITLES: Record<string, unknown> = {
+  't-newline': 'Refund\nrequest for order 42',
+  't-quote': 'The "shipping" label is wrong',
+  't-backslash': 'Path C:\\exports\\invoice.csv fails',
+  't-control': 'Billing\u0001export broken',
+  't-tab': 'dark\tmode toggle',
+  't-accent': 'Café crème déjà vu',
+  't-near': 'Dark mode support',
+  't-plain': 'Login broken on Safari',
+  't-number': 42,
+  't-bool': true,
+  't-null': null,
+  't-array': ['shipping', 'Invoice'],
+};
+
+/** A few hundred plain records, so the planner has a table to choose plans for. */
+const FILLER = 400;
+
+describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
+  let store: Store;
+  let ctx: ReturnType<typeof composeService>['ctx'];
+  let scope: SearchScope;
+
+  beforeAll(async () => {
+    store = await openStore(kind === 'postgres' ? { databaseUrl: await freshPostgresDatabase() } : { dataDir: 'memory://' });
+    const keyring = new Keyring(randomBytes(32));
+    const config = { host: '127.0.0.1', port: 0, dataDir: '/nonexistent', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 } as ServiceConfig;
+    ctx = composeService({ store, keyring, config }).ctx;
+    const { organization_id: organizationId } = await createOrganization(store.db, 'Acme');
+    const workspace = await ensureWorkspace(store.db, organizationId, 'default');
+    const connectorId = randomUUID();
+    await store.db
+      .insertInto('connectors')
+      .values({
+        id: connectorId, organization_id: organizationId, workspace_id: workspace.id, connector_type: 'linear', definition_id: connectorModules.linear!.definition.definitionId,
+        name: 'Linear', auth_option: 'API Key', config: '{}', replication_config: '{}', ...sealCredentials(keyring, connectorId, { api_key: 'key' }),
+      })
+      .execute();
+    scope = { organizationId, connectorId, connectorType: 'linear', displayName: 'Linear', entity };
+    const records = [
+      ...Object.entries(TITLES).map(([id, title], index) => ({ id, title, updatedAt: `2024-01-${String(10 + index).padStart(2, '0')}T00:00:00Z` })),
+      { id: 't-missing', updatedAt: '2024-02-01T00:00:00Z' },
+      ...Array.from({ length: FILLER }, (_, n) => ({
+        id: `f-${String(n).padStart(4, '0')}`,
+        title: `${['alpha', 'beta', 'gamma', 'delta'][n % 4]} task ${n}`,
+        ...(n % 10 !== 0 && { updatedAt: `2023-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}T12:00:00Z` }),
+      })),
+    ];
+    await store.db
+      .insertInto('context_records')
+      .values(records.map((record) => ({ connector_id: connectorId, organization_id: organizationId, entity: 'issues', record_id: record.id, data: JSON.stringify(record), content_hash: 'seeded' })))
+      .execute();
+    await store.db.insertInto('context_sync_state').values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() }).execute();
+    await sql`ANALYZE context_records`.execute(store.db);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  /** Record ids the search returns for a filter (one page of up to 1000, record-id order). */
+  async function searched(filter: unknown): Promise<string[]> {
+    const result = await contextStoreSearch(ctx, scope, { query: { filter }, limit: 1000, fields: ['id'] });
+    return result.data.map((record) => String((record as { id: unknown }).id));
+  }
+
+  /** Record ids matching a bare SQL condition on the record (r.data), record-id order. */
+  async function reference(condition: RawBuilder<boolean>): Promise<string[]> {
+    const { rows } = await sql<{ record_id: string }>`
+      SELECT r.record_id FROM context_records AS r
+      WHERE r.connector_id = ${scope.connectorId} AND r.entity = 'issues' AND r.deleted_at IS NULL AND ${condition}
+      ORDER BY r.record_id`.execute(store.db);
+    return rows.map((row) => row.record_id);
+  }
+
+  it('refuses in one line a pending migration whose extension the server does not have', async () => {
+    const needing = { version: 10_000, name: 'test', sql: 'CREATE EXTENSION IF NOT EXISTS switchyard_no_such_extension;' };
+    const refused = await migrate(store.db, [...migrations, needing]).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MissingExtensionError);
+    expect((refused as Error).message).toMatch(/^The PostgreSQL server lacks the switchyard_no_such_extension extension .*CREATE EXTENSION switchyard_no_such_extension in this database\.$/);
+    const { rows } = await sql<{ count: number }>`SELECT count(*)::int AS count FROM schema_migrations WHERE version = 10000`.execute(store.db);
+    expect(rows[0]?.count).toBe(0);
+  });
+
+  it('runs every connection with pg_trgm.word_similarity_threshold at the fuzzy threshold', async () => {
+    const { rows } = await sql<{ threshold: string }>`SELECT current_setting('pg_trgm.word_similarity_threshold') AS threshold`.execute(store.db);
+    expect(rows[0]?.threshold).toBe('0.5');
+  });
+
+  it('fuzzy matches exactly the records whose field reaches word_similarity 0.5, escaped characters included', async () => {
+    const queries = ['refnd reqest', 'shiping label', 'exports invoice', 'billing export', 'dark mod', 'cafe creme', 'login safri', 'logn brokn', 'supprt', 'alpha tsk', 'quantum'];
+    for (const query of queries) {
+      const expected = await reference(sql<boolean>`jsonb_typeof(r.data -> 'title') = 'string' AND word_similarity(${query}, r.data ->> 'title') >= 0.5`);
+      expect(await searched({ fuzzy: { title: query } }), query).toEqual(expected);
+    }
+    // between pg_trgm's default threshold (0.6) and ours: found only because the connection's threshold is 0.5
+    const { rows } = await sql<{ similarity: number }>`SELECT word_similarity('supprt', 'Dark mode support') AS similarity`.execute(store.db);
+    expect(rows[0]?.similarity).toBeGreaterThanOrEqual(0.5);
+    expect(rows[0]?.similarity).toBeLessThan(0.6);
+    expect(await searched({ fuzzy: { title: 'supprt' } })).toEqual(['t-near']);
+    // words next to escaped characters (a newline, a backslash, a control character) are found
+    expect(await searched({ fuzzy: { title: 'refund reqest' } })).toEqual(['t-newline']);
+    expect(await searched({ fuzzy: { title: 'exprts invoice' } })).toEqual(['t-backslash']);
+    expect(await searched({ fuzzy: { title: 'billing exprt' } })).toEqual(['t-control']);
+  });
+
+  it('text operators find values next to escaped characters, and patterns holding them', async () => {
+    expect(await searched({ contains: { title: 'request' } })).toEqual(['t-newline']);
+    expect(await searched({ startswith: { title: 'request' } })).toEqual([]);
+    expect(await searched({ contains: { title: '"shipping"' } })).toEqual(['t-quote']);
+    expect(await searched({ contains: { title: 'C:\\exports\\' } })).toEqual(['t-backslash']);
+    expect(await searched({ like: { title: '%c:\\\\exports%' } })).toEqual(['t-backslash']);
+    expect(await searched({ contains: { title: 'Billing\u0001' } })).toEqual(['t-control']);
+    expect(await searched({ endswith: { title: 'export broken' } })).toEqual(['t-control']);
+    expect(await searched({ like: { title: 'dark_mode%' } })).toEqual(['t-near', 't-tab']);
+    expect(await searched({ contains: { title: 'CRÈME' } })).toEqual(['t-accent']);
+    expect(await searched({ contains: { title: 'invoice' } })).toEqual(['t-array', 't-backslash']);
+    expect(await searched({ contains: { title: 42 } })).toEqual(['f-0042', 'f-0142', 'f-0242', 'f-0342', 't-newline', 't-number']);
+    expect(await searched({ contains: { title: true } })).toEqual([]);
+    expect(await searched({ keyword: { title: 'REQUEST mode' } })).toEqual(['t-near', 't-newline', 't-tab']);
+    expect(await searched({ keyword: { title: 'beta 7' } })).toEqual(await reference(sql<boolean>`r.data ->> 'title' ~* '\\m(beta|7)\\M'`));
+    // inside any, elements are matched without the record's text
+    expect(await searched({ any: { title: { eq: { $: 'Invoice' } } } })).toEqual(['t-array']);
+  });
+
+  it('pages a sort through numbers, other values and missing fields in the order of one full sort', async () => {
+    for (const sort of [[{ title: 'asc' }], [{ title: 'desc' }], [{ updatedAt: 'desc' }, { title: 'asc' }], [{ updatedAt: 'asc' }]] as const) {
+      const plan = sortPlan(parseSort(sort, entity, 'query.sort', []), 'r');
+      const { rows } = await sql<{ record_id: string }>`
+        SELECT r.record_id FROM context_records AS r
+        WHERE r.connector_id = ${scope.connectorId} AND r.entity = 'issues' AND r.deleted_at IS NULL
+        ORDER BY ${plan.orderBy}`.execute(store.db);
+      const expected = rows.map((row) => row.record_id);
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await contextStoreSearch(ctx, scope, { query: { sort }, limit: 37, fields: ['id'], ...(cursor !== null && { cursor }) });
+        paged.push(...page.data.map((record) => String((record as { id: unknown }).id)));
+        cursor = page.meta.cursor;
+      } while (cursor !== null);
+      expect(paged, JSON.stringify(sort)).toEqual(expected);
+    }
+  });
+
+  /** The plan of one query of a search, as the search writes it, planned without the named plan types. */
+  async function plan(filter: unknown, sort: unknown, phase: number, disabled: string[]): Promise<string> {
+    const order = sortPlan(parseSort(sort, entity, 'query.sort', []), 'r');
+    const query = recordsQuery({ ...scope, entity: 'issues' }, compileFilter(filter, entity, 'r'), sql<boolean>`true`, order, order.phases()[phase] ?? order.phases()[0]!, 101);
+    return store.db.transaction().execute(async (trx) => {
+      for (const setting of disabled) await sql`SELECT set_config(${setting}, 'off', true)`.execute(trx);
+      const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
+      return rows.map((row) => Object.values(row)[0]).join('\n');
+    });
+  }
+
+  /** The plan of the filter's condition alone (no scope: on a table this small the scope index would win), without seq and index scans. */
+  async function conditionPlan(filter: unknown): Promise<string> {
+    return store.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`.execute(trx);
+      const { rows } = await sql<Record<string, string>>`EXPLAIN SELECT r.record_id FROM context_records AS r WHERE ${compileFilter(filter, entity, 'r')}`.execute(trx);
+      return rows.map((row) => Object.values(row)[0]).join('\n');
+    });
+  }
+
+  it('EXPLAIN: fuzzy and the text operators can be served by the field\'s trigram index, or the record text\'s', async () => {
+    const title = [{ fuzzy: { title: 'refnd reqest' } }, { contains: { title: 'request' } }, { keyword: { title: 'safari' } }, { startswith: { title: 'login br' } }];
+    for (const filter of title) {
+      expect(await conditionPlan(filter), JSON.stringify(filter)).toMatch(/Bitmap Index Scan on "?context_records_trgm_title/);
+    }
+    const other = [{ fuzzy: { description: 'refnd reqest' } }, { contains: { id: 'newline' } }, { keyword: { 'state.name': 'todo' } }, { like: { url: '%/ENG-4_' } }];
+    for (const filter of other) {
+      expect(await conditionPlan(filter), JSON.stringify(filter)).toMatch(/Bitmap Index Scan on context_records_text/);
+    }
+  });
+
+  it('EXPLAIN: a sorted search reads the sort index in order (forward for asc, backward for desc)', async () => {
+    const filter = { or: [{ contains: { title: 'task' } }, { eq: { title: 42 } }] };
+    expect(await plan(filter, [{ title: 'asc' }], 1, ['enable_sort', 'enable_seqscan', 'enable_bitmapscan'])).toMatch(/Index Scan using context_records_sort_title/);
+    expect(await plan(filter, [{ updatedAt: 'desc' }], 1, ['enable_sort', 'enable_seqscan', 'enable_bitmapscan'])).toMatch(/Index Scan Backward using "context_records_sort_updatedAt"/);
+  });
+});
