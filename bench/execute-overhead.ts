@@ -116,10 +116,20 @@ async function drive(target: Target, load: Load): Promise<void> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function measure(label: string, serviceEnv: Record<string, string>, passthrough: Target, upstreamUrl: string): Promise<Row[]> {
-  const service = await startChild('service.ts', { ...serviceEnv, UPSTREAM_URL: upstreamUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SYNC_INTERVAL_MINUTES: '0' });
+  const service = await startChild('service.ts', {
+    ...serviceEnv,
+    UPSTREAM_URL: upstreamUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    SYNC_INTERVAL_MINUTES: '0',
+  });
   try {
     const base = service.info.url as string;
-    const token = await json(`${base}/api/v1/account/applications/token`, { method: 'POST', body: { client_id: service.info.client_id, client_secret: service.info.client_secret } });
+    const token = await json(`${base}/api/v1/account/applications/token`, {
+      method: 'POST',
+      body: { client_id: service.info.client_id, client_secret: service.info.client_secret },
+    });
     const authorization = `Bearer ${String(token.access_token)}`;
     const connector = await json(`${base}/api/v1/integrations/connectors`, {
       method: 'POST',
@@ -184,7 +194,11 @@ export async function run(): Promise<Row[]> {
   const upstream = await startChild('upstream.ts', {});
   const upstreamUrl = upstream.info.url as string;
   const proxyChild = await startChild('passthrough.ts', { UPSTREAM_URL: upstreamUrl });
-  const passthrough: Target = { url: `${proxyChild.info.url}/execute`, headers: { authorization: 'Bearer x' }, body: JSON.stringify({ entity: 'users', action: 'list', params: {} }) };
+  const passthrough: Target = {
+    url: `${proxyChild.info.url}/execute`,
+    headers: { authorization: 'Bearer x' },
+    body: JSON.stringify({ entity: 'users', action: 'list', params: {} }),
+  };
   const dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
   let cluster: Cluster | undefined;
   try {

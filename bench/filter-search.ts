@@ -47,7 +47,21 @@ const TARGET_MS = 50;
 type Row = Record<string, string | number>;
 
 const WORDS = [
-  'refund', 'invoice', 'shipping', 'login', 'password', 'billing', 'delivery', 'account', 'upgrade', 'cancel', 'broken', 'export', 'report', 'email', 'sync',
+  'refund',
+  'invoice',
+  'shipping',
+  'login',
+  'password',
+  'billing',
+  'delivery',
+  'account',
+  'upgrade',
+  'cancel',
+  'broken',
+  'export',
+  'report',
+  'email',
+  'sync',
 ];
 const STATES = ['Todo', 'In Progress', 'Done', 'Canceled', 'Backlog'];
 const START = Date.UTC(2023, 0, 1);
@@ -87,16 +101,37 @@ export const SHAPES: Array<{ name: string; params: (i: number, records: number) 
     name: 'range (7 days of createdAt)',
     params: (i, records) => {
       const from = START + ((i * 104_729) % Math.max(1, records - 1100)) * STEP_MS;
-      return { query: { filter: { gte: { createdAt: new Date(from).toISOString() }, lt: { createdAt: new Date(from + 7 * 86_400_000).toISOString() } } }, limit: LIMIT };
+      return {
+        query: { filter: { gte: { createdAt: new Date(from).toISOString() }, lt: { createdAt: new Date(from + 7 * 86_400_000).toISOString() } } },
+        limit: LIMIT,
+      };
     },
   },
-  { name: 'contains (a common title word)', params: (i) => ({ query: { filter: { contains: { title: (WORDS[i % WORDS.length] as string).toUpperCase() } } }, limit: LIMIT }) },
-  { name: 'startswith (rare identifier prefix)', params: (i, records) => ({ query: { filter: { startswith: { identifier: `ENG-${1000 + ((i * 7919) % Math.max(1, Math.floor(records / 100)))}` } } }, limit: LIMIT }) },
-  { name: 'like (rare url pattern)', params: (i, records) => ({ query: { filter: { like: { url: `%/eng-${100 + ((i * 7919) % Math.max(1, Math.floor(records / 10) - 100))}_` } } }, limit: LIMIT }) },
+  {
+    name: 'contains (a common title word)',
+    params: (i) => ({ query: { filter: { contains: { title: (WORDS[i % WORDS.length] as string).toUpperCase() } } }, limit: LIMIT }),
+  },
+  {
+    name: 'startswith (rare identifier prefix)',
+    params: (i, records) => ({
+      query: { filter: { startswith: { identifier: `ENG-${1000 + ((i * 7919) % Math.max(1, Math.floor(records / 100)))}` } } },
+      limit: LIMIT,
+    }),
+  },
+  {
+    name: 'like (rare url pattern)',
+    params: (i, records) => ({
+      query: { filter: { like: { url: `%/eng-${100 + ((i * 7919) % Math.max(1, Math.floor(records / 10) - 100))}_` } } },
+      limit: LIMIT,
+    }),
+  },
   { name: 'keyword (a rare title word)', params: (i) => ({ query: { filter: { keyword: { title: String(100 + ((i * 131) % 897)) } } }, limit: LIMIT }) },
   {
     name: 'fuzzy (two misspelled title words)',
-    params: (i) => ({ query: { filter: { fuzzy: { title: `${misspell(WORDS[i % WORDS.length] as string, i)} ${misspell(WORDS[(i * 7) % WORDS.length] as string, i + 1)}` } } }, limit: LIMIT }),
+    params: (i) => ({
+      query: { filter: { fuzzy: { title: `${misspell(WORDS[i % WORDS.length] as string, i)} ${misspell(WORDS[(i * 7) % WORDS.length] as string, i + 1)}` } } },
+      limit: LIMIT,
+    }),
   },
   {
     name: 'and/or sorted (updatedAt desc)',
@@ -167,11 +202,15 @@ export async function seed(store: Store, organizationId: string, connectorId: st
   }
   await sql`SET maintenance_work_mem = '256MB'`.execute(store.db);
   for (const index of indexes) await sql.raw(index.indexdef).execute(store.db);
-  await sql`INSERT INTO context_sync_state (connector_id, entity, status, record_count, last_synced_at) VALUES (${connectorId}, 'issues', 'ready', ${records}, now())`.execute(store.db);
+  await sql`INSERT INTO context_sync_state (connector_id, entity, status, record_count, last_synced_at) VALUES (${connectorId}, 'issues', 'ready', ${records}, now())`.execute(
+    store.db,
+  );
   await sql`ANALYZE context_records`.execute(store.db);
   // The SQL generator must write what issue(n) describes.
   const sample = Math.min(records - 1, 12_345);
-  const { rows } = await sql<{ data: Record<string, unknown> }>`SELECT data FROM context_records WHERE connector_id = ${connectorId} AND record_id = ${issue(sample).id as string}`.execute(store.db);
+  const { rows } = await sql<{
+    data: Record<string, unknown>;
+  }>`SELECT data FROM context_records WHERE connector_id = ${connectorId} AND record_id = ${issue(sample).id as string}`.execute(store.db);
   const stored = rows[0]?.data ?? {};
   const expected = issue(sample);
   const differing = Object.keys(expected).filter((key) => JSON.stringify(stored[key]) !== JSON.stringify(expected[key]));
@@ -182,7 +221,13 @@ export async function seed(store: Store, organizationId: string, connectorId: st
 async function benchStore(kind: 'pglite' | 'postgres', store: Store, records: number): Promise<Row[]> {
   const keyring = new Keyring(randomBytes(32));
   const config: ServiceConfig = {
-    host: '127.0.0.1', port: 0, dataDir: '/nonexistent', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576,
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: '/nonexistent',
+    upstreamBaseUrls: {},
+    logLevel: 'silent',
+    tokenTtlSeconds: 900,
+    bodyLimitBytes: 1_048_576,
   } as ServiceConfig;
   const { organization_id: organizationId } = await createOrganization(store.db, 'Bench');
   const { client_id, client_secret } = await createClient(store.db, [organizationId]);
@@ -191,8 +236,15 @@ async function benchStore(kind: 'pglite' | 'postgres', store: Store, records: nu
   await store.db
     .insertInto('connectors')
     .values({
-      id: connectorId, organization_id: organizationId, workspace_id: workspace.id, connector_type: 'linear',
-      definition_id: connectorModules.linear!.definition.definitionId, name: 'Linear', auth_option: 'API Key', config: '{}', replication_config: '{}',
+      id: connectorId,
+      organization_id: organizationId,
+      workspace_id: workspace.id,
+      connector_type: 'linear',
+      definition_id: connectorModules.linear!.definition.definitionId,
+      name: 'Linear',
+      auth_option: 'API Key',
+      config: '{}',
+      replication_config: '{}',
       ...sealCredentials(keyring, connectorId, { api_key: 'bench-key' }),
     })
     .execute();
@@ -202,7 +254,9 @@ async function benchStore(kind: 'pglite' | 'postgres', store: Store, records: nu
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
     const tokenResponse = await fetch(`${base}/api/v1/account/applications/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id, client_secret }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id, client_secret }),
     });
     const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
     const url = `${base}/api/v1/integrations/connectors/${connectorId}/execute`;

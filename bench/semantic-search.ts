@@ -82,7 +82,13 @@ function percentile(sorted: number[], p: number): number {
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-export async function seed(store: Store, keyring: Keyring, texts: string[], vectors: Float32Array[], provider: OfflineEmbeddingProvider): Promise<{ organizationId: string; connectorId: string; loadMs: number }> {
+export async function seed(
+  store: Store,
+  keyring: Keyring,
+  texts: string[],
+  vectors: Float32Array[],
+  provider: OfflineEmbeddingProvider,
+): Promise<{ organizationId: string; connectorId: string; loadMs: number }> {
   const started = performance.now();
   const db = store.db;
   const { organization_id: organizationId } = await createOrganization(db, 'Bench');
@@ -113,7 +119,16 @@ export async function seed(store: Store, keyring: Keyring, texts: string[], vect
     });
     await db
       .insertInto('context_records')
-      .values(records.map((r) => ({ connector_id: connectorId, organization_id: organizationId, entity: 'issues', record_id: r.id, data: JSON.stringify(r.data), content_hash: contentHash(r.data) })))
+      .values(
+        records.map((r) => ({
+          connector_id: connectorId,
+          organization_id: organizationId,
+          entity: 'issues',
+          record_id: r.id,
+          data: JSON.stringify(r.data),
+          content_hash: contentHash(r.data),
+        })),
+      )
       .execute();
     await db
       .insertInto('context_passages')
@@ -182,7 +197,15 @@ function recallAt10(found: string[][], truth: string[][]): number {
 }
 
 function context(store: Store, keyring: Keyring): ServiceContext {
-  const config: ServiceConfig = { host: '127.0.0.1', port: 0, dataDir: 'memory://', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 };
+  const config: ServiceConfig = {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: 'memory://',
+    upstreamBaseUrls: {},
+    logLevel: 'silent',
+    tokenTtlSeconds: 900,
+    bodyLimitBytes: 1_048_576,
+  };
   return composeService({ store, keyring, config }).ctx;
 }
 
@@ -204,7 +227,9 @@ async function benchPglite(data: Corpus, provider: OfflineEmbeddingProvider): Pr
     await sql`SET maintenance_work_mem = '512MB'`.execute(store.db);
     await ctx.vectors.ensureVectorIndex(provider.id, 100);
     const buildMs = performance.now() - buildStarted;
-    log(`pglite: ${data.texts.length} passages loaded in ${(loadMs / 1000).toFixed(1)} s, HNSW (m=${HNSW_M}, ef_construction=${HNSW_EF_CONSTRUCTION}) built in ${(buildMs / 1000).toFixed(1)} s`);
+    log(
+      `pglite: ${data.texts.length} passages loaded in ${(loadMs / 1000).toFixed(1)} s, HNSW (m=${HNSW_M}, ef_construction=${HNSW_EF_CONSTRUCTION}) built in ${(buildMs / 1000).toFixed(1)} s`,
+    );
     const scope = { organizationId, connectorId, entity };
     await timeQueries(ctx, scope, data.prompts.slice(0, 5), 'auto'); // warm-up (and the first search's ANALYZE)
     const rows: Row[] = [];

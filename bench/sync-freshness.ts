@@ -130,7 +130,14 @@ export async function run(): Promise<Row[]> {
     };
 
     const first = await syncClients();
-    rows.push({ measure: 'first sync (full walk)', mode: first.outcome.mode ?? '?', records: first.outcome.records, 'upstream requests': first.requests, seconds: Number(first.seconds.toFixed(2)), target: '-' });
+    rows.push({
+      measure: 'first sync (full walk)',
+      mode: first.outcome.mode ?? '?',
+      records: first.outcome.records,
+      'upstream requests': first.requests,
+      seconds: Number(first.seconds.toFixed(2)),
+      target: '-',
+    });
     const again = await syncClients();
     rows.push({
       measure: `re-sync, ${RECORDS.toLocaleString('en-US')} unchanged`,

@@ -40,7 +40,12 @@ async function measure(store: Store, label: string, upstream: StandIn, dataDir: 
   const composed = composeService({ store, keyring: new Keyring(randomBytes(32)), config });
   const { ctx } = composed;
   const { organization_id } = await createOrganization(store.db, 'Bench');
-  const connector = await createConnector(ctx, organization_id, { workspace_name: 'default', connector_type: 'typeform', name: 'bench', credentials: { access_token: upstream.token } }, { check: false });
+  const connector = await createConnector(
+    ctx,
+    organization_id,
+    { workspace_name: 'default', connector_type: 'typeform', name: 'bench', credentials: { access_token: upstream.token } },
+    { check: false },
+  );
   const syncs = ctx.syncs;
   const rows: Row[] = [];
   try {

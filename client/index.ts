@@ -19,7 +19,19 @@ import { errorFromResponse } from './errors.js';
 import { expiryOf, TokenCache, type IssuedToken } from './tokens.js';
 
 export { errorFromResponse } from './errors.js';
-export type { ConnectorListItem, ConnectorView, CreateConnectorInput, ExecuteRequest, ExecuteResponse, InspectResponse, SkillDocsResponse, SkillMetadata, UpdateConnectorInput, WorkspaceDetail, WorkspaceRecord };
+export type {
+  ConnectorListItem,
+  ConnectorView,
+  CreateConnectorInput,
+  ExecuteRequest,
+  ExecuteResponse,
+  InspectResponse,
+  SkillDocsResponse,
+  SkillMetadata,
+  UpdateConnectorInput,
+  WorkspaceDetail,
+  WorkspaceRecord,
+};
 
 export type ConnectorType = keyof ConnectorOperations;
 export type EntityOf<T extends ConnectorType> = keyof ConnectorOperations[T] & string;
@@ -149,7 +161,11 @@ export class SwitchyardClient {
 
   /* ----- HTTP ----- */
 
-  private async send<T>(method: string, path: string, options: { body?: unknown; query?: Query; headers?: Record<string, string>; token: string | null }): Promise<T> {
+  private async send<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; query?: Query; headers?: Record<string, string>; token: string | null },
+  ): Promise<T> {
     const url = new URL(this.baseUrl + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
@@ -200,7 +216,8 @@ export class SwitchyardClient {
     list: async (filter: { workspace_name?: string; workspace_id?: string; definition_id?: string } = {}): Promise<ConnectorListItem[]> =>
       (await this.request<{ data: ConnectorListItem[] }>('GET', '/api/v1/integrations/connectors', { query: filter })).data,
     get: (id: string): Promise<ConnectorView> => this.request('GET', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`),
-    update: (id: string, input: UpdateConnectorInput): Promise<ConnectorView> => this.request('PUT', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`, { body: input }),
+    update: (id: string, input: UpdateConnectorInput): Promise<ConnectorView> =>
+      this.request('PUT', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`, { body: input }),
     delete: (id: string): Promise<{ job_id: string }> => this.request('DELETE', `/api/v1/integrations/connectors/${encodeURIComponent(id)}`),
     inspect: (id: string): Promise<InspectResponse> => this.request('GET', `/api/v1/integrations/connectors/${encodeURIComponent(id)}/inspect`),
     /** Starts a context store sync (all entities, or one). */
@@ -223,7 +240,8 @@ export class SwitchyardClient {
     get: (id: string): Promise<WorkspaceDetail> => this.request('GET', `/api/v1/workspaces/${encodeURIComponent(id)}`),
     update: (id: string, changes: { name?: string; status?: WorkspaceStatus }): Promise<WorkspaceDetail> =>
       this.request('PUT', `/api/v1/workspaces/${encodeURIComponent(id)}`, { body: changes }),
-    delete: (id: string): Promise<{ id: string; deleted_at: string; connectors_deleted: number }> => this.request('DELETE', `/api/v1/workspaces/${encodeURIComponent(id)}`),
+    delete: (id: string): Promise<{ id: string; deleted_at: string; connectors_deleted: number }> =>
+      this.request('DELETE', `/api/v1/workspaces/${encodeURIComponent(id)}`),
   };
 
   readonly skills = {
@@ -257,7 +275,12 @@ export class TypedConnector<T extends ConnectorType> {
     params?: ParamsOf<T, E, A>,
     options: { select_fields?: string[]; exclude_fields?: string[] } = {},
   ): Promise<TypedResult<DataOf<T, E, A>, Operation<T, E, A>['pagination']>> {
-    const response = await this.client.execute(this.connectorId, { entity, action, ...(params !== undefined && { params: params as Record<string, unknown> }), ...options });
+    const response = await this.client.execute(this.connectorId, {
+      entity,
+      action,
+      ...(params !== undefined && { params: params as Record<string, unknown> }),
+      ...options,
+    });
     const { next_params, ...pagination } = response.connector_metadata as { next_params?: Record<string, unknown> } & Record<string, unknown>;
     return {
       data: response.result as DataOf<T, E, A>,

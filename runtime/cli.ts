@@ -24,7 +24,8 @@ export function jsonObject(label: string) {
 
 export function readCredentials(file: string | undefined): Record<string, unknown> {
   const text = file !== undefined ? readFileSync(file, 'utf8') : process.env.SWITCHYARD_CREDENTIALS;
-  if (text === undefined) throw new InvalidArgumentError('Give credentials with --credentials-file FILE or the SWITCHYARD_CREDENTIALS environment variable (a JSON object).');
+  if (text === undefined)
+    throw new InvalidArgumentError('Give credentials with --credentials-file FILE or the SWITCHYARD_CREDENTIALS environment variable (a JSON object).');
   return jsonObject('credentials')(text);
 }
 
@@ -60,14 +61,21 @@ export function addLibraryCommands(program: Command): Command {
     .option('-c, --config <json>', 'connector configuration as a JSON object', jsonObject('--config'), {})
     .option('--credentials-file <file>', 'JSON file with the credentials (else $SWITCHYARD_CREDENTIALS)')
     .option('--base-url <url>', "replace the manifest's base URL (a sandbox or test double)")
-    .action(async (type: string, entity: string, action: string, options: { params: Record<string, unknown>; config: Record<string, unknown>; credentialsFile?: string; baseUrl?: string }) => {
-      const connector = createConnector(type, {
-        credentials: readCredentials(options.credentialsFile),
-        config: options.config,
-        ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
-      });
-      console.log(JSON.stringify(await connector.execute(entity, action, options.params), null, 2));
-    });
+    .action(
+      async (
+        type: string,
+        entity: string,
+        action: string,
+        options: { params: Record<string, unknown>; config: Record<string, unknown>; credentialsFile?: string; baseUrl?: string },
+      ) => {
+        const connector = createConnector(type, {
+          credentials: readCredentials(options.credentialsFile),
+          config: options.config,
+          ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+        });
+        console.log(JSON.stringify(await connector.execute(entity, action, options.params), null, 2));
+      },
+    );
   return program;
 }
 

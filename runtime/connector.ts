@@ -53,7 +53,8 @@ export function validateConfig(definition: ConnectorDefinition, input: Record<st
   const config: Record<string, string> = {};
   const issues: ErrorIssue[] = [];
   for (const key of Object.keys(input)) {
-    if (!Object.hasOwn(definition.config, key)) issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
+    if (!Object.hasOwn(definition.config, key))
+      issues.push({ field: `config.${key}`, rule: 'unknown', message: `config.${key} is not a setting of this connector` });
   }
   for (const [name, field] of Object.entries(definition.config)) {
     const given = input[name];
@@ -116,7 +117,15 @@ export class Connector {
     const { option, credentials } = selectAuthOption(this.definition.auth, options.credentials);
     this.context = { credentials, config: validateConfig(this.definition, options.config ?? {}), token: {} };
     this.redact = redactor(() => this.authenticator.secrets());
-    this.authenticator = new Authenticator(option, this.context, this.http, this.redact, options.onTokenRefresh, options.tokenRefreshLock, options.oauthServerUrl);
+    this.authenticator = new Authenticator(
+      option,
+      this.context,
+      this.http,
+      this.redact,
+      options.onTokenRefresh,
+      options.tokenRefreshLock,
+      options.oauthServerUrl,
+    );
   }
 
   get authOptionTitle(): string {
@@ -138,7 +147,9 @@ export class Connector {
     const action = own(entity.actions, actionName);
     if (!action) {
       if (actionName === 'context_store_search') {
-        throw new HostedOnlyError('context_store_search exists only in hosted mode: it searches data the Switchyard service has synchronized. Use list or api_search here.');
+        throw new HostedOnlyError(
+          'context_store_search exists only in hosted mode: it searches data the Switchyard service has synchronized. Use list or api_search here.',
+        );
       }
       throw new UnknownOperationError(`Unknown action "${actionName}" for ${entityName}. Valid actions: ${Object.keys(entity.actions).join(', ')}.`);
     }
@@ -286,7 +297,8 @@ export class Connector {
       for (const path of action.recordsPath === undefined ? [undefined] : [action.recordsPath].flat()) {
         const found = getPath(body, path);
         if (found === undefined || found === null) continue;
-        if (!Array.isArray(found)) throw new UpstreamError(`The vendor's response has no list of records at "${path ?? '(root)'}".`, { upstreamStatus: response.status });
+        if (!Array.isArray(found))
+          throw new UpstreamError(`The vendor's response has no list of records at "${path ?? '(root)'}".`, { upstreamStatus: response.status });
         // One at a time: spreading a page of hundreds of thousands of records overflows the call stack.
         for (const record of found as unknown[]) records.push(record);
       }

@@ -39,7 +39,10 @@ export interface ErrorSpec {
  * docs/api-reference.md lists both; a test fails when they differ. Retired codes are never reused.
  */
 export const RUNTIME_ERRORS = {
-  validation_failed: { status: 400, meaning: 'Params or connector settings break a declared rule; nothing was sent to the vendor. errors[] has one item per problem.' },
+  validation_failed: {
+    status: 400,
+    meaning: 'Params or connector settings break a declared rule; nothing was sent to the vendor. errors[] has one item per problem.',
+  },
   unknown_operation: { status: 400, meaning: 'Unknown connector type, entity or action; the message lists the valid ones.' },
   invalid_credentials: { status: 400, meaning: 'Credentials are missing, malformed, or match no auth option of the connector.' },
   hosted_mode_only: { status: 400, meaning: 'The action exists only in the hosted service (context_store_search called through the library).' },
@@ -47,9 +50,15 @@ export const RUNTIME_ERRORS = {
   not_found: { status: 404, meaning: 'No such resource: a Switchyard resource the caller cannot see, or one the vendor answered 404 for.' },
   rate_limited: { status: 429, meaning: "The vendor's rate limit was reached after the retries; Retry-After carries its delay when it gave one." },
   upstream_rejected: { status: 400, meaning: 'The vendor rejected the request as invalid (HTTP 400/409/422, or a failure reported in a 2xx body).' },
-  upstream_error: { status: 502, meaning: 'The vendor failed (5xx after the retries), could not be reached, or answered with a body that is not what the action expects.' },
+  upstream_error: {
+    status: 502,
+    meaning: 'The vendor failed (5xx after the retries), could not be reached, or answered with a body that is not what the action expects.',
+  },
   upstream_timeout: { status: 504, meaning: 'The vendor did not answer within the timeout.' },
-  generated_code_missing: { status: 500, meaning: 'This deployment lacks generated code for the action (npm run generate was not run after a manifest changed).' },
+  generated_code_missing: {
+    status: 500,
+    meaning: 'This deployment lacks generated code for the action (npm run generate was not run after a manifest changed).',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;

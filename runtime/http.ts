@@ -199,10 +199,13 @@ export async function sendRequest(request: HttpRequest, options: HttpOptions, id
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
     if (retryAfter !== undefined) {
       if (retryAfter * 1000 > options.maxRetryAfterMs) {
-        throw new RateLimitedError(`The vendor asked to wait ${Math.ceil(retryAfter)} s before retrying, longer than the ${options.maxRetryAfterMs / 1000} s this client waits.`, {
-          upstreamStatus: response.status,
-          retryAfterSeconds: Math.ceil(retryAfter),
-        });
+        throw new RateLimitedError(
+          `The vendor asked to wait ${Math.ceil(retryAfter)} s before retrying, longer than the ${options.maxRetryAfterMs / 1000} s this client waits.`,
+          {
+            upstreamStatus: response.status,
+            retryAfterSeconds: Math.ceil(retryAfter),
+          },
+        );
       }
       await sleep(retryAfter * 1000);
     } else {

@@ -9,7 +9,8 @@ export function paramsSchema(action: ActionDefinition): JsonObject {
   const properties: JsonObject = {};
   const required: string[] = [];
   for (const [name, param] of Object.entries(action.params)) {
-    properties[name] = param.description !== undefined && param.schema.description === undefined ? { ...param.schema, description: param.description } : param.schema;
+    properties[name] =
+      param.description !== undefined && param.schema.description === undefined ? { ...param.schema, description: param.description } : param.schema;
     if (param.required) required.push(name);
   }
   return {

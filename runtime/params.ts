@@ -30,7 +30,9 @@ function typesOf(schema: JsonObject): string[] {
  */
 export function pageSizeParam(action: ActionDefinition): string | undefined {
   const pagination = action.pagination as { limit_param?: unknown; short_page_ends?: { limit_param?: unknown } } | undefined;
-  const named = [pagination?.limit_param, pagination?.short_page_ends?.limit_param].find((p): p is string => typeof p === 'string' && Object.hasOwn(action.params, p));
+  const named = [pagination?.limit_param, pagination?.short_page_ends?.limit_param].find(
+    (p): p is string => typeof p === 'string' && Object.hasOwn(action.params, p),
+  );
   if (named !== undefined) return named;
   return Object.entries(action.params).find(([name, p]) => PAGE_SIZE_NAMES.has(squash(name)) && p.in !== 'path' && typesOf(p.schema).includes('integer'))?.[0];
 }
@@ -77,7 +79,10 @@ function fromText(value: unknown, schema: JsonObject): unknown {
  * place for the validator to report as unknown only when the action has no universal limit; otherwise
  * it is reported here.
  */
-export function prepareParams(action: ActionDefinition, params: Record<string, unknown>): { params: Record<string, unknown>; keepAtMost?: number; limitProblem?: string } {
+export function prepareParams(
+  action: ActionDefinition,
+  params: Record<string, unknown>,
+): { params: Record<string, unknown>; keepAtMost?: number; limitProblem?: string } {
   const prepared: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(params)) {
     const param = Object.hasOwn(action.params, name) ? action.params[name] : undefined;
@@ -106,7 +111,8 @@ export function limitDescription(plan: LimitPlan): string {
   if (plan.param === undefined) {
     return 'The most records to return. This list has no page-size param, so the returned page is cut to this many records; the records cut off are not reached through next_params.';
   }
-  const range = plan.maximum !== undefined ? ` (clamped to ${plan.minimum ?? 1}..${plan.maximum})` : plan.minimum !== undefined ? ` (at least ${plan.minimum})` : '';
+  const range =
+    plan.maximum !== undefined ? ` (clamped to ${plan.minimum ?? 1}..${plan.maximum})` : plan.minimum !== undefined ? ` (at least ${plan.minimum})` : '';
   const cut = plan.minimum !== undefined && plan.minimum > 1 ? `; below ${plan.minimum} the returned page is cut to this many records` : '';
   return `The most records to return: sent as ${plan.param}${range}${cut}. Same as giving ${plan.param}, which wins when both are given.`;
 }

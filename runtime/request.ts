@@ -96,7 +96,9 @@ export function buildRequest(action: ActionDefinition, params: Record<string, un
 export function buildFollowRequest(action: ActionDefinition, rawUrl: string, target: Target): HttpRequest & { query: URLSearchParams } {
   const url = new URL(rawUrl, target.origin);
   if (url.origin !== target.origin) {
-    throw new ValidationError(`The next-records URL must stay on ${target.origin}.`, [{ field: 'next_records_url', rule: 'same_origin', message: `must be on ${target.origin}` }]);
+    throw new ValidationError(`The next-records URL must stay on ${target.origin}.`, [
+      { field: 'next_records_url', rule: 'same_origin', message: `must be on ${target.origin}` },
+    ]);
   }
   const query = new URLSearchParams(url.search);
   url.search = '';

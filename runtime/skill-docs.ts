@@ -86,11 +86,15 @@ export function parseSkillDocs(definition: ConnectorDefinition, markdown: string
     const heading = headings.get(id);
     if (!heading) throw new Error(`${where} has a section "${id}" that the ${definition.connectorType} definition does not; run npm run generate.`);
     const end = markers[i + 1]?.index ?? markdown.length;
-    const body = markdown.slice((marker.index ?? 0) + marker[0].length, end).trim().replace(/\n---$/, '');
+    const body = markdown
+      .slice((marker.index ?? 0) + marker[0].length, end)
+      .trim()
+      .replace(/\n---$/, '');
     const text = `${body.trim()}\n`;
     return { id, title: heading.title, summary: heading.summary, markdown: text, blocks: markdownToBlocks(text) };
   });
-  if (sections.length !== headings.size) throw new Error(`${where} has ${sections.length} sections where the definition has ${headings.size}; run npm run generate.`);
+  if (sections.length !== headings.size)
+    throw new Error(`${where} has ${sections.length} sections where the definition has ${headings.size}; run npm run generate.`);
   return {
     id: definition.connectorType,
     title: `${definition.displayName} connector`,
@@ -147,7 +151,8 @@ export function markdownToBlocks(markdown: string): ContentBlock[] {
       blocks.push({ type: 'list', items });
     } else {
       const text: string[] = [];
-      while (i < lines.length && (lines[i] as string).trim() !== '' && !/^(#{1,6} |```|\||- )/.test(lines[i] as string)) text.push((lines[i++] as string).trim());
+      while (i < lines.length && (lines[i] as string).trim() !== '' && !/^(#{1,6} |```|\||- )/.test(lines[i] as string))
+        text.push((lines[i++] as string).trim());
       blocks.push({ type: 'paragraph', text: text.join(' ') });
     }
   }

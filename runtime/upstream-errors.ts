@@ -1,11 +1,4 @@
-import {
-  AuthenticationError,
-  NotFoundError,
-  RateLimitedError,
-  SwitchyardError,
-  UpstreamError,
-  UpstreamRejectedError,
-} from './errors.js';
+import { AuthenticationError, NotFoundError, RateLimitedError, SwitchyardError, UpstreamError, UpstreamRejectedError } from './errors.js';
 import type { ErrorInBody } from './definition.js';
 import { parseRetryAfter, type HttpResponse } from './http.js';
 import { getPath } from './paths.js';

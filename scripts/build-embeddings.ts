@@ -69,7 +69,13 @@ export function readExtraWords(file: string): string[] {
     .filter((word) => word !== '');
 }
 
-export async function buildVocabulary(options: { words: number; pcs: number; outDir: string; extraWords: string[]; extraFile: string }): Promise<{ bytes: number; sha256: string }> {
+export async function buildVocabulary(options: {
+  words: number;
+  pcs: number;
+  outDir: string;
+  extraWords: string[];
+  extraFile: string;
+}): Promise<{ bytes: number; sha256: string }> {
   const require = createRequire(import.meta.url);
   const packageJson = require.resolve(`${PACKAGE}/package.json`);
   const version = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
@@ -141,7 +147,9 @@ export async function buildVocabulary(options: { words: number; pcs: number; out
     sha256,
   };
   writeFileSync(path.join(options.outDir, 'vocabulary.json'), `${JSON.stringify(metadata, null, 2)}\n`);
-  console.log(`wrote ${count} words x ${dims} dimensions, ${(file.length / 1e6).toFixed(2)} MB, sha256 ${sha256.slice(0, 16)}… in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `wrote ${count} words x ${dims} dimensions, ${(file.length / 1e6).toFixed(2)} MB, sha256 ${sha256.slice(0, 16)}… in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return { bytes: file.length, sha256 };
 }
 
@@ -149,5 +157,11 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
   const { values } = parseArgs({ options: { words: { type: 'string' }, pcs: { type: 'string' }, out: { type: 'string' }, extra: { type: 'string' } } });
   const outDir = path.resolve(values.out ?? fileURLToPath(new URL('../src/context/semantic', import.meta.url)));
   const extraFile = path.resolve(values.extra ?? fileURLToPath(new URL('./embeddings-extra-words.txt', import.meta.url)));
-  await buildVocabulary({ words: option(values.words, 50_000, 'words'), pcs: option(values.pcs, 2, 'pcs'), outDir, extraWords: readExtraWords(extraFile), extraFile });
+  await buildVocabulary({
+    words: option(values.words, 50_000, 'words'),
+    pcs: option(values.pcs, 2, 'pcs'),
+    outDir,
+    extraWords: readExtraWords(extraFile),
+    extraFile,
+  });
 }

@@ -19,7 +19,9 @@ export async function adminRequest<T>(config: ServiceConfig, method: string, pat
   const token = readOperatorToken({ ...(config.operatorToken !== undefined && { operatorToken: config.operatorToken }), dataDir: config.dataDir });
   const base = serviceUrl(config);
   if (token === undefined) {
-    throw new AdminApiError(`The embedded store is in use by the running service, and no operator credential was found to use its admin API: set SWITCHYARD_OPERATOR_TOKEN or keep ${config.dataDir}/operator.token.`);
+    throw new AdminApiError(
+      `The embedded store is in use by the running service, and no operator credential was found to use its admin API: set SWITCHYARD_OPERATOR_TOKEN or keep ${config.dataDir}/operator.token.`,
+    );
   }
   let response: Response;
   try {
@@ -30,7 +32,9 @@ export async function adminRequest<T>(config: ServiceConfig, method: string, pat
     });
   } catch (error) {
     const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    throw new AdminApiError(`The embedded store is in use, and the running service's admin API at ${base} does not answer (${reason}): set SWITCHYARD_URL to its address.`);
+    throw new AdminApiError(
+      `The embedded store is in use, and the running service's admin API at ${base} does not answer (${reason}): set SWITCHYARD_URL to its address.`,
+    );
   }
   const text = await response.text();
   const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);

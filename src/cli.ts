@@ -73,7 +73,9 @@ addMcpCommand(program);
 
 const admin = program
   .command('admin')
-  .description('Provision the hosted service: organizations, API clients, master key rotation. Uses the service settings DATA_DIR, DATABASE_URL and SWITCHYARD_MASTER_KEY.');
+  .description(
+    'Provision the hosted service: organizations, API clients, master key rotation. Uses the service settings DATA_DIR, DATABASE_URL and SWITCHYARD_MASTER_KEY.',
+  );
 
 admin
   .command('create-org')
@@ -109,7 +111,11 @@ admin
         }
         return createClient(store.db, organizationIds, name);
       },
-      (config) => adminRequest<{ client_id: string; client_secret: string; organization_ids: string[] }>(config, 'POST', '/clients', { organization_ids: organizationIds, name }),
+      (config) =>
+        adminRequest<{ client_id: string; client_secret: string; organization_ids: string[] }>(config, 'POST', '/clients', {
+          organization_ids: organizationIds,
+          name,
+        }),
     );
     const result = {
       organization_id: client.organization_ids[0],
@@ -222,7 +228,15 @@ program
 await runProgram(program, {
   expected(error) {
     if (error instanceof ConfigError) return `Configuration error: ${error.message}`;
-    if (error instanceof AdminError || error instanceof AdminApiError || error instanceof ConnectCommandError || error instanceof StoreLockedError || error instanceof KeyRotationError || error instanceof KeyringError) return error.message;
+    if (
+      error instanceof AdminError ||
+      error instanceof AdminApiError ||
+      error instanceof ConnectCommandError ||
+      error instanceof StoreLockedError ||
+      error instanceof KeyRotationError ||
+      error instanceof KeyringError
+    )
+      return error.message;
     return undefined;
   },
 });

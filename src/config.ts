@@ -87,7 +87,9 @@ export function parseVendorConcurrency(raw: string | undefined, name = 'SYNC_VEN
     const match = /^\s*([a-z0-9][a-z0-9_-]*)\s*=\s*(\d+)\s*$/.exec(part);
     const value = match ? Number(match[2]) : Number.NaN;
     if (!match || !Number.isInteger(value) || value < 1 || value > 64) {
-      throw new ConfigError(`${name} must be a comma-separated list of connector_type=N with N from 1 to 64 (e.g. "harvest=1,jira=4"); "${part.trim()}" is not.`);
+      throw new ConfigError(
+        `${name} must be a comma-separated list of connector_type=N with N from 1 to 64 (e.g. "harvest=1,jira=4"); "${part.trim()}" is not.`,
+      );
     }
     result[match[1] as string] = value;
   }
@@ -151,7 +153,8 @@ export function parseEmbeddings(env: NodeJS.ProcessEnv): ServiceConfig['embeddin
   const model = env.EMBEDDINGS_MODEL?.trim();
   const apiKey = env.EMBEDDINGS_API_KEY?.trim();
   if (!url) {
-    if (model || apiKey) throw new ConfigError('EMBEDDINGS_MODEL and EMBEDDINGS_API_KEY need EMBEDDINGS_URL (the OpenAI-compatible base URL, e.g. https://api.openai.com/v1).');
+    if (model || apiKey)
+      throw new ConfigError('EMBEDDINGS_MODEL and EMBEDDINGS_API_KEY need EMBEDDINGS_URL (the OpenAI-compatible base URL, e.g. https://api.openai.com/v1).');
     return undefined;
   }
   if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError('EMBEDDINGS_URL must be an http(s) URL (the base URL; /embeddings is appended).');
@@ -186,9 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     ...(env.UPSTREAM_TIMEOUT_MS ? { upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000) } : {}),
     ...(env.UPSTREAM_MAX_RESPONSE_BYTES ? { upstreamMaxResponseBytes: integer(env, 'UPSTREAM_MAX_RESPONSE_BYTES', 52_428_800, 1024, 1_073_741_824) } : {}),
-    ...(env.CONNECTOR_CACHE_MAX_STALENESS_MS
-      ? { connectorCacheMaxStalenessMs: integer(env, 'CONNECTOR_CACHE_MAX_STALENESS_MS', 30_000, 0, 3_600_000) }
-      : {}),
+    ...(env.CONNECTOR_CACHE_MAX_STALENESS_MS ? { connectorCacheMaxStalenessMs: integer(env, 'CONNECTOR_CACHE_MAX_STALENESS_MS', 30_000, 0, 3_600_000) } : {}),
     ...(env.UPSTREAM_RETRIES ? { upstreamRetries: integer(env, 'UPSTREAM_RETRIES', 3, 0, 10) } : {}),
     ...(env.EMBEDDINGS_URL?.trim() || env.EMBEDDINGS_MODEL?.trim() || env.EMBEDDINGS_API_KEY?.trim() ? { embeddings: parseEmbeddings(env) } : {}),
     syncIntervalMinutes: integer(env, 'SYNC_INTERVAL_MINUTES', 60, 0, 525_600),

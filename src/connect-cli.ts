@@ -22,7 +22,8 @@ const POLL_INTERVAL_MS = 2000;
 
 function positiveSeconds(value: string): number {
   const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400) throw new InvalidArgumentError('--timeout must be a whole number of seconds from 1 to 86400.');
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400)
+    throw new InvalidArgumentError('--timeout must be a whole number of seconds from 1 to 86400.');
   return seconds;
 }
 
@@ -45,14 +46,20 @@ class ServiceClient {
     const text = await response.text();
     const parsed: unknown = text === '' ? null : JSON.parse(text);
     if (!response.ok) {
-      const message = parsed !== null && typeof parsed === 'object' && typeof (parsed as { message?: unknown }).message === 'string' ? (parsed as { message: string }).message : `HTTP ${response.status}`;
+      const message =
+        parsed !== null && typeof parsed === 'object' && typeof (parsed as { message?: unknown }).message === 'string'
+          ? (parsed as { message: string }).message
+          : `HTTP ${response.status}`;
       throw new ConnectCommandError(`${method} ${pathname} failed: ${message}`);
     }
     return parsed as T;
   }
 
   async authenticate(clientId: string, clientSecret: string): Promise<void> {
-    const answer = await this.request<{ access_token: string }>('POST', '/api/v1/account/applications/token', { client_id: clientId, client_secret: clientSecret });
+    const answer = await this.request<{ access_token: string }>('POST', '/api/v1/account/applications/token', {
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
     this.token = answer.access_token;
   }
 }
@@ -65,7 +72,10 @@ function openInBrowser(url: string): void {
 }
 
 async function connectorIds(client: ServiceClient, workspace: string, connectorType: string): Promise<Set<string>> {
-  const list = await client.request<{ data: Array<{ id: string; connector_type: string }> }>('GET', `/api/v1/integrations/connectors?workspace_name=${encodeURIComponent(workspace)}`);
+  const list = await client.request<{ data: Array<{ id: string; connector_type: string }> }>(
+    'GET',
+    `/api/v1/integrations/connectors?workspace_name=${encodeURIComponent(workspace)}`,
+  );
   return new Set(list.data.filter((connector) => connector.connector_type === connectorType).map((connector) => connector.id));
 }
 
@@ -74,14 +84,19 @@ async function runConnect(connectorTypeArg: string, options: ConnectOptions): Pr
   const clientId = process.env.SWITCHYARD_CLIENT_ID?.trim();
   const clientSecret = process.env.SWITCHYARD_CLIENT_SECRET?.trim();
   if (!clientId || !clientSecret) {
-    throw new ConnectCommandError('Set SWITCHYARD_CLIENT_ID and SWITCHYARD_CLIENT_SECRET (an API client of the organization; `switchyard admin create-client` makes one).');
+    throw new ConnectCommandError(
+      'Set SWITCHYARD_CLIENT_ID and SWITCHYARD_CLIENT_SECRET (an API client of the organization; `switchyard admin create-client` makes one).',
+    );
   }
   const workspace = options.workspace.trim();
   if (workspace === '') throw new ConnectCommandError('--workspace must not be empty.');
   const client = new ServiceClient(baseUrl);
   await client.authenticate(clientId, clientSecret);
 
-  const catalog = await client.request<{ data: Array<{ connector_name: string; actor_definition_id: string }> }>('GET', '/api/v1/integrations/templates/sources?use_global=true');
+  const catalog = await client.request<{ data: Array<{ connector_name: string; actor_definition_id: string }> }>(
+    'GET',
+    '/api/v1/integrations/templates/sources?use_global=true',
+  );
   const templates = await client.request<{ data: Array<{ connector_name: string | null }> }>('GET', '/api/v1/integrations/templates/sources');
   const wanted = connectorTypeArg.trim().toLowerCase();
   const entry = catalog.data.find((template) => template.connector_name === wanted);
@@ -104,7 +119,9 @@ async function runConnect(connectorTypeArg: string, options: ConnectOptions): Pr
   const url = new URL(widget.connect_url);
   url.searchParams.set('connector_type', definition.connector_type);
   // The URL goes to stdout alone on its line (a script can read it); the guidance goes to stderr.
-  console.error(`Open this page in a browser to connect ${definition.connector_type} to workspace "${workspace}" (valid ${Math.round(widget.expires_in / 60)} minutes):`);
+  console.error(
+    `Open this page in a browser to connect ${definition.connector_type} to workspace "${workspace}" (valid ${Math.round(widget.expires_in / 60)} minutes):`,
+  );
   console.log(url.toString());
   if (options.open) openInBrowser(url.toString());
   console.error('Waiting for the connection...');

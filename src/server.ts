@@ -33,7 +33,9 @@ async function openStoreWhenReachable(config: ServiceConfig): Promise<Store> {
       const where = redactDatabaseUrl(config.databaseUrl);
       const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
       if (Date.now() >= deadline) {
-        throw new StoreUnreachableError(`Cannot reach the PostgreSQL store at ${where} (${reason}) within ${config.storeWaitSeconds ?? 30} s (STORE_WAIT_SECONDS).`);
+        throw new StoreUnreachableError(
+          `Cannot reach the PostgreSQL store at ${where} (${reason}) within ${config.storeWaitSeconds ?? 30} s (STORE_WAIT_SECONDS).`,
+        );
       }
       if (!told) {
         process.stderr.write(`Waiting for the PostgreSQL store at ${where} (${reason}); retrying every 2 s for up to ${config.storeWaitSeconds ?? 30} s.\n`);
@@ -66,7 +68,10 @@ export async function startService(settings: ServiceConfig, options: { quiet?: b
     await store.close();
     throw error;
   });
-  const service = composeService({ store, keyring, config }, { ownStore: true, log: pino(options.quiet ? { level: 'silent' } : loggerOptions(config.logLevel)) });
+  const service = composeService(
+    { store, keyring, config },
+    { ownStore: true, log: pino(options.quiet ? { level: 'silent' } : loggerOptions(config.logLevel)) },
+  );
   let app: FastifyInstance;
   let url: string;
   try {

@@ -26,7 +26,12 @@ const page = JSON.stringify({
   next_page: null,
   previous_page: null,
   page: 1,
-  links: { first: 'https://api.harvestapp.com/v2/users?page=1&per_page=100', next: null, previous: null, last: 'https://api.harvestapp.com/v2/users?page=1&per_page=100' },
+  links: {
+    first: 'https://api.harvestapp.com/v2/users?page=1&per_page=100',
+    next: null,
+    previous: null,
+    last: 'https://api.harvestapp.com/v2/users?page=1&per_page=100',
+  },
 });
 
 const server = createServer((request, response) => {

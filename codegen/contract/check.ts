@@ -17,9 +17,7 @@ export interface ManifestCheck {
 export function checkManifestActions(manifest: Manifest, spec: LoadedSpec): ManifestCheck {
   const mismatches: Mismatch[] = [];
   for (const action of manifest.actions) {
-    mismatches.push(
-      ...spec.checkAction({ action, baseUrl: manifest.base_url, pathPrefix: manifest.vendor_spec?.path_prefix }),
-    );
+    mismatches.push(...spec.checkAction({ action, baseUrl: manifest.base_url, pathPrefix: manifest.vendor_spec?.path_prefix }));
   }
   return { actionsChecked: manifest.actions.length, mismatches };
 }

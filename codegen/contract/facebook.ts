@@ -33,15 +33,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ARCHIVE_PATTERN, withExtractedArchive } from './archive.js';
 import { firstSegment } from './openapi.js';
-import {
-  isRecord,
-  type ActionCheckInput,
-  type LoadedSpec,
-  type Mismatch,
-  type MismatchKind,
-  type ParamDef,
-  type SpecFormat,
-} from './types.js';
+import { isRecord, type ActionCheckInput, type LoadedSpec, type Mismatch, type MismatchKind, type ParamDef, type SpecFormat } from './types.js';
 
 export const FACEBOOK_SDK_CODEGEN = 'facebook_sdk_codegen';
 
@@ -213,12 +205,18 @@ function resolveFrom(spec: FacebookSpec, start: string, rest: readonly string[],
       if (api) return { api, where: describeApi(current, api) };
       return {
         where: `${method} ${current}/${seg}`,
-        problem: { kind: 'method_missing', message: `edge ${current}/${seg} has no ${method} (spec has ${[...new Set(edgeApis.map((a) => a.method))].join(', ')})` },
+        problem: {
+          kind: 'method_missing',
+          message: `edge ${current}/${seg} has no ${method} (spec has ${[...new Set(edgeApis.map((a) => a.method))].join(', ')})`,
+        },
       };
     }
     const read = edgeApis.find((a) => a.method === 'GET');
     if (!read?.return || !spec.nodes.has(read.return)) {
-      return { where: `${method} ${current}/${seg}`, problem: { kind: 'path_missing', message: `edge ${current}/${seg} has no GET returning a known node type` } };
+      return {
+        where: `${method} ${current}/${seg}`,
+        problem: { kind: 'path_missing', message: `edge ${current}/${seg} has no GET returning a known node type` },
+      };
     }
     current = read.return;
   }

@@ -12,9 +12,7 @@ import { openapiFormat } from './openapi.js';
 import { postmanFormat } from './postman.js';
 import type { LoadedSpec, SpecFormat } from './types.js';
 
-export const defaultFormats: ReadonlyMap<string, SpecFormat> = new Map(
-  [openapiFormat, graphqlFormat, facebookFormat, postmanFormat].map((f) => [f.name, f]),
-);
+export const defaultFormats: ReadonlyMap<string, SpecFormat> = new Map([openapiFormat, graphqlFormat, facebookFormat, postmanFormat].map((f) => [f.name, f]));
 
 /** Loads each (format, file) once; concurrent callers share the same promise. */
 export class SpecCache {

@@ -7,17 +7,7 @@
  * never succeed).
  */
 import { readFile } from 'node:fs/promises';
-import {
-  buildSchema,
-  getLocation,
-  Kind,
-  parse,
-  validate,
-  GraphQLError,
-  type DocumentNode,
-  type GraphQLSchema,
-  type VariableDefinitionNode,
-} from 'graphql';
+import { buildSchema, getLocation, Kind, parse, validate, GraphQLError, type DocumentNode, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
 import type { ActionCheckInput, LoadedSpec, Mismatch, MismatchKind, SpecFormat } from './types.js';
 import { firstSegment } from './openapi.js';
 
@@ -80,12 +70,7 @@ export function checkGraphqlAction(schema: GraphQLSchema, input: ActionCheckInpu
   for (const [name, v] of declared) {
     if (!fed.has(name) && v.type.kind === Kind.NON_NULL_TYPE && v.defaultValue === undefined) {
       const loc = v.loc ? getLocation(v.loc.source, v.loc.start) : undefined;
-      add(
-        'variable_unfed',
-        `required variable $${name} is fed by no param`,
-        loc ? `graphql.document ${loc.line}:${loc.column}` : 'graphql.document',
-        name,
-      );
+      add('variable_unfed', `required variable $${name} is fed by no param`, loc ? `graphql.document ${loc.line}:${loc.column}` : 'graphql.document', name);
     }
   }
   return out;

@@ -47,7 +47,8 @@ function readVendorSpec(v: unknown): VendorSpecRef | undefined {
   const rawLive = v['live_waivers'];
   if (Array.isArray(rawLive)) {
     for (const w of rawLive as unknown[]) {
-      if (isRecord(w) && typeof w['action'] === 'string' && typeof w['kind'] === 'string') live.push({ action: w['action'], kind: w['kind'], reason: str(w['reason']) ?? '' });
+      if (isRecord(w) && typeof w['action'] === 'string' && typeof w['kind'] === 'string')
+        live.push({ action: w['action'], kind: w['kind'], reason: str(w['reason']) ?? '' });
     }
   }
   return { format, file, path_prefix: str(v['path_prefix']), waivers, live_waivers: live };

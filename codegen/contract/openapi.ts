@@ -6,15 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import YAML from 'yaml';
-import {
-  isRecord,
-  type ActionCheckInput,
-  type LoadedSpec,
-  type Mismatch,
-  type MismatchKind,
-  type ParamDef,
-  type SpecFormat,
-} from './types.js';
+import { isRecord, type ActionCheckInput, type LoadedSpec, type Mismatch, type MismatchKind, type ParamDef, type SpecFormat } from './types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -87,7 +79,10 @@ export function resolveRef(doc: Obj, value: unknown, depth = 0): unknown {
   const ref = value['$ref'];
   if (!ref.startsWith('#')) return undefined;
   let cur: unknown = doc;
-  for (const token of ref.slice(1).split('/').filter((t) => t !== '')) {
+  for (const token of ref
+    .slice(1)
+    .split('/')
+    .filter((t) => t !== '')) {
     if (Array.isArray(cur)) cur = cur[Number(decodePointerToken(token))];
     else if (isRecord(cur)) cur = cur[decodePointerToken(token)];
     else return undefined;
@@ -205,11 +200,7 @@ interface BodyInfo {
 function pickJsonMedia(content: Obj): string | undefined {
   const types = Object.keys(content);
   const base = (t: string): string => (t.split(';')[0] ?? '').trim().toLowerCase();
-  return (
-    types.find((t) => base(t) === 'application/json') ??
-    types.find((t) => /[/+]json$/.test(base(t))) ??
-    types.find((t) => base(t) === '*/*')
-  );
+  return types.find((t) => base(t) === 'application/json') ?? types.find((t) => /[/+]json$/.test(base(t))) ?? types.find((t) => base(t) === '*/*');
 }
 
 function collectProperties(doc: Obj, schema: unknown, into: Set<string>, seen: Set<unknown>): boolean {
@@ -291,9 +282,8 @@ export function checkOpenApiAction(spec: OpenApiSpec, input: ActionCheckInput): 
 
   const checkBodyName = (label: string, key: string, param: string, wire: string | undefined): void => {
     if (body.mediaType === undefined) {
-      const what = body.offered.length > 0
-        ? `operation has no application/json request body (offers ${body.offered.join(', ')})`
-        : 'operation has no request body';
+      const what =
+        body.offered.length > 0 ? `operation has no application/json request body (offers ${body.offered.join(', ')})` : 'operation has no request body';
       add('body_missing', `${label} '${key}': ${what}`, where, param, wire);
       return;
     }
@@ -334,9 +324,7 @@ export function checkOpenApiAction(spec: OpenApiSpec, input: ActionCheckInput): 
         const loc = p.in;
         const candidates = loc === 'query' ? [wireName, wireName.replace(/\[.*$/, '')] : [wireName];
         const found = specParams.some(
-          (sp) =>
-            sp.in === loc &&
-            candidates.some((c) => (loc === 'header' ? sp.name.toLowerCase() === c.toLowerCase() : sp.name === c)),
+          (sp) => sp.in === loc && candidates.some((c) => (loc === 'header' ? sp.name.toLowerCase() === c.toLowerCase() : sp.name === c)),
         );
         if (found) return;
         const elsewhere = otherLocations(wireName, loc);

@@ -35,15 +35,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ARCHIVE_PATTERN, withExtractedArchive } from './archive.js';
 import { firstSegment, urlBasePath } from './openapi.js';
-import {
-  isRecord,
-  type ActionCheckInput,
-  type LoadedSpec,
-  type Mismatch,
-  type MismatchKind,
-  type ParamDef,
-  type SpecFormat,
-} from './types.js';
+import { isRecord, type ActionCheckInput, type LoadedSpec, type Mismatch, type MismatchKind, type ParamDef, type SpecFormat } from './types.js';
 
 export const POSTMAN_COLLECTION = 'postman_collection';
 
@@ -129,10 +121,7 @@ export function segmentMatches(spec: string, ours: string): boolean {
   if (isWholePlaceholder(spec)) return true;
   if (/^\{[^{}]*\}$/.test(ours)) return false; // our template only fills a whole placeholder
   if (!PLACEHOLDER.test(spec)) return spec === ours;
-  const pattern = spec
-    .split(PLACEHOLDER)
-    .map(escapeRegex)
-    .join('[^/]+');
+  const pattern = spec.split(PLACEHOLDER).map(escapeRegex).join('[^/]+');
   return new RegExp(`^${pattern}$`).test(ours);
 }
 
@@ -310,7 +299,11 @@ function pathMatches(spec: readonly string[], ours: readonly string[]): boolean 
 }
 
 /** The requests matching one of our paths, most specific first (all of the best specificity). */
-export function findRequests(spec: PostmanSpec, ourPath: string, opts: { baseUrl?: string | undefined; pathPrefix?: string | undefined } = {}): {
+export function findRequests(
+  spec: PostmanSpec,
+  ourPath: string,
+  opts: { baseUrl?: string | undefined; pathPrefix?: string | undefined } = {},
+): {
   readonly matches: readonly PostmanRequest[];
   readonly compared: string;
 } {
@@ -351,7 +344,11 @@ export function checkPostmanAction(spec: PostmanSpec, input: ActionCheckInput): 
   const withMethod = matches.filter((r) => r.method === method);
   if (withMethod.length === 0) {
     const has = [...new Set(matches.map((r) => r.method))].sort();
-    add('method_missing', `no ${method} request for ${matches[0]?.path ?? compared} (the collection has ${has.join(', ')})`, `${method} ${matches[0]?.path ?? compared}`);
+    add(
+      'method_missing',
+      `no ${method} request for ${matches[0]?.path ?? compared} (the collection has ${has.join(', ')})`,
+      `${method} ${matches[0]?.path ?? compared}`,
+    );
     return out;
   }
   const where = describeRequests(withMethod);

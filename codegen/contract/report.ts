@@ -13,7 +13,11 @@ export function mismatchLine(connector: string, m: Mismatch): string {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  const line = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ').trimEnd();
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join(' | ')
+      .trimEnd();
   const [head, ...body] = rows;
   if (!head) return [];
   return [line(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...body.map(line)];
@@ -33,9 +37,7 @@ export function formatReport(results: readonly ConnectorResult[]): string {
   const out = table(rows);
   if (results.length === 0) out.push('', 'no manifests found');
   const mismatches = results.flatMap((r) => r.unwaived.map((m) => mismatchLine(r.connector, m)));
-  const waived = results.flatMap((r) =>
-    r.waived.map((w) => `${mismatchLine(r.connector, w.mismatch)} — waived: ${w.waiver.reason}`),
-  );
+  const waived = results.flatMap((r) => r.waived.map((w) => `${mismatchLine(r.connector, w.mismatch)} — waived: ${w.waiver.reason}`));
   if (mismatches.length > 0) out.push('', `Mismatches (${mismatches.length}):`, ...mismatches);
   if (waived.length > 0) out.push('', `Waived (${waived.length}):`, ...waived);
   out.push('', mismatches.length > 0 ? `contract: FAILED (${mismatches.length} unwaived)` : 'contract: OK');

@@ -22,11 +22,7 @@ export interface WaiverOutcome {
  * Splits mismatches into unwaived and waived; stale waivers are appended to `unwaived`.
  * `knownActions` (entity.action names of the manifest) only sharpens the stale message.
  */
-export function applyWaivers(
-  mismatches: readonly Mismatch[],
-  waivers: readonly Waiver[],
-  knownActions?: ReadonlySet<string>,
-): WaiverOutcome {
+export function applyWaivers(mismatches: readonly Mismatch[], waivers: readonly Waiver[], knownActions?: ReadonlySet<string>): WaiverOutcome {
   const used = new Set<number>();
   const unwaived: Mismatch[] = [];
   const waived: WaivedMismatch[] = [];

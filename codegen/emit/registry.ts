@@ -9,7 +9,11 @@ function camel(type: string): string {
 
 /** runtime/generated/index.ts: every connector's definition, validators and facade (skill docs are docs/connectors/<type>.md, read at run time). */
 export function emitRegistry(definitions: ConnectorDefinition[]): string {
-  const lines = [GENERATED_HEADER.trimEnd(), `import type { ConnectorModule } from '../connector.js';`, `import type { CompiledValidator } from '../validation.js';`];
+  const lines = [
+    GENERATED_HEADER.trimEnd(),
+    `import type { ConnectorModule } from '../connector.js';`,
+    `import type { CompiledValidator } from '../validation.js';`,
+  ];
   for (const d of definitions) {
     const name = camel(d.connectorType);
     lines.push(`import { definition as ${name}Definition } from './${d.connectorType}/definition.js';`);
@@ -22,7 +26,9 @@ export function emitRegistry(definitions: ConnectorDefinition[]): string {
   lines.push('export const connectorModules: Readonly<Record<string, ConnectorModule>> = {');
   for (const d of definitions) {
     const name = camel(d.connectorType);
-    lines.push(`  ${JSON.stringify(d.connectorType)}: { definition: ${name}Definition, validators: ${name}Validators as unknown as Record<string, CompiledValidator> },`);
+    lines.push(
+      `  ${JSON.stringify(d.connectorType)}: { definition: ${name}Definition, validators: ${name}Validators as unknown as Record<string, CompiledValidator> },`,
+    );
   }
   lines.push('};');
   return `${lines.join('\n')}\n`;
@@ -31,7 +37,9 @@ export function emitRegistry(definitions: ConnectorDefinition[]): string {
 /** runtime/generated/types.ts: re-exports every connector's params and record types, and maps each connector type to its operations. */
 export function emitTypesIndex(definitions: ConnectorDefinition[]): string {
   const reexports = definitions.map((d) => `export type * from './${d.connectorType}/types.js';`);
-  const imports = definitions.map((d) => `import type { ${pascalCase(d.connectorType)}Operations, ${pascalCase(d.connectorType)}Records } from './${d.connectorType}/types.js';`);
+  const imports = definitions.map(
+    (d) => `import type { ${pascalCase(d.connectorType)}Operations, ${pascalCase(d.connectorType)}Records } from './${d.connectorType}/types.js';`,
+  );
   const map = (suffix: string) => definitions.map((d) => `  ${JSON.stringify(d.connectorType)}: ${pascalCase(d.connectorType)}${suffix};`).join('\n');
   return (
     `${GENERATED_HEADER}${[...imports, ...reexports].join('\n')}\n\n` +

@@ -43,7 +43,11 @@ function wrap(text: string, width = 100): string[] {
 }
 
 function docComment(node: SchemaNode, indent: string): string[] {
-  const text = [node.description?.trim(), node.default !== undefined ? `@default ${JSON.stringify(node.default)}` : undefined, node['x-derived-default'] ? `@default ${node['x-derived-default']}` : undefined]
+  const text = [
+    node.description?.trim(),
+    node.default !== undefined ? `@default ${JSON.stringify(node.default)}` : undefined,
+    node['x-derived-default'] ? `@default ${node['x-derived-default']}` : undefined,
+  ]
     .filter((line): line is string => line !== undefined && line !== '')
     .join('\n')
     .replace(/\*\//g, '*\\/');

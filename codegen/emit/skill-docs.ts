@@ -7,7 +7,11 @@ import { SECTION_SEPARATOR, sectionMarker, skillDocsHeader } from '../../runtime
 import { schemaToType } from './types.js';
 
 const handlebars = Handlebars.create();
-handlebars.registerHelper('cell', (value: unknown) => String(value ?? '').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' '));
+handlebars.registerHelper('cell', (value: unknown) =>
+  String(value ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' '),
+);
 
 function template(name: string): Handlebars.TemplateDelegate {
   return handlebars.compile(readFileSync(new URL(`../templates/${name}.hbs`, import.meta.url), 'utf8'), { noEscape: true, strict: false });
@@ -26,7 +30,9 @@ function typeLabel(schema: JsonObject): string {
   const type = schema.type;
   if (type === undefined) return Array.isArray(schema.enum) ? 'enum' : schemaToType(schema);
   const types = (Array.isArray(type) ? type : [type]).map(String);
-  return types.map((t) => (t === 'array' && schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items) ? `array of ${typeLabel(schema.items)}` : t)).join(' or ');
+  return types
+    .map((t) => (t === 'array' && schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items) ? `array of ${typeLabel(schema.items)}` : t))
+    .join(' or ');
 }
 
 function exampleValue(name: string, schema: JsonObject): unknown {
@@ -90,7 +96,12 @@ export function skillDocsMarkdown(definition: ConnectorDefinition): string {
       template('authentication')({
         auth: definition.auth.map((a) => ({
           ...a,
-          fieldRows: Object.entries(a.fields).map(([name, f]) => ({ name: f.aliases ? `${name} (or ${f.aliases.join(', ')})` : name, required: f.required ? 'yes' : 'no', secret: f.secret ? 'yes' : 'no', description: f.description })),
+          fieldRows: Object.entries(a.fields).map(([name, f]) => ({
+            name: f.aliases ? `${name} (or ${f.aliases.join(', ')})` : name,
+            required: f.required ? 'yes' : 'no',
+            secret: f.secret ? 'yes' : 'no',
+            description: f.description,
+          })),
         })),
         configRows: Object.entries(definition.config).map(([name, c]) => ({
           name,
@@ -102,7 +113,8 @@ export function skillDocsMarkdown(definition: ConnectorDefinition): string {
     ),
   ];
   for (const [entityName, entity] of Object.entries(definition.entities)) {
-    for (const [actionName, action] of Object.entries(entity.actions)) sections.push(section(`${entityName}.${actionName}`, actionMarkdown(entityName, actionName, action, definition)));
+    for (const [actionName, action] of Object.entries(entity.actions))
+      sections.push(section(`${entityName}.${actionName}`, actionMarkdown(entityName, actionName, action, definition)));
   }
   const version = createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 12);
   return `${skillDocsHeader(definition.connectorType, version)}\n\n${sections.join(SECTION_SEPARATOR)}`;

@@ -97,7 +97,11 @@ export function emitTypes(definition: ConnectorDefinition): string {
       isExported: true,
       docs: docs(entity.description),
       properties: Object.entries(entity.record.fields).map(
-        ([name, schema]): OptionalKind<PropertySignatureStructure> => ({ name: propertyName(name), type: schemaToType(schema), docs: docs(schema.description) }),
+        ([name, schema]): OptionalKind<PropertySignatureStructure> => ({
+          name: propertyName(name),
+          type: schemaToType(schema),
+          docs: docs(schema.description),
+        }),
       ),
       indexSignatures: [{ keyName: 'field', keyType: 'string', returnType: 'unknown' }],
     });
@@ -133,7 +137,9 @@ export function emitTypes(definition: ConnectorDefinition): string {
       const method = propertyName(camelCase(actionName));
       operationActions.push(`${propertyName(actionName)}: { params: ${paramsName}; data: ${data}; pagination: ${paginationType} };`);
       actionMembers.push(`${method}(params${optional ? '?' : ''}: ${paramsName}): Promise<ExecuteResult<${data}, ${paginationType}>>;`);
-      actionImpl.push(`${method}: (params${optional ? ' = {}' : ''}) => connector.execute<${data}, ${paginationType}>(${JSON.stringify(entityName)}, ${JSON.stringify(actionName)}, { ...params }),`);
+      actionImpl.push(
+        `${method}: (params${optional ? ' = {}' : ''}) => connector.execute<${data}, ${paginationType}>(${JSON.stringify(entityName)}, ${JSON.stringify(actionName)}, { ...params }),`,
+      );
     }
     facadeMembers.push(`${propertyName(entityName)}: {\n${actionMembers.join('\n')}\n};`);
     operationMembers.push(`${propertyName(entityName)}: {\n${operationActions.join('\n')}\n};`);
@@ -145,14 +151,21 @@ export function emitTypes(definition: ConnectorDefinition): string {
     docs: [`Params, data and pagination of every ${definition.displayName} entity and action (the typed HTTP client uses it).`],
     type: `{\n${operationMembers.join('\n')}\n}`,
   });
-  file.addTypeAlias({ name: `${prefix}Records`, isExported: true, docs: [`The record type of every ${definition.displayName} entity.`], type: `{\n${recordMembers.join('\n')}\n}` });
+  file.addTypeAlias({
+    name: `${prefix}Records`,
+    isExported: true,
+    docs: [`The record type of every ${definition.displayName} entity.`],
+    type: `{\n${recordMembers.join('\n')}\n}`,
+  });
   const facadeName = `${prefix}Facade`;
   file.addTypeAlias({ name: facadeName, isExported: true, type: `{\n${facadeMembers.join('\n')}\n}` });
   file.addVariableStatement({
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
     docs: [`Typed access to every ${definition.displayName} entity and action.`],
-    declarations: [{ name: `${camelCase(definition.connectorType)}Facade`, initializer: `(connector: Connector): ${facadeName} => ({\n${facadeImpl.join('\n')}\n})` }],
+    declarations: [
+      { name: `${camelCase(definition.connectorType)}Facade`, initializer: `(connector: Connector): ${facadeName} => ({\n${facadeImpl.join('\n')}\n})` },
+    ],
   });
   file.formatText({ indentSize: 2 });
   return GENERATED_HEADER + file.getFullText();

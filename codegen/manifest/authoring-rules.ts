@@ -59,11 +59,17 @@ export function checkAuthoringMistakes(manifest: LoadedManifest): Diagnostic[] {
       if (action.method === 'GET' || action.method === 'DELETE') {
         for (const [name, param] of Object.entries(action.params ?? {})) {
           if (param.in === 'body') {
-            report([...at, 'params', name, 'in'], 'body-on-read', `param "${name}" is in: body, but a ${action.method} request sends no body; use in: query (or change the method)`);
+            report(
+              [...at, 'params', name, 'in'],
+              'body-on-read',
+              `param "${name}" is in: body, but a ${action.method} request sends no body; use in: query (or change the method)`,
+            );
           }
         }
-        if (action.constant_body !== undefined) report([...at, 'constant_body'], 'body-on-read', `constant_body on a ${action.method} request is never sent; use constant_query`, true);
-        if (action.additional_params === 'body') report([...at, 'additional_params'], 'body-on-read', `additional_params: body on a ${action.method} request is never sent`, true);
+        if (action.constant_body !== undefined)
+          report([...at, 'constant_body'], 'body-on-read', `constant_body on a ${action.method} request is never sent; use constant_query`, true);
+        if (action.additional_params === 'body')
+          report([...at, 'additional_params'], 'body-on-read', `additional_params: body on a ${action.method} request is never sent`, true);
       }
       const many = (action.result ?? (actionName === 'list' || actionName === 'api_search' ? 'many' : 'one')) === 'many';
       if (many && action.records_path === undefined) {

@@ -43,7 +43,7 @@ export function loadManifest(file: string, text = readFileSync(file, 'utf8')): {
       column: pos.col,
       path: '',
       rule: duplicate ? 'duplicate-key' : 'yaml-syntax',
-      message: duplicate ? `a key is declared twice: ${error.message.split('\n')[0]}` : error.message.split('\n')[0] ?? 'YAML syntax error',
+      message: duplicate ? `a key is declared twice: ${error.message.split('\n')[0]}` : (error.message.split('\n')[0] ?? 'YAML syntax error'),
     };
   });
   if (diagnostics.length > 0) return { diagnostics };
@@ -70,7 +70,7 @@ export function positionOf(manifest: LoadedManifest, segments: string[], atKey =
     }
     if (next === null && keyOffset === undefined) break;
     const last = index === segments.length - 1;
-    best = (last && atKey && keyOffset !== undefined ? keyOffset : next?.range?.[0] ?? keyOffset) ?? best;
+    best = (last && atKey && keyOffset !== undefined ? keyOffset : (next?.range?.[0] ?? keyOffset)) ?? best;
     node = next;
   }
   const pos = manifest.lines.linePos(best);

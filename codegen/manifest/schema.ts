@@ -96,7 +96,15 @@ function jsonTypeMatches(root: SchemaNode, node: SchemaNode, value: unknown): bo
   const types = node.type === undefined ? (node.properties || node.discriminator ? ['object'] : []) : [node.type].flat();
   if (types.length === 0) return true;
   return types.some((type) =>
-    type === 'object' ? isObject(value) : type === 'array' ? Array.isArray(value) : type === 'integer' ? Number.isInteger(value) : type === 'null' ? value === null : typeof value === type,
+    type === 'object'
+      ? isObject(value)
+      : type === 'array'
+        ? Array.isArray(value)
+        : type === 'integer'
+          ? Number.isInteger(value)
+          : type === 'null'
+            ? value === null
+            : typeof value === type,
   );
 }
 

@@ -95,7 +95,8 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       }
     }
     const stray = template.replace(/\{\{\s*(credentials|config|token)\.[A-Za-z0-9_]+\s*\}\}/g, '');
-    if (stray.includes('{{') || stray.includes('}}')) report(segments, 'template-syntax', 'malformed template: use {{credentials.X}}, {{config.X}} or {{token.X}}');
+    if (stray.includes('{{') || stray.includes('}}'))
+      report(segments, 'template-syntax', 'malformed template: use {{credentials.X}}, {{config.X}} or {{token.X}}');
   };
 
   const allOptions = m.auth.map((o) => ({ title: o.option_title, fields: new Set(Object.keys(o.fields)) }));
@@ -106,13 +107,22 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
   m.auth.forEach((option, index) => {
     const at = ['auth', String(index)];
     // Titles match ignoring case, spaces and punctuation, so two options may not differ only in those.
-    if (titles.has(titleKey(option.option_title))) report([...at, 'option_title'], 'duplicate-option', `option_title "${option.option_title}" is used twice (titles match ignoring case, spaces and punctuation)`);
+    if (titles.has(titleKey(option.option_title)))
+      report(
+        [...at, 'option_title'],
+        'duplicate-option',
+        `option_title "${option.option_title}" is used twice (titles match ignoring case, spaces and punctuation)`,
+      );
     titles.add(titleKey(option.option_title));
     const names = new Map<string, string>(Object.keys(option.fields).map((name) => [name, name]));
     for (const [name, field] of Object.entries(option.fields)) {
       for (const alias of field.aliases ?? []) {
         if (names.has(alias)) {
-          report([...at, 'fields', name, 'aliases'], 'duplicate-field-name', `alias "${alias}" of ${name} is already a name of field ${names.get(alias)} of this option`);
+          report(
+            [...at, 'fields', name, 'aliases'],
+            'duplicate-field-name',
+            `alias "${alias}" of ${name} is already a name of field ${names.get(alias)} of this option`,
+          );
         }
         names.set(alias, name);
       }
@@ -149,7 +159,12 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       const flowAt = [...at, 'authorization_code'];
       if (option.type === 'oauth2_refresh') {
         for (const key of ['token_url', 'client_auth', 'body_format'] as const) {
-          if (flow[key] !== undefined) report([...flowAt, key], 'authorization-fields', `${key} belongs to the oauth2_refresh option itself: its code exchange goes where its refresh requests go`);
+          if (flow[key] !== undefined)
+            report(
+              [...flowAt, key],
+              'authorization-fields',
+              `${key} belongs to the oauth2_refresh option itself: its code exchange goes where its refresh requests go`,
+            );
         }
       } else {
         if (flow.token_url === undefined) {
@@ -161,12 +176,20 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
           }
         }
         if (!option.fields.access_token) {
-          report([...at, 'fields'], 'authorization-fields', 'an option that is not oauth2_refresh and declares authorization_code needs the field "access_token" (the token the exchange returns)');
+          report(
+            [...at, 'fields'],
+            'authorization-fields',
+            'an option that is not oauth2_refresh and declares authorization_code needs the field "access_token" (the token the exchange returns)',
+          );
         }
       }
       checkTemplate(flow.authorization_url, [...at, 'authorization_code', 'authorization_url'], own, new Set());
       if (templateReferences(flow.authorization_url).some((ref) => ref.source === 'credentials')) {
-        report([...at, 'authorization_code', 'authorization_url'], 'authorization-fields', 'authorization_url may use only {{config.X}}: no credential exists before consent');
+        report(
+          [...at, 'authorization_code', 'authorization_url'],
+          'authorization-fields',
+          'authorization_url may use only {{config.X}}: no credential exists before consent',
+        );
       }
       const filled = [
         ...Object.keys(flow.from_callback ?? {}).map((field) => ({ field, key: ['from_callback'] })),
@@ -175,15 +198,26 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       ];
       for (const { field, key } of filled) {
         if (!option.fields[field] || ['client_id', 'client_secret', 'refresh_token', 'access_token'].includes(field)) {
-          report([...at, 'authorization_code', ...key, field], 'authorization-fields', `${key.join('.')} may only fill a declared field of the option other than client_id, client_secret, refresh_token and access_token`);
+          report(
+            [...at, 'authorization_code', ...key, field],
+            'authorization-fields',
+            `${key.join('.')} may only fill a declared field of the option other than client_id, client_secret, refresh_token and access_token`,
+          );
         }
       }
       if (flow.lookup !== undefined) {
-        const templates: Array<[string[], string]> = [[['url'], flow.lookup.url], ...Object.entries(flow.lookup.match ?? {}).map(([name, template]): [string[], string] => [['match', name], template])];
+        const templates: Array<[string[], string]> = [
+          [['url'], flow.lookup.url],
+          ...Object.entries(flow.lookup.match ?? {}).map(([name, template]): [string[], string] => [['match', name], template]),
+        ];
         for (const [segments, template] of templates) {
           checkTemplate(template, [...at, 'authorization_code', 'lookup', ...segments], own, new Set());
           if (templateReferences(template).some((ref) => ref.source === 'credentials')) {
-            report([...at, 'authorization_code', 'lookup', ...segments], 'authorization-fields', 'a lookup may use only {{config.X}} templates: the credentials are being made');
+            report(
+              [...at, 'authorization_code', 'lookup', ...segments],
+              'authorization-fields',
+              'a lookup may use only {{config.X}} templates: the credentials are being made',
+            );
           }
         }
       }
@@ -216,7 +250,10 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     for (const idField of entity.record.singleton ? [] : idFields) {
       if (!fieldNames.has(idField)) report(['entities', entityName, 'record'], 'id-field', `record fields do not include the id field "${idField}"`);
     }
-    for (const [listKey, list] of [['fields', entity.search?.fields ?? []], ['semantic', (entity.search?.semantic ?? []).map((s) => s.field)]] as const) {
+    for (const [listKey, list] of [
+      ['fields', entity.search?.fields ?? []],
+      ['semantic', (entity.search?.semantic ?? []).map((s) => s.field)],
+    ] as const) {
       list.forEach((field, i) => {
         if (!fieldNames.has(field.split('.')[0] as string)) {
           report(['entities', entityName, 'search', listKey, String(i)], 'unknown-field', `search field "${field}" is not a record field`);
@@ -227,8 +264,10 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       const at = ['entities', entityName, 'search', 'derived', name];
       const [origin, first] = source.split('.') as [string, string];
       if (fieldNames.has(name)) report(at, 'derived-field', `derived field "${name}" is already a record field; search it directly`, true);
-      if (origin === 'record' && !fieldNames.has(first.replace(/\[\]$/, ''))) report(at, 'unknown-field', `derived "${name}" reads "${source}", whose first segment is not a record field`);
-      if (origin === 'params' && !entity.actions.list?.params?.[first]) report(at, 'unknown-param', `derived "${name}" reads "${source}", which is not a param of ${entityName}.list`);
+      if (origin === 'record' && !fieldNames.has(first.replace(/\[\]$/, '')))
+        report(at, 'unknown-field', `derived "${name}" reads "${source}", whose first segment is not a record field`);
+      if (origin === 'params' && !entity.actions.list?.params?.[first])
+        report(at, 'unknown-param', `derived "${name}" reads "${source}", which is not a param of ${entityName}.list`);
     }
     for (const [name, path] of Object.entries(entity.search?.metadata ?? {})) {
       if (!fieldNames.has(path.split('.')[0] as string)) {
@@ -239,10 +278,21 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     if (fanOut) {
       const at = ['entities', entityName, 'search', 'fan_out'];
       const parent = m.entities[fanOut.entity];
-      if (!parent) report([...at, 'entity'], 'unknown-entity', `fan_out names entity "${fanOut.entity}", which this connector does not declare${didYouMean(fanOut.entity, Object.keys(m.entities))}`);
-      else if (!(fanOut.field.split('.')[0] as string in parent.record.fields)) report([...at, 'field'], 'unknown-field', `"${fanOut.field}" is not a record field of ${fanOut.entity}`);
+      if (!parent)
+        report(
+          [...at, 'entity'],
+          'unknown-entity',
+          `fan_out names entity "${fanOut.entity}", which this connector does not declare${didYouMean(fanOut.entity, Object.keys(m.entities))}`,
+        );
+      else if (!((fanOut.field.split('.')[0] as string) in parent.record.fields))
+        report([...at, 'field'], 'unknown-field', `"${fanOut.field}" is not a record field of ${fanOut.entity}`);
       else if (!parent.actions.list) report([...at, 'entity'], 'fan-out-parent', `fan_out parent ${fanOut.entity} has no list action`);
-      if (!entity.actions.list?.params?.[fanOut.param]) report([...at, 'param'], 'unknown-param', `fan_out param "${fanOut.param}" is not a param of ${entityName}.list${didYouMean(fanOut.param, Object.keys(entity.actions.list?.params ?? {}))}`);
+      if (!entity.actions.list?.params?.[fanOut.param])
+        report(
+          [...at, 'param'],
+          'unknown-param',
+          `fan_out param "${fanOut.param}" is not a param of ${entityName}.list${didYouMean(fanOut.param, Object.keys(entity.actions.list?.params ?? {}))}`,
+        );
     }
     const incremental = entity.search?.incremental;
     if (incremental) {
@@ -252,10 +302,15 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
       if (!action) {
         report(at, 'incremental-action', `incremental reads through ${entityName}.${actionName}, which this entity does not declare`);
       } else {
-        if ((action.result ?? derivedDefaults.result(actionName)) !== 'many') report(at, 'incremental-action', `incremental reads through ${entityName}.${actionName}, which does not return a list of records`);
+        if ((action.result ?? derivedDefaults.result(actionName)) !== 'many')
+          report(at, 'incremental-action', `incremental reads through ${entityName}.${actionName}, which does not return a list of records`);
         const params = Object.keys(action.params ?? {});
         if (!action.params?.[incremental.param]) {
-          report([...at, 'param'], 'unknown-param', `incremental param "${incremental.param}" is not a param of ${entityName}.${actionName}${didYouMean(incremental.param, params)}`);
+          report(
+            [...at, 'param'],
+            'unknown-param',
+            `incremental param "${incremental.param}" is not a param of ${entityName}.${actionName}${didYouMean(incremental.param, params)}`,
+          );
         }
         const type = action.params?.[incremental.param]?.schema.type;
         if ((type === 'object' || type === 'array') && incremental.template === undefined) {
@@ -265,13 +320,21 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
           try {
             JSON.parse(incremental.template.replaceAll('{value}', '0').replaceAll('{current}', ''));
           } catch {
-            report([...at, 'template'], 'template-syntax', `incremental param "${incremental.param}" takes an ${type}: the template must be JSON once {value} is filled in`);
+            report(
+              [...at, 'template'],
+              'template-syntax',
+              `incremental param "${incremental.param}" takes an ${type}: the template must be JSON once {value} is filled in`,
+            );
           }
         }
       }
       const first = incremental.field.split('.')[0] as string;
       if (!fieldNames.has(first)) {
-        report([...at, 'field'], 'unknown-field', `incremental field "${incremental.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`);
+        report(
+          [...at, 'field'],
+          'unknown-field',
+          `incremental field "${incremental.field}" is not a record field of ${entityName}${didYouMean(first, fieldNames)}`,
+        );
       }
       if (incremental.template !== undefined) {
         const stray = incremental.template.replace(/\{(value|current)\}/g, '');
@@ -308,7 +371,11 @@ function checkConnectorCheck(m: Manifest, report: (segments: string[], rule: str
   }
   const readOnly = action.graphql ? !/^\s*mutation\b/.test(action.graphql.document) : action.method === 'GET';
   if (!readOnly || action.destructive === true) {
-    report(['check', 'action'], 'check-read-only', `check must call a read (GET or a GraphQL query): ${entityName}.${actionName} is ${action.graphql ? 'a mutation' : action.method}`);
+    report(
+      ['check', 'action'],
+      'check-read-only',
+      `check must call a read (GET or a GraphQL query): ${entityName}.${actionName} is ${action.graphql ? 'a mutation' : action.method}`,
+    );
   }
   const declared: NonNullable<Action['params']> = action.params ?? {};
   paramValueAjv ??= new Ajv2020({ strict: false, allErrors: true });
@@ -345,24 +412,35 @@ function checkAction(
   for (const [name, param] of Object.entries(params)) {
     const wire = `${param.in}:${param.wire ?? name}`;
     if (wires.has(wire)) {
-      report([...at, 'params', name], 'duplicate-param', `param "${name}" is declared twice: "${wires.get(wire)}" already sends ${param.in} "${param.wire ?? name}"`, true);
+      report(
+        [...at, 'params', name],
+        'duplicate-param',
+        `param "${name}" is declared twice: "${wires.get(wire)}" already sends ${param.in} "${param.wire ?? name}"`,
+        true,
+      );
     }
     wires.set(wire, name);
     if (param.in === 'path') {
-      if (!templateNames.includes(param.wire ?? name)) report([...at, 'params', name], 'unused-path-param', `path param "${name}" does not appear in the path template`, true);
+      if (!templateNames.includes(param.wire ?? name))
+        report([...at, 'params', name], 'unused-path-param', `path param "${name}" does not appear in the path template`, true);
       if (!param.required) report([...at, 'params', name], 'path-param-required', `path param "${name}" must be required: true`, true);
     }
-    if (param.in === 'variables' && !action.graphql) report([...at, 'params', name], 'variables-without-graphql', 'params with in: variables need a graphql document', true);
-    if (param.in === 'body' && action.graphql) report([...at, 'params', name], 'body-with-graphql', 'a graphql action sends params as variables, not body', true);
+    if (param.in === 'variables' && !action.graphql)
+      report([...at, 'params', name], 'variables-without-graphql', 'params with in: variables need a graphql document', true);
+    if (param.in === 'body' && action.graphql)
+      report([...at, 'params', name], 'body-with-graphql', 'a graphql action sends params as variables, not body', true);
     if (param.send_default && param.schema.default === undefined) report([...at, 'params', name], 'send-default', 'send_default needs schema.default', true);
   }
   if (action.graphql && action.method !== 'POST') report([...at, 'method'], 'graphql-method', 'a graphql action must use POST');
   const result = action.result ?? derivedDefaults.result(actionName);
-  if (result === 'one' && action.record_item_path !== undefined) report([...at, 'record_item_path'], 'result-shape', 'record_item_path applies to each record of a list; use record_path for one record');
-  if (result === 'one' && action.records_path !== undefined) report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
+  if (result === 'one' && action.record_item_path !== undefined)
+    report([...at, 'record_item_path'], 'result-shape', 'record_item_path applies to each record of a list; use record_path for one record');
+  if (result === 'one' && action.records_path !== undefined)
+    report([...at, 'records_path'], 'result-shape', 'records_path is for actions returning many records; use record_path');
   for (const key of ['at_least_one_of', 'at_most_one_of'] as const) {
     for (const name of action[key] ?? []) {
-      if (!(name in params)) report([...at, key], 'unknown-param', `${key} names "${name}", which is not a param of this action${didYouMean(name, Object.keys(params))}`);
+      if (!(name in params))
+        report([...at, key], 'unknown-param', `${key} names "${name}", which is not a param of this action${didYouMean(name, Object.keys(params))}`);
     }
   }
   for (const name of Object.keys(action.constant_query ?? {})) {
@@ -371,12 +449,21 @@ function checkAction(
     }
   }
   for (const guard of action.guards ?? []) {
-    if (!(guard.param in params)) report([...at, 'guards'], 'unknown-param', `guard ${guard.name} names param "${guard.param}", which is not declared${didYouMean(guard.param, Object.keys(params))}`);
+    if (!(guard.param in params))
+      report(
+        [...at, 'guards'],
+        'unknown-param',
+        `guard ${guard.name} names param "${guard.param}", which is not declared${didYouMean(guard.param, Object.keys(params))}`,
+      );
   }
   if (action.pagination !== undefined) {
     const pagination = typeof action.pagination === 'string' ? named[action.pagination] : action.pagination;
     if (!pagination) {
-      report([...at, 'pagination'], 'unknown-pagination', `pagination "${String(action.pagination)}" is not defined under the top-level pagination key${didYouMean(String(action.pagination), Object.keys(named))}`);
+      report(
+        [...at, 'pagination'],
+        'unknown-pagination',
+        `pagination "${String(action.pagination)}" is not defined under the top-level pagination key${didYouMean(String(action.pagination), Object.keys(named))}`,
+      );
       return;
     }
     const shortPage = 'short_page_ends' in pagination ? pagination.short_page_ends : undefined;

@@ -110,8 +110,9 @@ export class OAuth2TokenManager {
       if (this.onRefresh) await this.onRefresh(refresh);
       return refresh.access_token;
     }
-    const tokens = await this.lock.refresh({ refresh_token: this.refreshToken, ...(this.accessToken !== undefined && { access_token: this.accessToken }) }, (refreshToken) =>
-      this.requestToken(refreshToken),
+    const tokens = await this.lock.refresh(
+      { refresh_token: this.refreshToken, ...(this.accessToken !== undefined && { access_token: this.accessToken }) },
+      (refreshToken) => this.requestToken(refreshToken),
     );
     this.use(tokens);
     return tokens.access_token;

@@ -45,7 +45,38 @@ const SYNONYMS: Record<string, string> = {
   enumerate: 'list',
 };
 
-const STOPWORDS = new Set(['a', 'an', 'the', 'of', 'to', 'in', 'on', 'for', 'and', 'or', 'by', 'with', 'my', 'our', 'is', 'are', 'be', 'it', 'that', 'this', 'from', 'at', 'as', 'i', 'me', 'we', 'want', 'need', 'please', 'some']);
+const STOPWORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'to',
+  'in',
+  'on',
+  'for',
+  'and',
+  'or',
+  'by',
+  'with',
+  'my',
+  'our',
+  'is',
+  'are',
+  'be',
+  'it',
+  'that',
+  'this',
+  'from',
+  'at',
+  'as',
+  'i',
+  'me',
+  'we',
+  'want',
+  'need',
+  'please',
+  'some',
+]);
 
 function stem(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;

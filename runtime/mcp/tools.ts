@@ -65,9 +65,19 @@ export function checkSelection(definition: ConnectorDefinition, selection: Actio
     const [entity = '', action = ''] = item.split('.', 2);
     const known = definition.entities[entity];
     if (!known) {
-      issues.push({ field, rule: 'unknown', message: `${field}: ${definition.connectorType} has no entity "${entity}" (from "${item}")`, limit: Object.keys(definition.entities) });
+      issues.push({
+        field,
+        rule: 'unknown',
+        message: `${field}: ${definition.connectorType} has no entity "${entity}" (from "${item}")`,
+        limit: Object.keys(definition.entities),
+      });
     } else if (action !== '*' && !known.actions[action]) {
-      issues.push({ field, rule: 'unknown', message: `${field}: ${definition.connectorType} ${entity} has no action "${action}" (from "${item}"; use entity.action or entity.*)`, limit: Object.keys(known.actions) });
+      issues.push({
+        field,
+        rule: 'unknown',
+        message: `${field}: ${definition.connectorType} ${entity} has no action "${action}" (from "${item}"; use entity.action or entity.*)`,
+        limit: Object.keys(known.actions),
+      });
     }
   }
   if (issues.length > 0) throw new ValidationError(`Invalid action allow-list: ${issues.map((i) => i.message).join('; ')}.`, issues);

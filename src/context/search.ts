@@ -110,7 +110,8 @@ function validateFields(value: unknown, entity: EntityDefinition, issues: Issues
   const paths: string[] = [];
   value.forEach((item, index) => {
     const at = `fields[${index}]`;
-    const path = typeof item === 'string' ? item : Array.isArray(item) && item.length > 0 && item.every((k) => typeof k === 'string') ? item.join('.') : undefined;
+    const path =
+      typeof item === 'string' ? item : Array.isArray(item) && item.length > 0 && item.every((k) => typeof k === 'string') ? item.join('.') : undefined;
     if (path === undefined) {
       issues.add(at, 'type', `each field is a dot path string or a non-empty array of keys, not ${describe(item)}`);
       return;
@@ -135,28 +136,48 @@ function validateSemantic(value: unknown, entity: EntityDefinition, issues: Issu
   }
   for (const key of Object.keys(value)) {
     if (key === 'sort') issues.add('semantic.sort', 'unsupported', 'sort is not supported in semantic search: results are ranked by similarity');
-    else if (!SEMANTIC_KEYS.includes(key)) issues.add(`semantic.${key}`, 'unknown', `${key} is not a semantic search parameter; parameters: ${SEMANTIC_KEYS.join(', ')}`);
+    else if (!SEMANTIC_KEYS.includes(key))
+      issues.add(`semantic.${key}`, 'unknown', `${key} is not a semantic search parameter; parameters: ${SEMANTIC_KEYS.join(', ')}`);
   }
   const field = fields.find((s) => s.field === value.field);
-  if (value.field === undefined) issues.add('semantic.field', 'required', `semantic.field is required; semantic fields: ${fields.map((s) => s.field).join(', ')}`);
+  if (value.field === undefined)
+    issues.add('semantic.field', 'required', `semantic.field is required; semantic fields: ${fields.map((s) => s.field).join(', ')}`);
   else if (!field) {
-    issues.add('semantic.field', 'enum', `unknown semantic field ${JSON.stringify(value.field)}; semantic fields: ${fields.map((s) => s.field).join(', ')}`, fields.map((s) => s.field));
+    issues.add(
+      'semantic.field',
+      'enum',
+      `unknown semantic field ${JSON.stringify(value.field)}; semantic fields: ${fields.map((s) => s.field).join(', ')}`,
+      fields.map((s) => s.field),
+    );
   }
   const prompt = value.prompt;
-  if (typeof prompt !== 'string' || prompt.trim() === '') issues.add('semantic.prompt', prompt === undefined ? 'required' : 'type', 'semantic.prompt is a non-empty string');
-  else if (prompt.length > MAX_PROMPT_LENGTH) issues.add('semantic.prompt', 'maxLength', `semantic.prompt is at most ${MAX_PROMPT_LENGTH} characters`, MAX_PROMPT_LENGTH);
+  if (typeof prompt !== 'string' || prompt.trim() === '')
+    issues.add('semantic.prompt', prompt === undefined ? 'required' : 'type', 'semantic.prompt is a non-empty string');
+  else if (prompt.length > MAX_PROMPT_LENGTH)
+    issues.add('semantic.prompt', 'maxLength', `semantic.prompt is at most ${MAX_PROMPT_LENGTH} characters`, MAX_PROMPT_LENGTH);
   const contextSize = value.context_size;
   if (contextSize !== undefined && field) {
     if (typeof contextSize !== 'number' || !Number.isInteger(contextSize) || contextSize < 1 || contextSize > field.context_window) {
-      issues.add('semantic.context_size', 'range', `semantic.context_size is an integer from 1 to ${field.context_window} (the context window of ${field.field}), not ${JSON.stringify(contextSize)}`, field.context_window);
+      issues.add(
+        'semantic.context_size',
+        'range',
+        `semantic.context_size is an integer from 1 to ${field.context_window} (the context window of ${field.field}), not ${JSON.stringify(contextSize)}`,
+        field.context_window,
+      );
     }
   }
   const minSimilarity = value.min_similarity ?? SEMANTIC_MIN_SIMILARITY_DEFAULT;
   if (typeof minSimilarity !== 'number' || !Number.isFinite(minSimilarity) || minSimilarity < -1 || minSimilarity > 1) {
-    issues.add('semantic.min_similarity', 'range', `semantic.min_similarity is a number from -1.0 to 1.0 (-1.0 disables the cutoff), not ${JSON.stringify(minSimilarity)}`, [-1, 1]);
+    issues.add(
+      'semantic.min_similarity',
+      'range',
+      `semantic.min_similarity is a number from -1.0 to 1.0 (-1.0 disables the cutoff), not ${JSON.stringify(minSimilarity)}`,
+      [-1, 1],
+    );
   }
   const dedup = value.dedup ?? 'max';
-  if (dedup !== 'max' && dedup !== 'none') issues.add('semantic.dedup', 'enum', `semantic.dedup is "max" or "none", not ${JSON.stringify(dedup)}`, ['max', 'none']);
+  if (dedup !== 'max' && dedup !== 'none')
+    issues.add('semantic.dedup', 'enum', `semantic.dedup is "max" or "none", not ${JSON.stringify(dedup)}`, ['max', 'none']);
   if (value.filter !== undefined && value.filter !== null) compileFilterInto(value.filter, entity, 'r', 'semantic.filter', issues.list);
   if (!field || typeof prompt !== 'string' || typeof minSimilarity !== 'number' || (dedup !== 'max' && dedup !== 'none')) return undefined;
   return {
@@ -177,7 +198,13 @@ function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
   for (const key of Object.keys(params)) {
     if (PARAMS.includes(key)) continue;
     if (key === 'sort') {
-      issues.add('sort', 'unknown', hasSemantic ? 'sort is not supported in semantic search: results are ranked by similarity' : 'sort goes inside query: {"query": {"sort": [{"field": "asc"}]}}');
+      issues.add(
+        'sort',
+        'unknown',
+        hasSemantic
+          ? 'sort is not supported in semantic search: results are ranked by similarity'
+          : 'sort goes inside query: {"query": {"sort": [{"field": "asc"}]}}',
+      );
     } else if (key === 'filter') {
       issues.add('filter', 'unknown', 'filter goes inside query (filter search) or semantic (semantic search): {"query": {"filter": {...}}}');
     } else {
@@ -187,7 +214,11 @@ function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
   if (hasQuery && hasSemantic) {
     issues.add('semantic', 'mutually_exclusive', 'semantic and query cannot be combined: give query for filter search or semantic for semantic search');
   } else if (!hasQuery && !hasSemantic) {
-    issues.add('query', 'required', `${CONTEXT_STORE_SEARCH} needs query (filter search, e.g. {"query": {"filter": {"eq": {"status": "open"}}}}) or semantic (semantic search)`);
+    issues.add(
+      'query',
+      'required',
+      `${CONTEXT_STORE_SEARCH} needs query (filter search, e.g. {"query": {"filter": {"eq": {"status": "open"}}}}) or semantic (semantic search)`,
+    );
   }
   const semanticMode = hasSemantic && !hasQuery;
   const limit = semanticMode
@@ -205,15 +236,20 @@ function plan(entity: EntityDefinition, params: Record<string, unknown>): Plan {
       issues.add('query', 'type', `query is an object {filter?, sort?}, not ${describe(query)}`);
     } else {
       for (const key of Object.keys(query)) {
-        if (!QUERY_KEYS.includes(key)) issues.add(`query.${key}`, 'unknown', `${key} is not part of query; query holds filter and sort (limit, cursor and fields are params beside query)`);
+        if (!QUERY_KEYS.includes(key))
+          issues.add(`query.${key}`, 'unknown', `${key} is not part of query; query holds filter and sort (limit, cursor and fields are params beside query)`);
       }
-      const filter = query.filter === undefined || query.filter === null ? sql<boolean>`true` : compileFilterInto(query.filter, entity, 'r', 'query.filter', issues.list);
+      const filter =
+        query.filter === undefined || query.filter === null ? sql<boolean>`true` : compileFilterInto(query.filter, entity, 'r', 'query.filter', issues.list);
       const sort = parseSort(query.sort, entity, 'query.sort', issues.list);
       result = { mode: 'query', filter, rawFilter: query.filter ?? null, sort, limit, ...(cursor !== undefined && { cursor }), ...(fields && { fields }) };
     }
   }
   if (issues.list.length > 0 || !result) {
-    throw new ValidationError(`Invalid params for ${entity.name}.${CONTEXT_STORE_SEARCH}: ${issues.list.map((issue) => issue.message).join('; ')}.`, issues.list);
+    throw new ValidationError(
+      `Invalid params for ${entity.name}.${CONTEXT_STORE_SEARCH}: ${issues.list.map((issue) => issue.message).join('; ')}.`,
+      issues.list,
+    );
   }
   return result;
 }
@@ -260,7 +296,11 @@ export interface RecordRow {
   [key: `_k${number}`]: string | null;
 }
 
-async function filterSearch(ctx: ServiceContext, scope: SearchScope, search: Extract<Plan, { mode: 'query' }>): Promise<{ data: Array<Record<string, unknown>>; has_more: boolean; cursor: string | null }> {
+async function filterSearch(
+  ctx: ServiceContext,
+  scope: SearchScope,
+  search: Extract<Plan, { mode: 'query' }>,
+): Promise<{ data: Array<Record<string, unknown>>; has_more: boolean; cursor: string | null }> {
   const order = sortPlan(search.sort, 'r');
   const fingerprint = searchFingerprint({ c: scope.connectorId, e: scope.entity.name, m: 'query', filter: search.rawFilter, sort: search.sort });
   let after: RawBuilder<boolean> = sql<boolean>`true`;
@@ -270,7 +310,9 @@ async function filterSearch(ctx: ServiceContext, scope: SearchScope, search: Ext
     const keys = payload.k;
     const id = payload.id;
     if (!Array.isArray(keys) || keys.length !== order.keyCount || !keys.every((k) => k === null || typeof k === 'string') || typeof id !== 'string') {
-      throw new BadRequestError('cursor is not a cursor this service issued.', 'invalid_cursor', [{ field: 'cursor', rule: 'invalid_cursor', message: 'cursor is not a cursor this service issued.' }]);
+      throw new BadRequestError('cursor is not a cursor this service issued.', 'invalid_cursor', [
+        { field: 'cursor', rule: 'invalid_cursor', message: 'cursor is not a cursor this service issued.' },
+      ]);
     }
     cursorKeys = keys as Array<string | null>;
     after = order.after(cursorKeys, id);

@@ -96,7 +96,14 @@ export async function openStore(options: { databaseUrl?: string; dataDir?: strin
     }
     const pool = new PGlitePool(pglite);
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-    store = { db, kind: 'pglite', location, changes: StoreChanges.local(), poolState: () => pool.state(), close: () => db.destroy().finally(() => lock?.release()) };
+    store = {
+      db,
+      kind: 'pglite',
+      location,
+      changes: StoreChanges.local(),
+      poolState: () => pool.state(),
+      close: () => db.destroy().finally(() => lock?.release()),
+    };
   }
   try {
     await migrate(store.db);

@@ -15,7 +15,9 @@ export class MissingExtensionError extends Error {
  * install, instead of PostgreSQL's "could not open extension control file" from the middle of a migration.
  */
 async function assertExtensionsAvailable(db: Kysely<DatabaseSchema>, pending: readonly Migration[]): Promise<void> {
-  const needed = [...new Set(pending.flatMap((migration) => [...migration.sql.matchAll(/CREATE EXTENSION IF NOT EXISTS (\w+)/g)].map((match) => match[1] as string)))];
+  const needed = [
+    ...new Set(pending.flatMap((migration) => [...migration.sql.matchAll(/CREATE EXTENSION IF NOT EXISTS (\w+)/g)].map((match) => match[1] as string))),
+  ];
   if (needed.length === 0) return;
   const { rows } = await sql<{ name: string }>`SELECT name FROM pg_available_extensions WHERE name = ANY(${needed})`.execute(db);
   const missing = needed.filter((name) => !rows.some((row) => row.name === name));
@@ -34,7 +36,9 @@ async function assertExtensionsAvailable(db: Kysely<DatabaseSchema>, pending: re
 export async function migrate(db: Kysely<DatabaseSchema>, list: readonly Migration[] = migrations): Promise<number[]> {
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
-    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`.execute(trx);
+    await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
+      trx,
+    );
     const applied = new Set((await trx.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version));
     const pending = list.filter((migration) => !applied.has(migration.version));
     await assertExtensionsAvailable(trx, pending);

@@ -15,9 +15,23 @@ export interface Migration {
  * migration may add more.
  */
 const DATE_INDEXED_FIELDS = [
-  'created_at', 'updated_at', 'created_time', 'updated_time', 'create_time', 'modify_time', 'start_time',
-  'created', 'updated', 'createdAt', 'updatedAt', 'CreatedDate', 'LastModifiedDate', 'dateCreated',
-  'date_created', 'date_updated', 'last_edited_time',
+  'created_at',
+  'updated_at',
+  'created_time',
+  'updated_time',
+  'create_time',
+  'modify_time',
+  'start_time',
+  'created',
+  'updated',
+  'createdAt',
+  'updatedAt',
+  'CreatedDate',
+  'LastModifiedDate',
+  'dateCreated',
+  'date_created',
+  'date_updated',
+  'last_edited_time',
 ];
 
 const DATE_INDEXES = DATE_INDEXED_FIELDS.map(
@@ -275,7 +289,7 @@ ${DATE_INDEXES}
   },
   {
     version: 7,
-    name: 'connect flow: source templates, organizations\' OAuth apps, pending OAuth consents',
+    name: "connect flow: source templates, organizations' OAuth apps, pending OAuth consents",
     // Sealed values use the columns credentials_* of connectors (AES-256-GCM bound to the row id), so the
     // same helpers open them and key rotation re-seals them. Templates and OAuth apps are soft-deleted, as
     // the reference service does; a consent (oauth_sessions) is single-use: used_at is set when its

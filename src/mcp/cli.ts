@@ -45,7 +45,12 @@ export function addMcpCommand(program: Command): Command {
     .option('--base-url <url>', "library mode: replace the manifest's base URL (a sandbox or test double)")
     .option('--credentials-file <file>', 'JSON file with the credentials (else $SWITCHYARD_CREDENTIALS)')
     .option('--action-tools', 'also expose one tool per entity/action, with its exact params schema')
-    .option('--allow <items>', 'expose these as tools and allow only them: connector:entity.action or connector:entity.* (comma-separated, repeatable)', (v: string, p: string[]) => [...p, v], [])
+    .option(
+      '--allow <items>',
+      'expose these as tools and allow only them: connector:entity.action or connector:entity.* (comma-separated, repeatable)',
+      (v: string, p: string[]) => [...p, v],
+      [],
+    )
     .option('--max-result-chars <n>', 'largest record list per tool result before a page is split with record_offset (default 100000)', positiveInteger)
     .action(async (options: McpCommandOptions) => {
       if ((options.connector === undefined) === (options.url === undefined)) {

@@ -38,7 +38,8 @@ export const DESCRIBE: Tool = {
 export const SEARCH_ACTIONS: Tool = {
   name: 'search_actions',
   title: 'Find the right entity and action',
-  description: 'Ranks entity/action pairs of the connectors in this session for a need in plain words (e.g. "close a support ticket"), using the connector skill docs. Then call describe for the params.',
+  description:
+    'Ranks entity/action pairs of the connectors in this session for a need in plain words (e.g. "close a support ticket"), using the connector skill docs. Then call describe for the params.',
   inputSchema: {
     type: 'object',
     required: ['need'],
@@ -78,7 +79,7 @@ export const CONTEXT_STORE_SEARCH: Tool = {
   name: 'context_store_search',
   title: 'Search synchronized data',
   description:
-    "Searches the records Switchyard has synchronized from a connector (hosted mode): filter mode with query {filter, sort}, or semantic mode with semantic {field, prompt}. Richer than list and no vendor call. Returns data plus meta {has_more, cursor}: pass cursor back for the next page.",
+    'Searches the records Switchyard has synchronized from a connector (hosted mode): filter mode with query {filter, sort}, or semantic mode with semantic {field, prompt}. Richer than list and no vendor call. Returns data plus meta {has_more, cursor}: pass cursor back for the next page.',
   inputSchema: {
     type: 'object',
     required: ['connector', 'entity'],
@@ -99,7 +100,8 @@ export const CONTEXT_STORE_SEARCH: Tool = {
 export const READ_DOCS: Tool = {
   name: 'read_docs',
   title: 'Read connector docs',
-  description: "A connector's skill docs (also offered as resources): the overview with the section list, or one section such as issues.list with params, limits, pagination and record fields.",
+  description:
+    "A connector's skill docs (also offered as resources): the overview with the section list, or one section such as issues.list with params, limits, pagination and record fields.",
   inputSchema: {
     type: 'object',
     required: ['connector'],

@@ -36,7 +36,11 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
           additionalProperties: false,
           properties: {
             action_tools: { type: 'boolean', description: 'Also expose one tool per entity/action of every connector.' },
-            allow: { type: 'string', maxLength: 4000, description: 'Comma-separated <connector type or id>:<entity>.<action> (or entity.*): one tool each, and execute limited to them.' },
+            allow: {
+              type: 'string',
+              maxLength: 4000,
+              description: 'Comma-separated <connector type or id>:<entity>.<action> (or entity.*): one tool each, and execute limited to them.',
+            },
           },
         },
         response: {
@@ -51,7 +55,11 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       try {
         allow = request.query.allow === undefined ? undefined : parseAllowList([request.query.allow]);
       } catch (error) {
-        if (error instanceof ValidationError) throw new RequestValidationError(error.message, error.issues.map((i) => ({ ...i, field: `query.${i.field}` })));
+        if (error instanceof ValidationError)
+          throw new RequestValidationError(
+            error.message,
+            error.issues.map((i) => ({ ...i, field: `query.${i.field}` })),
+          );
         throw error;
       }
       // Loaded on the first request, not at start: the MCP SDK takes about as long to load as the rest of the service.
@@ -76,7 +84,11 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   );
 
   for (const method of ['GET', 'DELETE'] as const) {
-    app.route({ method, url: '/mcp', schema: { hide: true }, handler: async (_request, reply) => reply.status(405).header('allow', 'POST').send(METHOD_NOT_ALLOWED) });
+    app.route({
+      method,
+      url: '/mcp',
+      schema: { hide: true },
+      handler: async (_request, reply) => reply.status(405).header('allow', 'POST').send(METHOD_NOT_ALLOWED),
+    });
   }
 }
-

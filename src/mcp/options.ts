@@ -25,10 +25,17 @@ export const DEFAULT_MAX_RESULT_CHARS = 100_000;
 export function parseAllowList(items: string[], field = 'allow'): Record<string, ActionSelection> {
   const allow: Record<string, ActionSelection> = {};
   const issues: ErrorIssue[] = [];
-  for (const item of items.flatMap((i) => i.split(',')).map((i) => i.trim()).filter(Boolean)) {
+  for (const item of items
+    .flatMap((i) => i.split(','))
+    .map((i) => i.trim())
+    .filter(Boolean)) {
     const match = /^([^:\s]+):([a-z0-9_]+)\.([a-z0-9_]+|\*)$/i.exec(item);
     if (!match) {
-      issues.push({ field, rule: 'format', message: `${field} item "${item}" must look like connector:entity.action (or connector:entity.*), e.g. linear:issues.list` });
+      issues.push({
+        field,
+        rule: 'format',
+        message: `${field} item "${item}" must look like connector:entity.action (or connector:entity.*), e.g. linear:issues.list`,
+      });
       continue;
     }
     const [, connector = '', entity = '', action = ''] = match;

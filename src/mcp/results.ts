@@ -48,7 +48,10 @@ function describeLimit(limit: unknown): string {
 /** An error as the model sees it: Switchyard's message and each issue (field, rule, what to send instead). Never a stack or a secret. */
 export function errorResult(error: unknown): CallToolResult {
   if (!(error instanceof SwitchyardError)) {
-    return { isError: true, content: [{ type: 'text', text: 'Switchyard could not run this tool because of an internal error; the server log has the details.' }] };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: 'Switchyard could not run this tool because of an internal error; the server log has the details.' }],
+    };
   }
   const lines = [error.message];
   for (const issue of error.issues) {

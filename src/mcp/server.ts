@@ -77,10 +77,7 @@ export class SwitchyardMcp {
 
   /** A new SDK server bound to this backend (one per session or HTTP request). */
   server(): Server {
-    const server = new Server(
-      { name: 'switchyard', title: 'Switchyard', version },
-      { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
-    );
+    const server = new Server({ name: 'switchyard', title: 'Switchyard', version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.tools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => this.call(request.params.name, request.params.arguments ?? {}));
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await this.resources() }));
@@ -126,7 +123,9 @@ export class SwitchyardMcp {
       ofType.length > 1
         ? `Several ${name} connectors are in this session; give the connector id: ${ofType.map((c) => c.id).join(', ')}.`
         : `No connector "${name}" in this session. Connectors: ${known}.`;
-    throw new ValidationError(message, [{ field: 'connector', rule: ofType.length > 1 ? 'ambiguous' : 'unknown', message, limit: (ofType.length > 1 ? ofType : connectors).map((c) => c.id) }]);
+    throw new ValidationError(message, [
+      { field: 'connector', rule: ofType.length > 1 ? 'ambiguous' : 'unknown', message, limit: (ofType.length > 1 ? ofType : connectors).map((c) => c.id) },
+    ]);
   }
 
   /** An action may run on a connector unless its allow-list leaves it out. */
@@ -158,7 +157,13 @@ export class SwitchyardMcp {
         bindings.push({
           spec,
           connectors,
-          tool: { name: spec.name, title: spec.annotations.title, description: spec.description, inputSchema: schema as Tool['inputSchema'], annotations: spec.annotations },
+          tool: {
+            name: spec.name,
+            title: spec.annotations.title,
+            description: spec.description,
+            inputSchema: schema as Tool['inputSchema'],
+            annotations: spec.annotations,
+          },
         });
       }
     }
@@ -277,7 +282,8 @@ export class SwitchyardMcp {
         .filter((a) => selects(selection, entity.name, a.name))
         .map((a) => ({ name: a.name, description: a.description ?? null, read_only: a.readOnly, destructive: a.destructive, idempotent: a.idempotent }));
     if (entityName === undefined) {
-      if (actionName !== undefined) throw new ValidationError('action needs entity.', [{ field: 'entity', rule: 'required', message: 'entity is required when action is given' }]);
+      if (actionName !== undefined)
+        throw new ValidationError('action needs entity.', [{ field: 'entity', rule: 'required', message: 'entity is required when action is given' }]);
       return jsonResult({
         connector_type: definition.connectorType,
         name: definition.displayName,
@@ -324,7 +330,9 @@ export class SwitchyardMcp {
       ...(action.atLeastOneOf && { at_least_one_of: action.atLeastOneOf }),
       ...(action.atMostOneOf && { at_most_one_of: action.atMostOneOf }),
       result: action.result === 'many' ? 'a list of records' : 'one record',
-      pagination: action.pagination ? { style: action.pagination.style, keys: Object.keys(action.pagination.block), how: 'merge next_params of a result into params for the next page' } : null,
+      pagination: action.pagination
+        ? { style: action.pagination.style, keys: Object.keys(action.pagination.block), how: 'merge next_params of a result into params for the next page' }
+        : null,
       hints: { read_only: hints.readOnlyHint, destructive: hints.destructiveHint, idempotent: hints.idempotentHint },
       docs: `${SKILL_URI}${definition.connectorType}/${entity.name}.${action.name}`,
     });
@@ -367,11 +375,17 @@ export class SwitchyardMcp {
 
   /** switchyard://skills/<type>: the overview and the list of sections; switchyard://skills/<type>/<section>: one section. */
   async readDocs(uri: string): Promise<string> {
-    if (!uri.startsWith(SKILL_URI)) throw new ValidationError(`No resource ${uri}; skill docs are at ${SKILL_URI}<connector_type>.`, [{ field: 'uri', rule: 'unknown', message: `unknown resource ${uri}` }]);
+    if (!uri.startsWith(SKILL_URI))
+      throw new ValidationError(`No resource ${uri}; skill docs are at ${SKILL_URI}<connector_type>.`, [
+        { field: 'uri', rule: 'unknown', message: `unknown resource ${uri}` },
+      ]);
     const [type = '', ...rest] = uri.slice(SKILL_URI.length).split('/');
     const sectionId = rest.length > 0 ? decodeURIComponent(rest.join('/')) : undefined;
     const docs: SkillDocs | undefined = await loadSkillDocs(type);
-    if (!docs) throw new ValidationError(`No skill docs for "${type}".`, [{ field: 'uri', rule: 'unknown', message: `no connector type ${type}`, limit: Object.keys(connectorModules) }]);
+    if (!docs)
+      throw new ValidationError(`No skill docs for "${type}".`, [
+        { field: 'uri', rule: 'unknown', message: `no connector type ${type}`, limit: Object.keys(connectorModules) },
+      ]);
     if (sectionId === undefined) {
       const overview = docs.sections[0]?.markdown ?? '';
       const list = docs.sections.slice(1).map((s) => `- ${s.id}: ${s.summary} (${SKILL_URI}${type}/${s.id})`);
@@ -407,7 +421,11 @@ function withConnectorId(schema: Record<string, unknown>, connectors: McpConnect
   return {
     ...schema,
     properties: {
-      connector_id: { type: 'string', enum: connectors.map((c) => c.id), description: `Which connector: ${connectors.map((c) => `${c.id} ("${c.name}")`).join(', ')}.` },
+      connector_id: {
+        type: 'string',
+        enum: connectors.map((c) => c.id),
+        description: `Which connector: ${connectors.map((c) => `${c.id} ("${c.name}")`).join(', ')}.`,
+      },
       ...properties,
     },
     required: ['connector_id', ...required],

@@ -8,7 +8,8 @@ export const ORGANIZATION_HEADER = 'x-organization-id';
 
 function bearer(request: FastifyRequest): string {
   const token = bearerToken(request);
-  if (token === undefined) throw new UnauthorizedError('Send the application token as "Authorization: Bearer <token>" (POST /api/v1/account/applications/token issues one).');
+  if (token === undefined)
+    throw new UnauthorizedError('Send the application token as "Authorization: Bearer <token>" (POST /api/v1/account/applications/token issues one).');
   return token;
 }
 
@@ -30,7 +31,9 @@ export function registerAuthentication(app: FastifyInstance): void {
       const expected = app.ctx.config.operatorToken;
       if (expected === undefined) throw new OperatorUnauthorizedError('The admin API is off: this service has no operator credential.');
       if (!sameSecret(bearerToken(request), expected)) {
-        throw new OperatorUnauthorizedError('Send the operator credential as "Authorization: Bearer <token>" (SWITCHYARD_OPERATOR_TOKEN, or DATA_DIR/operator.token).');
+        throw new OperatorUnauthorizedError(
+          'Send the operator credential as "Authorization: Bearer <token>" (SWITCHYARD_OPERATOR_TOKEN, or DATA_DIR/operator.token).',
+        );
       }
       return;
     }

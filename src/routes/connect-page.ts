@@ -222,7 +222,10 @@ ${back === undefined ? '' : `<p><a href="${e(back)}">Return to the application</
 }
 
 export function problemPage(title: string, message: string, retryHref?: string): string {
-  return layout(title, `<h1>${e(title)}</h1>\n<div class="error" role="alert"><p>${e(message)}</p></div>${retryHref === undefined ? '' : `\n<p><a href="${e(retryHref)}">Start again</a></p>`}`);
+  return layout(
+    title,
+    `<h1>${e(title)}</h1>\n<div class="error" role="alert"><p>${e(message)}</p></div>${retryHref === undefined ? '' : `\n<p><a href="${e(retryHref)}">Start again</a></p>`}`,
+  );
 }
 
 /** Served as /connect/assets/connect.js: reports a new connector to the window that opened the page, then goes back. */

@@ -128,7 +128,14 @@ const connectorListItemSchema = {
 const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 /** Fields of Airbyte's create and check requests that Switchyard accepts and ignores. */
-const ignoredCreateFields = ignoredProperties('source_template_id', 'environment', 'entities', 'server_side_oauth_secret_id', 'selected_connection_template_tags', 'selected_connection_template_tags_mode');
+const ignoredCreateFields = ignoredProperties(
+  'source_template_id',
+  'environment',
+  'entities',
+  'server_side_oauth_secret_id',
+  'selected_connection_template_tags',
+  'selected_connection_template_tags_mode',
+);
 
 /** ?check=false: Switchyard's extension to skip the connector check at create and update. */
 const checkQuerySchema = {
@@ -138,7 +145,8 @@ const checkQuerySchema = {
     check: {
       type: 'boolean',
       default: true,
-      description: 'false: store without the connector check (the vendor is not called). Default true: the check read of the connector kind runs first and a refusal is a 400 (424 when the vendor cannot be reached).',
+      description:
+        'false: store without the connector check (the vendor is not called). Default true: the check read of the connector kind runs first and a refusal is a 400 (424 when the vendor cannot be reached).',
     },
   },
 } as const;
@@ -170,7 +178,12 @@ const checkResponseSchema = {
       items: {
         type: 'object',
         required: ['entity', 'status'],
-        properties: { entity: { type: 'string' }, status: checkStatus, status_code: { type: ['integer', 'null'] }, error_message: { type: ['string', 'null'] } },
+        properties: {
+          entity: { type: 'string' },
+          status: checkStatus,
+          status_code: { type: ['integer', 'null'] },
+          error_message: { type: ['string', 'null'] },
+        },
       },
     },
   },
@@ -208,7 +221,9 @@ function assertOneDefinitionReference(body: CreateConnectorInput): void {
     (['definition_id', 'connector_type'] as const).map((field) => ({
       field,
       rule: 'exactly_one_of',
-      message: both ? `${field} cannot be combined with ${field === 'definition_id' ? 'connector_type' : 'definition_id'}` : `${field} or ${field === 'definition_id' ? 'connector_type' : 'definition_id'} is required`,
+      message: both
+        ? `${field} cannot be combined with ${field === 'definition_id' ? 'connector_type' : 'definition_id'}`
+        : `${field} or ${field === 'definition_id' ? 'connector_type' : 'definition_id'} is required`,
     })),
   );
 }
@@ -258,7 +273,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
         summary: 'Check credentials and settings against the vendor before creating a connector',
         description:
           'Takes the body of connector creation and stores nothing: credentials and replication_config are checked against the auth options and settings (400 when they cannot work), ' +
-          'then the connector kind\'s check read is made. The answer says succeeded, or failed with what the vendor answered (entity_check_results holds its HTTP status).',
+          "then the connector kind's check read is made. The answer says succeeded, or failed with what the vendor answered (entity_check_results holds its HTTP status).",
         tags: ['Connectors'],
         body: {
           type: 'object',
@@ -291,7 +306,7 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
       schema: {
         summary: "Check a connector's stored credentials (and settings) against the vendor",
         description:
-          'Makes the connector kind\'s check read with the stored credentials, and the stored replication_config or the one given (checked, not stored). ' +
+          "Makes the connector kind's check read with the stored credentials, and the stored replication_config or the one given (checked, not stored). " +
           'Answers succeeded, or failed with what the vendor answered. An inactive workspace gets 403.',
         tags: ['Connectors'],
         params: idParamsSchema,
@@ -316,7 +331,8 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
       config: { scopedAccess: 'own' },
       schema: {
         summary: "List the organization's connectors",
-        description: 'Connectors in live workspaces of the caller\'s organization, oldest first. Filters combine; a filter naming nothing of the organization gives an empty list.',
+        description:
+          "Connectors in live workspaces of the caller's organization, oldest first. Filters combine; a filter naming nothing of the organization gives an empty list.",
         tags: ['Connectors'],
         querystring: {
           type: 'object',
@@ -398,7 +414,8 @@ export default async function connectorsRoutes(app: FastifyInstance): Promise<vo
       config: { scopedAccess: 'connector' },
       schema: {
         summary: 'Delete a connector and its stored credentials',
-        description: 'Deletes synchronously (the connector and its encrypted credentials are gone when the answer arrives) and answers 202 with a job id, as the reference does.',
+        description:
+          'Deletes synchronously (the connector and its encrypted credentials are gone when the answer arrives) and answers 202 with a job id, as the reference does.',
         tags: ['Connectors'],
         params: idParamsSchema,
         response: {

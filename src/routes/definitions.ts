@@ -23,7 +23,8 @@ export const connectorSpecificationSchema = {
     documentationUrl: { type: ['string', 'null'] },
     connectionSpecification: {
       ...freeForm,
-      description: 'JSON Schema of the connector setup: `credentials` is a oneOf of the auth options (each with an option_title const), beside the replication_config fields.',
+      description:
+        'JSON Schema of the connector setup: `credentials` is a oneOf of the auth options (each with an option_title const), beside the replication_config fields.',
     },
   },
 } as const;
@@ -48,7 +49,11 @@ const definitionDetailSchema = {
         properties: {
           option_title: { type: 'string' },
           description: { type: ['string', 'null'] },
-          schema: { ...freeForm, description: 'JSON Schema of the credential fields: required list, description, pattern; secret fields carry `secret: true` and `airbyte_secret: true`.' },
+          schema: {
+            ...freeForm,
+            description:
+              'JSON Schema of the credential fields: required list, description, pattern; secret fields carry `secret: true` and `airbyte_secret: true`.',
+          },
         },
       },
     },
@@ -63,12 +68,15 @@ export default async function definitionsRoutes(app: FastifyInstance): Promise<v
       config: { scopedAccess: 'catalog' },
       schema: {
         summary: 'List the connector definitions (the catalog)',
-        description: 'Every connector kind this service offers, sorted by name. `name` keeps the entries whose display name, connector_type or an alias of it (the name Airbyte uses, e.g. clickup-api) contains it, ignoring case. Needs no configured connector.',
+        description:
+          'Every connector kind this service offers, sorted by name. `name` keeps the entries whose display name, connector_type or an alias of it (the name Airbyte uses, e.g. clickup-api) contains it, ignoring case. Needs no configured connector.',
         tags: ['Definitions'],
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { name: { type: 'string', maxLength: 200, description: 'Case-insensitive substring of the display name, connector_type or an alias of it.' } },
+          properties: {
+            name: { type: 'string', maxLength: 200, description: 'Case-insensitive substring of the display name, connector_type or an alias of it.' },
+          },
         },
         response: {
           200: { type: 'object', required: ['definitions'], properties: { definitions: { type: 'array', items: definitionSummarySchema } } },

@@ -14,7 +14,7 @@ export default async function executeRoutes(app: FastifyInstance): Promise<void>
     {
       config: { scopedAccess: 'connector' },
       schema: {
-        summary: 'Execute an operation (entity, action, params) with the connector\'s stored credentials',
+        summary: "Execute an operation (entity, action, params) with the connector's stored credentials",
         description:
           'Runs one operation against the vendor. `result` holds the records (an array for list and api_search, an object otherwise); ' +
           '`connector_metadata` holds the native pagination keys of the connector kind and, when there is a next page, `next_params`: ' +

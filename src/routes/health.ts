@@ -68,13 +68,17 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       const { store, keyring } = app.ctx;
       let version: number;
       try {
-        const result = await withTimeout(sql<{ version: number | null }>`SELECT max(version) AS version FROM schema_migrations`.execute(store.db), STORE_PROBE_TIMEOUT_MS);
+        const result = await withTimeout(
+          sql<{ version: number | null }>`SELECT max(version) AS version FROM schema_migrations`.execute(store.db),
+          STORE_PROBE_TIMEOUT_MS,
+        );
         version = Number(result.rows[0]?.version ?? 0);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new NotReadyError(`Not ready: the ${store.kind === 'pglite' ? 'embedded' : 'PostgreSQL'} store does not answer (${reason}).`);
       }
-      if (version < LATEST_MIGRATION) throw new NotReadyError(`Not ready: the store's schema is at migration ${version}, this version needs ${LATEST_MIGRATION}.`);
+      if (version < LATEST_MIGRATION)
+        throw new NotReadyError(`Not ready: the store's schema is at migration ${version}, this version needs ${LATEST_MIGRATION}.`);
       return { status: 'ready' as const, store: store.kind, schema_version: version, key_id: keyring.currentKeyId };
     },
   );

@@ -18,7 +18,21 @@ import workspacesRoutes from './workspaces.js';
 
 /** Every route module of the API, registered in one place. */
 export function registerRoutes(app: FastifyInstance): void {
-  for (const routes of [healthRoutes, adminRoutes, tokenRoutes, definitionsRoutes, connectorsRoutes, executeRoutes, inspectRoutes, skillsRoutes, workspacesRoutes, syncRoutes, dataPipelineRoutes, mcpRoutes, openapiRoutes]) {
+  for (const routes of [
+    healthRoutes,
+    adminRoutes,
+    tokenRoutes,
+    definitionsRoutes,
+    connectorsRoutes,
+    executeRoutes,
+    inspectRoutes,
+    skillsRoutes,
+    workspacesRoutes,
+    syncRoutes,
+    dataPipelineRoutes,
+    mcpRoutes,
+    openapiRoutes,
+  ]) {
     void app.register(routes);
   }
   // The connect flow: source templates, organizations' OAuth apps, widget tokens and the hosted connect page.

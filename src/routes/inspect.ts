@@ -88,7 +88,8 @@ const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as c
 /** The reference's ConnectorInspectContextStoreReadiness, plus Switchyard's sync details per entity. */
 const contextStoreReadinessSchema = {
   type: ['object', 'null'],
-  description: 'Context store readiness of this connector: every searchable entity, and the sync state of each entity the sync reads. null for a connector type this service no longer offers.',
+  description:
+    'Context store readiness of this connector: every searchable entity, and the sync state of each entity the sync reads. null for a connector type this service no longer offers.',
   required: ['connector_id', 'source_definition_id', 'supported_context_store_entities', 'configured_cache_entities'],
   properties: {
     connector_id: { type: 'string', format: 'uuid' },
@@ -127,15 +128,23 @@ const contextStoreReadinessSchema = {
           status: {
             type: 'string',
             enum: ['not_synced', 'initializing', 'ready', 'updating', 'failed'],
-            description: 'not_synced: no sync has started; initializing: the first sync runs; ready; updating: a later sync runs; failed: the last sync failed (see reason).',
+            description:
+              'not_synced: no sync has started; initializing: the first sync runs; ready; updating: a later sync runs; failed: the last sync failed (see reason).',
           },
-          ready_for_search: { type: 'boolean', description: 'A complete sync has finished: its data is searchable (also while updating and after a failed later sync).' },
+          ready_for_search: {
+            type: 'boolean',
+            description: 'A complete sync has finished: its data is searchable (also while updating and after a failed later sync).',
+          },
           supported: { type: 'boolean' },
           entity_count: { type: 'integer', description: 'Records in the store (not deleted).' },
           updated_at: { ...nullableTimestamp, description: 'End of the last complete sync.' },
           semantic_search_status: {
             type: 'array',
-            items: { type: 'object', required: ['field', 'status'], properties: { field: { type: 'string' }, status: { type: 'string', enum: ['INDEXING', 'READY'] } } },
+            items: {
+              type: 'object',
+              required: ['field', 'status'],
+              properties: { field: { type: 'string' }, status: { type: 'string', enum: ['INDEXING', 'READY'] } },
+            },
           },
           reason: { type: ['string', 'null'], description: 'Why the last sync failed, or why there is no data yet; null when ready.' },
           pages: { type: 'integer', description: 'Pages read by the last finished sync.' },
@@ -144,13 +153,24 @@ const contextStoreReadinessSchema = {
           mode: {
             type: 'string',
             enum: ['incremental', 'full'],
-            description: "incremental: the manifest declares the vendor's change filter, so syncs between full sweeps ask only for the records changed since the high-water mark; full: every sync walks every record.",
+            description:
+              "incremental: the manifest declares the vendor's change filter, so syncs between full sweeps ask only for the records changed since the high-water mark; full: every sync walks every record.",
           },
           last_mode: { type: ['string', 'null'], enum: ['incremental', 'full', null], description: 'Mode of the last sync started; null before the first.' },
-          high_water_mark: { ...nullableTimestamp, description: 'Latest change time read by the complete syncs (incremental entities); the next incremental sync asks for changes since it minus the overlap.' },
+          high_water_mark: {
+            ...nullableTimestamp,
+            description:
+              'Latest change time read by the complete syncs (incremental entities); the next incremental sync asks for changes since it minus the overlap.',
+          },
           last_full_sweep_at: { ...nullableTimestamp, description: 'Start of the last complete full walk, which marked records no longer listed as deleted.' },
-          next_full_sweep_at: { ...nullableTimestamp, description: 'When syncs of an incremental entity walk everything again (full_sweep_hours after the last full sweep); null for full entities.' },
-          lag_seconds: { type: ['integer', 'null'], description: 'Seconds since the start of the last complete sync: changes made upstream before then are in the store. null before the first.' },
+          next_full_sweep_at: {
+            ...nullableTimestamp,
+            description: 'When syncs of an incremental entity walk everything again (full_sweep_hours after the last full sweep); null for full entities.',
+          },
+          lag_seconds: {
+            type: ['integer', 'null'],
+            description: 'Seconds since the start of the last complete sync: changes made upstream before then are in the store. null before the first.',
+          },
         },
       },
     },

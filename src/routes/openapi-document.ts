@@ -9,7 +9,17 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 const VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
 
 /** GET routes without a trailing path parameter that still return one thing (the reference names them get_*). */
-const SINGLE_RESOURCES = new Set(['skills/docs', 'workspaces/stats', 'integrations/connectors/:id/inspect', 'integrations/connectors/:id/sync', 'openapi.json', 'health', 'ready', 'metrics', 'admin/key-rotation']);
+const SINGLE_RESOURCES = new Set([
+  'skills/docs',
+  'workspaces/stats',
+  'integrations/connectors/:id/inspect',
+  'integrations/connectors/:id/sync',
+  'openapi.json',
+  'health',
+  'ready',
+  'metrics',
+  'admin/key-rotation',
+]);
 
 /** Routes that live at the root by design (probes and metrics), not aliases of /api/v1 routes. */
 const ROOT_ROUTES = new Set(['health', 'ready', 'metrics']);
@@ -31,7 +41,12 @@ export function operationIdOf(method: string, url: string): string {
 const EXAMPLES: Record<string, { body?: unknown; response?: unknown }> = {
   create_account_applications_token: {
     body: { client_id: 'ad249990-4f7c-4a0e-9d1f-6b1f0a3c2e11', client_secret: 'sy_ZCzjexampleexampleexample' },
-    response: { access_token: 'eyJhbGciOiJIUzI1NiJ9.example.signature', token_type: 'bearer', expires_in: 900, organization_id: '79659cf6-1867-4ee2-b4b2-2fd6a0ce17c7' },
+    response: {
+      access_token: 'eyJhbGciOiJIUzI1NiJ9.example.signature',
+      token_type: 'bearer',
+      expires_in: 900,
+      organization_id: '79659cf6-1867-4ee2-b4b2-2fd6a0ce17c7',
+    },
   },
   create_integrations_connectors_id_execute: {
     body: { entity: 'users', action: 'list', params: { per_page: 2 } },
@@ -92,7 +107,8 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       const transformed: Schema = { ...own, operationId, security };
       if (example?.body !== undefined && own.body !== undefined) transformed.body = withExample(own.body, example.body);
       const responses = own.response as Record<string, unknown> | undefined;
-      if (example?.response !== undefined && responses?.[200] !== undefined) transformed.response = { ...responses, 200: withExample(responses[200], example.response) };
+      if (example?.response !== undefined && responses?.[200] !== undefined)
+        transformed.response = { ...responses, 200: withExample(responses[200], example.response) };
       return { schema: transformed as never, url };
     },
   };

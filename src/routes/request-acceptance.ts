@@ -25,11 +25,23 @@ export const IGNORED_FIELDS = {
   source_template_id: { schema: nullableUuid, why: 'Switchyard has one template per connector kind, found from definition_id or connector_type.' },
   environment: { schema: nullableObject, why: 'settings go in replication_config; Switchyard has no separate environment.' },
   entities: { schema: requestedEntities, why: 'Switchyard does not select streams; every entity of the connector is available.' },
-  server_side_oauth_secret_id: { schema: { type: ['string', 'null'] }, why: 'Airbyte-hosted OAuth secrets do not exist here; send the OAuth fields in credentials.' },
-  selected_connection_template_tags: { schema: { type: 'array', items: { type: 'string' } }, why: 'connection templates belong to Airbyte data pipelines (501 here).' },
-  selected_connection_template_tags_mode: { schema: { type: 'string', enum: ['all', 'any'] }, why: 'connection templates belong to Airbyte data pipelines (501 here).' },
+  server_side_oauth_secret_id: {
+    schema: { type: ['string', 'null'] },
+    why: 'Airbyte-hosted OAuth secrets do not exist here; send the OAuth fields in credentials.',
+  },
+  selected_connection_template_tags: {
+    schema: { type: 'array', items: { type: 'string' } },
+    why: 'connection templates belong to Airbyte data pipelines (501 here).',
+  },
+  selected_connection_template_tags_mode: {
+    schema: { type: 'string', enum: ['all', 'any'] },
+    why: 'connection templates belong to Airbyte data pipelines (501 here).',
+  },
   region_id: { schema: nullableUuid, why: 'a Switchyard deployment has one region: where it runs.' },
-  cache_enabled: { schema: { type: ['boolean', 'null'] }, why: 'Switchyard has no Context Store cache to switch; workspaces always answer cache_enabled null.' },
+  cache_enabled: {
+    schema: { type: ['boolean', 'null'] },
+    why: 'Switchyard has no Context Store cache to switch; workspaces always answer cache_enabled null.',
+  },
   grant_type: { schema: { type: 'string', enum: ['client_credentials'] }, why: 'OAuth 2 clients send it; the client-credentials exchange is the only grant.' },
   organization_id: { schema: nullableUuid, why: 'the organization is the one of the token (X-Organization-Id must match it).' },
   workspace_id: { schema: nullableUuid, why: 'skill docs are the same for every workspace.' },

@@ -58,8 +58,18 @@ const docsSchema = {
     required: ['id'],
     additionalProperties: false,
     properties: {
-      id: { type: 'string', minLength: 1, maxLength: 200, description: 'Skill id: connector:<connector_type> (inspect returns it as docs_skill_id) or the bare connector_type.' },
-      section: { type: 'string', minLength: 1, maxLength: 200, description: 'Omit for the default document; an outline id (e.g. users.list) for that section.' },
+      id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        description: 'Skill id: connector:<connector_type> (inspect returns it as docs_skill_id) or the bare connector_type.',
+      },
+      section: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        description: 'Omit for the default document; an outline id (e.g. users.list) for that section.',
+      },
       ...scopeProperties,
     },
   },
@@ -134,7 +144,7 @@ export default async function skillsRoutes(app: FastifyInstance): Promise<void> 
       schema: {
         summary: 'Full-text search over every skill doc (overview, authentication, each action)',
         description:
-          'A skill matches when every word of query appears in its docs (prefix match, case-insensitive); skills come best first. Each item is the skill\'s metadata plus ' +
+          "A skill matches when every word of query appears in its docs (prefix match, case-insensitive); skills come best first. Each item is the skill's metadata plus " +
           '`score` and `matched_sections` (the best sections: pass a section_id to GET /api/v1/skills/docs as section).',
         tags: ['Skills'],
         querystring: {
@@ -163,7 +173,11 @@ export default async function skillsRoutes(app: FastifyInstance): Promise<void> 
                     score: { type: 'number' },
                     matched_sections: {
                       type: 'array',
-                      items: { type: 'object', required: ['section_id', 'title', 'summary'], properties: { section_id: { type: 'string' }, title: { type: 'string' }, summary: { type: 'string' } } },
+                      items: {
+                        type: 'object',
+                        required: ['section_id', 'title', 'summary'],
+                        properties: { section_id: { type: 'string' }, title: { type: 'string' }, summary: { type: 'string' } },
+                      },
                     },
                   },
                 },
@@ -182,9 +196,13 @@ export default async function skillsRoutes(app: FastifyInstance): Promise<void> 
   );
 
   for (const url of ['/api/v1/skills/docs', '/skills/docs']) {
-    app.get<{ Querystring: ScopeQuery & { id: string; section?: string } }>(url, { config: { scopedAccess: 'catalog' }, schema: docsSchema }, async (request) => {
-      await checkScope(app, request, request.query);
-      return readSkillDocs(app.ctx.skills, request.query.id, request.query.section);
-    });
+    app.get<{ Querystring: ScopeQuery & { id: string; section?: string } }>(
+      url,
+      { config: { scopedAccess: 'catalog' }, schema: docsSchema },
+      async (request) => {
+        await checkScope(app, request, request.query);
+        return readSkillDocs(app.ctx.skills, request.query.id, request.query.section);
+      },
+    );
   }
 }

@@ -71,7 +71,7 @@ export default async function sourceTemplatesRoutes(app: FastifyInstance): Promi
       schema: {
         summary: 'Enable a connector for end users (create a source template)',
         description:
-          'Either {actor_definition_id, partial_default_config} or {original_source_template_id} (a clone). partial_default_config presets non-secret settings of the connector (its replication_config fields); credentials are never preset. The connect page (GET /connect) offers the organization\'s templates. customization is stored and returned; this service does not sync streams, so it has no other effect.',
+          "Either {actor_definition_id, partial_default_config} or {original_source_template_id} (a clone). partial_default_config presets non-secret settings of the connector (its replication_config fields); credentials are never preset. The connect page (GET /connect) offers the organization's templates. customization is stored and returned; this service does not sync streams, so it has no other effect.",
         tags: ['Connect'],
         body: {
           type: 'object',
@@ -117,7 +117,10 @@ export default async function sourceTemplatesRoutes(app: FastifyInstance): Promi
       if (useGlobal) {
         const data = Object.values(connectorModules)
           .map(({ definition }) => ({ ...summarizedSourceTemplate(definition), customization: null }))
-          .filter((template) => tags.length === 0 || (tagsMode === 'all' ? tags.every((tag) => template.tags.includes(tag)) : tags.some((tag) => template.tags.includes(tag))));
+          .filter(
+            (template) =>
+              tags.length === 0 || (tagsMode === 'all' ? tags.every((tag) => template.tags.includes(tag)) : tags.some((tag) => template.tags.includes(tag))),
+          );
         return { data };
       }
       return { data: await listTemplates(app.ctx, request.principal.organizationId, tags, tagsMode) };
@@ -127,7 +130,12 @@ export default async function sourceTemplatesRoutes(app: FastifyInstance): Promi
   app.get<{ Params: { id: string } }>(
     '/api/v1/integrations/templates/sources/:id',
     {
-      schema: { summary: 'Get a source template', tags: ['Connect'], params: idParamsSchema, response: { 200: templateSchema, ...errorResponses(401, 403, 404, 422) } },
+      schema: {
+        summary: 'Get a source template',
+        tags: ['Connect'],
+        params: idParamsSchema,
+        response: { 200: templateSchema, ...errorResponses(401, 403, 404, 422) },
+      },
     },
     async (request) => getTemplate(app.ctx, request.principal.organizationId, request.params.id),
   );
@@ -142,7 +150,13 @@ export default async function sourceTemplatesRoutes(app: FastifyInstance): Promi
         params: idParamsSchema,
         body: {
           type: 'object',
-          properties: { name: templateName, propagate: { type: ['boolean', 'null'] }, partial_default_config: nullableObject, customization: nullableObject, mode: nullableMode },
+          properties: {
+            name: templateName,
+            propagate: { type: ['boolean', 'null'] },
+            partial_default_config: nullableObject,
+            customization: nullableObject,
+            mode: nullableMode,
+          },
         },
         response: { 200: templateSchema, ...errorResponses(400, 401, 403, 404, 422) },
       },
@@ -166,7 +180,11 @@ export default async function sourceTemplatesRoutes(app: FastifyInstance): Promi
         tags: ['Connect'],
         params: idParamsSchema,
         response: {
-          200: { type: 'object', required: ['id', 'deleted_at'], properties: { id: { type: 'string', format: 'uuid' }, deleted_at: { type: 'string', format: 'date-time' } } },
+          200: {
+            type: 'object',
+            required: ['id', 'deleted_at'],
+            properties: { id: { type: 'string', format: 'uuid' }, deleted_at: { type: 'string', format: 'date-time' } },
+          },
           ...errorResponses(401, 403, 404, 422),
         },
       },

@@ -56,9 +56,19 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
           type: ['object', 'null'],
           additionalProperties: false,
           properties: {
-            entity: { type: 'string', minLength: 1, maxLength: 200, description: 'One entity to sync (see inspect, context_store_readiness.configured_cache_entities); all when omitted.' },
+            entity: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 200,
+              description: 'One entity to sync (see inspect, context_store_readiness.configured_cache_entities); all when omitted.',
+            },
             wait: { type: 'boolean', description: 'Answer once the sync job has run (200 with `results`), instead of at once (202).' },
-            wait_seconds: { type: 'integer', minimum: 1, maximum: 3600, description: `Longest wait with \`wait: true\` (default ${DEFAULT_WAIT_SECONDS}); still running then: the 202.` },
+            wait_seconds: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 3600,
+              description: `Longest wait with \`wait: true\` (default ${DEFAULT_WAIT_SECONDS}); still running then: the 202.`,
+            },
           },
         },
         response: {
@@ -71,7 +81,8 @@ export default async function syncRoutes(app: FastifyInstance): Promise<void> {
               entities: entityStates,
               results: {
                 type: 'array',
-                description: 'One per entity the job ran for this request: ready, failed (the job is retried with backoff) or skipped, with what the sync read and wrote.',
+                description:
+                  'One per entity the job ran for this request: ready, failed (the job is retried with backoff) or skipped, with what the sync read and wrote.',
                 items: {
                   type: 'object',
                   required: ['entity', 'status', 'records', 'changed', 'deleted', 'pages', 'record_count', 'seconds'],

@@ -44,7 +44,12 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const header = request.headers[ORGANIZATION_HEADER];
-      const organizationId = await authenticateClient(app.ctx.store.db, request.body.client_id, request.body.client_secret, typeof header === 'string' ? header : undefined);
+      const organizationId = await authenticateClient(
+        app.ctx.store.db,
+        request.body.client_id,
+        request.body.client_secret,
+        typeof header === 'string' ? header : undefined,
+      );
       const ttl = app.ctx.config.tokenTtlSeconds;
       const accessToken = await issueToken({ clientId: request.body.client_id, organizationId }, app.ctx.keyring.derive('token-signing'), ttl);
       return { access_token: accessToken, token_type: 'bearer', expires_in: ttl, organization_id: organizationId };
@@ -58,7 +63,7 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Create a scoped token: short-lived, limited to the connectors of one workspace',
         description:
           'Needs an application token. The workspace named workspace_name is created when the organization has none of that name (as connector creation does). ' +
-          'The scoped token reaches only that workspace\'s connectors (create, list, get, update, delete, check, execute, inspect, sync) plus the catalog and skill docs; ' +
+          "The scoped token reaches only that workspace's connectors (create, list, get, update, delete, check, execute, inspect, sync) plus the catalog and skill docs; " +
           'it cannot mint tokens or see other workspaces. It expires after SCOPED_TOKEN_TTL_SECONDS (default 900); GET .../scoped-token/info answers what it may do.',
         tags: ['Account'],
         body: {
@@ -68,7 +73,11 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
           properties: { workspace_name: workspaceNameSchema, ...ignoredProperties('region_id') },
         },
         response: {
-          200: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, expires_in: { type: 'integer' }, workspace_id: { type: 'string', format: 'uuid' } } },
+          200: {
+            type: 'object',
+            required: ['token'],
+            properties: { token: { type: 'string' }, expires_in: { type: 'integer' }, workspace_id: { type: 'string', format: 'uuid' } },
+          },
           ...errorResponses(400, 401, 403, 413, 415, 422),
         },
       },
@@ -88,7 +97,8 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
       config: { scopedAccess: 'own' },
       schema: {
         summary: 'What the scoped token in the Authorization header may do',
-        description: 'Needs a scoped token (an application token gets 400). `allowed_operations` lists every operation it may call; `expires_at` when it stops working.',
+        description:
+          'Needs a scoped token (an application token gets 400). `allowed_operations` lists every operation it may call; `expires_at` when it stops working.',
         tags: ['Account'],
         response: {
           200: {
@@ -109,7 +119,10 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const { organizationId, workspaceId, expiresAt } = request.principal;
       if (workspaceId === undefined) {
-        throw new BadRequestError('This call needs a scoped token (POST /api/v1/account/applications/scoped-token issues one); the Authorization header holds an application token.', 'scoped_token_required');
+        throw new BadRequestError(
+          'This call needs a scoped token (POST /api/v1/account/applications/scoped-token issues one); the Authorization header holds an application token.',
+          'scoped_token_required',
+        );
       }
       const workspace = await findWorkspace(app.ctx.store.db, organizationId, workspaceId);
       return {

@@ -17,7 +17,11 @@ function row(keyring: Keyring) {
 
 /** Creates the check on a new store; on an existing one, refuses a keyring that cannot open it. */
 export async function verifyKeyCheck(db: Kysely<DatabaseSchema>, keyring: Keyring): Promise<void> {
-  await db.insertInto('key_check').values({ id: 1, ...row(keyring) }).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await db
+    .insertInto('key_check')
+    .values({ id: 1, ...row(keyring) })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
   const stored = await db.selectFrom('key_check').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   let opened: string;
   try {
@@ -34,5 +38,9 @@ export async function verifyKeyCheck(db: Kysely<DatabaseSchema>, keyring: Keyrin
 
 /** Re-seals the check with the keyring's current key, inside the rotation's transaction. */
 export async function resealKeyCheck(trx: Transaction<DatabaseSchema>, keyring: Keyring): Promise<void> {
-  await trx.insertInto('key_check').values({ id: 1, ...row(keyring) }).onConflict((oc) => oc.column('id').doUpdateSet(row(keyring))).execute();
+  await trx
+    .insertInto('key_check')
+    .values({ id: 1, ...row(keyring) })
+    .onConflict((oc) => oc.column('id').doUpdateSet(row(keyring)))
+    .execute();
 }

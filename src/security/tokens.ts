@@ -147,7 +147,14 @@ export interface WidgetTokenClaims {
 }
 
 export async function issueWidgetToken(claims: WidgetTokenClaims, key: Uint8Array, ttlSeconds: number): Promise<string> {
-  const payload = { org: claims.organizationId, ws: claims.workspaceId, wsn: claims.workspaceName, origin: claims.allowedOrigin, tags: claims.tags, tags_mode: claims.tagsMode };
+  const payload = {
+    org: claims.organizationId,
+    ws: claims.workspaceId,
+    wsn: claims.workspaceName,
+    origin: claims.allowedOrigin,
+    tags: claims.tags,
+    tags_mode: claims.tagsMode,
+  };
   return signToken(WIDGET_TOKEN, claims.workspaceId, payload, key, ttlSeconds);
 }
 

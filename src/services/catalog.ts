@@ -195,7 +195,7 @@ export function connectorSpecification(definition: ConnectorDefinition): Connect
       properties: {
         credentials: {
           title: 'Authentication',
-          description: 'One of the credential options below, sent as the connector\'s credentials object.',
+          description: "One of the credential options below, sent as the connector's credentials object.",
           type: 'object',
           oneOf: definition.auth.map((option) => credentialsSchema(option, true)),
         },

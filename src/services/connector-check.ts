@@ -84,7 +84,13 @@ export interface UnsavedConnector {
 }
 
 /** A connector instance for credentials that are not stored yet (create, update, check before create). */
-export function unsavedConnector(ctx: ServiceContext, definition: ConnectorDefinition, option: AuthOption, credentials: Record<string, string>, config: Record<string, string>): UnsavedConnector {
+export function unsavedConnector(
+  ctx: ServiceContext,
+  definition: ConnectorDefinition,
+  option: AuthOption,
+  credentials: Record<string, string>,
+  config: Record<string, string>,
+): UnsavedConnector {
   let refreshed: TokenRefresh | undefined;
   const connector = createConnector(definition.connectorType, {
     credentials: { ...credentials, option_title: option.optionTitle },
@@ -122,14 +128,23 @@ function failureMessage(outcome: CheckOutcome, optionTitle: string): string {
     return `The connector check could not reach ${definition.displayName} (${describeRead(definition)}), so the credentials of option "${optionTitle}" were not verified.${vendor}`;
   }
   const configNames = Object.keys(definition.config);
-  const what = outcome.error instanceof AuthenticationError || configNames.length === 0 ? 'the credentials' : `the credentials or the replication_config (${configNames.join(', ')})`;
+  const what =
+    outcome.error instanceof AuthenticationError || configNames.length === 0
+      ? 'the credentials'
+      : `the credentials or the replication_config (${configNames.join(', ')})`;
   return `${definition.displayName} refused ${what} of option "${optionTitle}"${fields} at the connector check (${describeRead(definition)}).${vendor}`;
 }
 
 export function checkResponse(id: string, outcome: CheckOutcome, optionTitle: string): CheckConfigResponse {
   const entity = outcome.definition.check.entity;
   if (outcome.succeeded) {
-    return { id, status: 'succeeded', error_message: null, failure_reason: null, entity_check_results: [{ entity, status: 'succeeded', status_code: 200, error_message: null }] };
+    return {
+      id,
+      status: 'succeeded',
+      error_message: null,
+      failure_reason: null,
+      entity_check_results: [{ entity, status: 'succeeded', status_code: 200, error_message: null }],
+    };
   }
   const message = failureMessage(outcome, optionTitle);
   return {

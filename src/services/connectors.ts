@@ -283,7 +283,13 @@ export async function getConnector(ctx: ServiceContext, organizationId: string, 
  * options (the option may change) and re-sealed. A new replication_config replaces the old one and is
  * re-checked. When credentials or config change, the connector check runs first unless choice.check is false.
  */
-export async function updateConnector(ctx: ServiceContext, organizationId: string, id: string, input: UpdateConnectorInput, choice: CheckChoice): Promise<ConnectorView> {
+export async function updateConnector(
+  ctx: ServiceContext,
+  organizationId: string,
+  id: string,
+  input: UpdateConnectorInput,
+  choice: CheckChoice,
+): Promise<ConnectorView> {
   if (input.name == null && input.credentials == null && input.replication_config == null) return getConnector(ctx, organizationId, id);
   // Read and check outside the transaction: the connector check calls the vendor, which must not hold a lock.
   const current = await findConnector(ctx.store.db, organizationId, id);
@@ -317,7 +323,8 @@ export async function updateConnector(ctx: ServiceContext, organizationId: strin
     // Also when only the config changed: a refresh token the vendor rotated during the check must be kept.
     credentials = unsaved.credentialsToStore();
   }
-  if (credentials !== undefined && option !== undefined) Object.assign(changes, { auth_option: option.optionTitle }, sealCredentials(ctx.keyring, current.id, credentials));
+  if (credentials !== undefined && option !== undefined)
+    Object.assign(changes, { auth_option: option.optionTitle }, sealCredentials(ctx.keyring, current.id, credentials));
   const row = await ctx.store.db.transaction().execute(async (trx) => {
     const locked = await findConnector(trx, organizationId, id);
     await trx.updateTable('connectors').set(changes).where('id', '=', locked.id).where('organization_id', '=', organizationId).execute();
@@ -346,7 +353,13 @@ export async function checkNewConnector(ctx: ServiceContext, input: CheckNewConn
  * the replication_config given (not stored). The stored config goes through the warm instance, so an
  * OAuth token it refreshes is kept as on execute.
  */
-export async function checkStoredConnector(ctx: ServiceContext, organizationId: string, id: string, replicationConfig: Record<string, unknown> | undefined, log: FastifyBaseLogger): Promise<CheckConfigResponse> {
+export async function checkStoredConnector(
+  ctx: ServiceContext,
+  organizationId: string,
+  id: string,
+  replicationConfig: Record<string, unknown> | undefined,
+  log: FastifyBaseLogger,
+): Promise<CheckConfigResponse> {
   const row = await findConnector(ctx.store.db, organizationId, id);
   assertWorkspaceActive(await findWorkspace(ctx.store.db, organizationId, row.workspace_id));
   const definition = definitionOfRow(row);

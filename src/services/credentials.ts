@@ -55,10 +55,14 @@ export async function updateLockedCredentials<T>(
       .executeTakeFirst();
     if (!row) return undefined;
     const stored = openCredentials(keyring, connectorId, row);
-    return update(stored, async (tokens) => {
-      const sealed = sealCredentials(keyring, connectorId, { ...stored, refresh_token: tokens.refresh_token, access_token: tokens.access_token });
-      await trx.updateTable('connectors').set(sealed).where('id', '=', connectorId).execute();
-      return sealed.credentials_iv;
-    }, trx);
+    return update(
+      stored,
+      async (tokens) => {
+        const sealed = sealCredentials(keyring, connectorId, { ...stored, refresh_token: tokens.refresh_token, access_token: tokens.access_token });
+        await trx.updateTable('connectors').set(sealed).where('id', '=', connectorId).execute();
+        return sealed.credentials_iv;
+      },
+      trx,
+    );
   });
 }

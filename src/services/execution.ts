@@ -57,7 +57,9 @@ export function connectorInstance(ctx: ServiceContext, row: ConnectorRow): Conne
 /** An entity without searchable fields has no context_store_search. */
 function refuseContextStoreSearch(entityName: string, entity: EntityDefinition): never {
   const actions = Object.keys(entity.actions).join(', ');
-  throw new UnknownOperationError(`Unknown action "${CONTEXT_STORE_SEARCH}" for ${entityName}: this entity has no context store search. Valid actions: ${actions}.`);
+  throw new UnknownOperationError(
+    `Unknown action "${CONTEXT_STORE_SEARCH}" for ${entityName}: this entity has no context store search. Valid actions: ${actions}.`,
+  );
 }
 
 /**
@@ -65,7 +67,14 @@ function refuseContextStoreSearch(entityName: string, entity: EntityDefinition):
  * the synchronized copy of the entity (src/context/search.ts). select_fields/exclude_fields apply to
  * each record (semantic mode: to each hit's entity).
  */
-async function runContextStoreSearch(ctx: ServiceContext, organizationId: string, row: ConnectorRow, connector: Connector, request: ExecuteRequest, started: number): Promise<ExecuteResponse> {
+async function runContextStoreSearch(
+  ctx: ServiceContext,
+  organizationId: string,
+  row: ConnectorRow,
+  connector: Connector,
+  request: ExecuteRequest,
+  started: number,
+): Promise<ExecuteResponse> {
   const entity = connector.entity(request.entity);
   if (entity.search.fields.length === 0) refuseContextStoreSearch(request.entity, entity);
   const found = await contextStoreSearch(

@@ -207,7 +207,8 @@ function warningsFor(row: ConnectorRow, workspace: { name: string; status: strin
   if (workspace.status !== 'active') {
     warnings.push(`Workspace "${workspace.name}" is ${workspace.status}: execute calls on this connector are refused with 403 until it is active again.`);
   }
-  if (!definition) warnings.push(`The connector type "${row.connector_type}" is no longer offered by this service: its catalog is empty and it cannot execute.`);
+  if (!definition)
+    warnings.push(`The connector type "${row.connector_type}" is no longer offered by this service: its catalog is empty and it cannot execute.`);
   return warnings;
 }
 
@@ -317,7 +318,11 @@ function decodeCursor(cursor: string): string {
 }
 
 /** Every connector kind's docs, by skill id, one page at a time. */
-export async function listSkills(skills: SkillLibrary, limit: number, cursor: string | undefined): Promise<{ data: SkillMetadata[]; next_cursor: string | null }> {
+export async function listSkills(
+  skills: SkillLibrary,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ data: SkillMetadata[]; next_cursor: string | null }> {
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const all = Object.keys(connectorModules)
     .sort()

@@ -65,7 +65,11 @@ export async function reencryptCredentials(db: Kysely<DatabaseSchema>, from: Key
           const reason = error instanceof Error ? error.message : String(error);
           throw new KeyRotationError(`The sealed values of ${label} ${row.id} (key id ${row.credentials_key_id}) do not open: ${reason} Nothing was changed.`);
         }
-        await trx.updateTable(table).set(sealCredentials(to, row.id, credentials)).where('id', '=', row.id).execute();
+        await trx
+          .updateTable(table)
+          .set(sealCredentials(to, row.id, credentials))
+          .where('id', '=', row.id)
+          .execute();
       }
       if (table === 'connectors') connectors = rows.length;
     }
@@ -99,7 +103,12 @@ function flushFolder(folder: string): void {
  * must hold the store exclusively (the embedded store's lock does this; with PostgreSQL, stop the
  * service first).
  */
-export async function rotateMasterKey(options: { db: Kysely<DatabaseSchema>; dataDir: string; masterKey?: string; newMasterKey?: string }): Promise<RotationResult> {
+export async function rotateMasterKey(options: {
+  db: Kysely<DatabaseSchema>;
+  dataDir: string;
+  masterKey?: string;
+  newMasterKey?: string;
+}): Promise<RotationResult> {
   if (options.masterKey !== undefined) {
     const { keyring: current } = loadKeyring({ masterKey: options.masterKey, dataDir: options.dataDir });
     if (options.newMasterKey === undefined) {
@@ -108,7 +117,8 @@ export async function rotateMasterKey(options: { db: Kysely<DatabaseSchema>; dat
       );
     }
     const next = decodeKey(options.newMasterKey, 'SWITCHYARD_NEW_MASTER_KEY');
-    if (keyIdOf(next) === current.currentKeyId) throw new KeyRotationError('SWITCHYARD_NEW_MASTER_KEY holds the current master key; give a new one. Nothing was changed.');
+    if (keyIdOf(next) === current.currentKeyId)
+      throw new KeyRotationError('SWITCHYARD_NEW_MASTER_KEY holds the current master key; give a new one. Nothing was changed.');
     const rotated = await reencryptCredentials(options.db, current, current.withCurrent(next));
     return { rotated, key_id: keyIdOf(next), previous_key_id: current.currentKeyId, mode: 'env', resumed: false };
   }
@@ -167,5 +177,10 @@ export async function keyRotationState(db: Kysely<DatabaseSchema>, keyring: Keyr
   const pendingFile = pendingKeyFilePath(dataDir);
   const pending = existsSync(pendingFile) ? keyIdOf(decodeKey(readFileSync(pendingFile, 'utf8'), pendingFile)) : null;
   const byKey = rows.map((row) => ({ key_id: row.credentials_key_id, connectors: Number(row.connectors) }));
-  return { key_id: keyring.currentKeyId, pending_key_id: pending, connectors_by_key: byKey, rotated: byKey.every((entry) => entry.key_id === keyring.currentKeyId) };
+  return {
+    key_id: keyring.currentKeyId,
+    pending_key_id: pending,
+    connectors_by_key: byKey,
+    rotated: byKey.every((entry) => entry.key_id === keyring.currentKeyId),
+  };
 }

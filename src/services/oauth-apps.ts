@@ -42,25 +42,32 @@ export function consentOptions(definition: ConnectorDefinition): ConsentOption[]
 const CONFIGURATION_KEYS = ['client_id', 'client_secret'] as const;
 
 function unknownConnector(field: string, message: string): BadRequestError {
-  return new BadRequestError(message, field === 'connector_type' ? 'unknown_connector_type' : 'unknown_definition', [{ field, rule: field === 'connector_type' ? 'unknown_connector_type' : 'unknown_definition', message }]);
+  return new BadRequestError(message, field === 'connector_type' ? 'unknown_connector_type' : 'unknown_definition', [
+    { field, rule: field === 'connector_type' ? 'unknown_connector_type' : 'unknown_definition', message },
+  ]);
 }
 
 /** Exactly one of connector_definition_id / connector_type (null = absent), naming a connector with a consent flow. */
 function resolveOAuthDefinition(input: Pick<OAuthAppInput, 'connector_definition_id' | 'connector_type'>): ConnectorDefinition {
   const given = (['connector_definition_id', 'connector_type'] as const).filter((field) => input[field] != null);
   if (given.length !== 1) {
-    const message = given.length === 0 ? 'Send exactly one of connector_definition_id or connector_type: neither was given.' : 'Send exactly one of connector_definition_id or connector_type, not both.';
+    const message =
+      given.length === 0
+        ? 'Send exactly one of connector_definition_id or connector_type: neither was given.'
+        : 'Send exactly one of connector_definition_id or connector_type, not both.';
     throw new RequestValidationError(message, [
       { field: 'connector_definition_id', rule: 'exactly_one_of', message },
       { field: 'connector_type', rule: 'exactly_one_of', message },
     ]);
   }
-  const definition =
-    input.connector_definition_id != null ? definitionById(input.connector_definition_id) : definitionByType(input.connector_type ?? '');
+  const definition = input.connector_definition_id != null ? definitionById(input.connector_definition_id) : definitionByType(input.connector_type ?? '');
   if (!definition) {
     throw input.connector_definition_id != null
       ? unknownConnector('connector_definition_id', `connector_definition_id ${input.connector_definition_id} is not a source definition of this service.`)
-      : unknownConnector('connector_type', `connector_type "${input.connector_type}" is not offered by this service. Known types: ${knownConnectorTypes().join(', ')}.`);
+      : unknownConnector(
+          'connector_type',
+          `connector_type "${input.connector_type}" is not offered by this service. Known types: ${knownConnectorTypes().join(', ')}.`,
+        );
   }
   if (consentOptions(definition).length === 0) {
     const withFlow = knownConnectorTypes().filter((type) => consentOptions(definitionByType(type) as ConnectorDefinition).length > 0);
@@ -75,14 +82,22 @@ function checkConfiguration(configuration: Record<string, unknown>): Record<stri
   const issues = [];
   for (const key of Object.keys(configuration)) {
     if (!(CONFIGURATION_KEYS as readonly string[]).includes(key)) {
-      issues.push({ field: `configuration.${key}`, rule: 'unknown', message: `configuration.${key} is not used: the configuration holds client_id and client_secret` });
+      issues.push({
+        field: `configuration.${key}`,
+        rule: 'unknown',
+        message: `configuration.${key} is not used: the configuration holds client_id and client_secret`,
+      });
     }
   }
   const values: Record<string, string> = {};
   for (const key of CONFIGURATION_KEYS) {
     const value = configuration[key];
     if (typeof value !== 'string' || value.trim() === '') {
-      issues.push({ field: `configuration.${key}`, rule: 'required', message: `configuration.${key} is required: the ${key.replace('_', ' ')} of your OAuth app (a non-empty string)` });
+      issues.push({
+        field: `configuration.${key}`,
+        rule: 'required',
+        message: `configuration.${key} is required: the ${key.replace('_', ' ')} of your OAuth app (a non-empty string)`,
+      });
     } else if (value.length > 4096) {
       issues.push({ field: `configuration.${key}`, rule: 'max_length', message: `configuration.${key} must be at most 4096 characters`, limit: 4096 });
     } else {
@@ -129,7 +144,13 @@ export async function putOAuthApp(ctx: ServiceContext, organizationId: string, i
     const id = randomUUID();
     return trx
       .insertInto('oauth_apps')
-      .values({ id, organization_id: organizationId, connector_type: definition.connectorType, definition_id: definition.definitionId, ...sealCredentials(ctx.keyring, id, configuration) })
+      .values({
+        id,
+        organization_id: organizationId,
+        connector_type: definition.connectorType,
+        definition_id: definition.definitionId,
+        ...sealCredentials(ctx.keyring, id, configuration),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
   });
@@ -140,7 +161,10 @@ export async function putOAuthApp(ctx: ServiceContext, organizationId: string, i
 export async function deleteOAuthApp(ctx: ServiceContext, organizationId: string, connectorType: string): Promise<void> {
   const definition = definitionByType(connectorType);
   if (!definition) {
-    throw unknownConnector('connector_type', `connector_type "${connectorType}" is not offered by this service. Known types: ${knownConnectorTypes().join(', ')}.`);
+    throw unknownConnector(
+      'connector_type',
+      `connector_type "${connectorType}" is not offered by this service. Known types: ${knownConnectorTypes().join(', ')}.`,
+    );
   }
   await ctx.store.db
     .updateTable('oauth_apps')
@@ -152,7 +176,11 @@ export async function deleteOAuthApp(ctx: ServiceContext, organizationId: string
 }
 
 /** The organization's OAuth client for this connector type (opened), or undefined when none is configured. */
-export async function findOAuthApp(ctx: ServiceContext, organizationId: string, connectorType: string): Promise<{ client_id: string; client_secret: string } | undefined> {
+export async function findOAuthApp(
+  ctx: ServiceContext,
+  organizationId: string,
+  connectorType: string,
+): Promise<{ client_id: string; client_secret: string } | undefined> {
   const row = await ctx.store.db
     .selectFrom('oauth_apps')
     .selectAll()

@@ -162,7 +162,12 @@ function callbackValue(query: Record<string, string>, source: { param: string; p
  * How the code is exchanged: an oauth2_refresh option's own token request settings (its refresh requests
  * go the same way), or, for an option whose token is sent as is, those its authorization_code block names.
  */
-function exchangeSettings(option: ConsentOption): { tokenUrl: string; clientAuth: 'body' | 'basic'; bodyFormat: 'form' | 'json' | 'query'; tokenHeaders: Record<string, string> } {
+function exchangeSettings(option: ConsentOption): {
+  tokenUrl: string;
+  clientAuth: 'body' | 'basic';
+  bodyFormat: 'form' | 'json' | 'query';
+  tokenHeaders: Record<string, string>;
+} {
   if (option.type === 'oauth2_refresh') {
     return { tokenUrl: option.tokenUrl, clientAuth: option.clientAuth, bodyFormat: option.bodyFormat, tokenHeaders: option.tokenHeaders };
   }
@@ -276,7 +281,11 @@ async function lookupCredentials(
   const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
   let response;
   try {
-    response = await sendRequest({ method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` } }, http, true);
+    response = await sendRequest(
+      { method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` } },
+      http,
+      true,
+    );
   } catch {
     throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
   }
@@ -287,7 +296,10 @@ async function lookupCredentials(
     items = undefined;
   }
   if (response.status < 200 || response.status >= 300 || !Array.isArray(items)) {
-    throw new ConsentError(`${definition.displayName} refused to finish the sign-in: HTTP ${response.status}. Start again from the connect page.`, 'token_exchange_failed');
+    throw new ConsentError(
+      `${definition.displayName} refused to finish the sign-in: HTTP ${response.status}. Start again from the connect page.`,
+      'token_exchange_failed',
+    );
   }
   const expected = Object.entries(lookup.match).map(([field, template]) => [field, renderTemplate(template, context)] as const);
   const item = items.find(

@@ -37,7 +37,11 @@ export class SkillLibrary {
   sections(connectorType: string, docs: SkillDocs): IndexedSection[] {
     let sections = this.indexed.get(connectorType);
     if (!sections) {
-      sections = docs.sections.map((section) => ({ section, titleWords: words(`${section.id} ${section.title}`), bodyWords: words(`${section.summary} ${section.markdown}`) }));
+      sections = docs.sections.map((section) => ({
+        section,
+        titleWords: words(`${section.id} ${section.title}`),
+        bodyWords: words(`${section.summary} ${section.markdown}`),
+      }));
       this.indexed.set(connectorType, sections);
     }
     return sections;

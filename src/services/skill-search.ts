@@ -34,16 +34,24 @@ function scoreSection(entry: IndexedSection, terms: string[]): number {
 function decodeOffset(cursor: string, query: string): number {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed !== null && typeof parsed === 'object' && 'offset' in parsed && 'query' in parsed && Number.isInteger(parsed.offset) && parsed.query === query) return parsed.offset as number;
+    if (parsed !== null && typeof parsed === 'object' && 'offset' in parsed && 'query' in parsed && Number.isInteger(parsed.offset) && parsed.query === query)
+      return parsed.offset as number;
   } catch {
     // reported below
   }
-  throw new BadRequestError('The cursor is not one this service issued for this query; pass next_cursor from the previous page unchanged, with the same query.', 'invalid_cursor', [
-    { field: 'cursor', rule: 'invalid_cursor', message: 'cursor is not a cursor this service issued for this query' },
-  ]);
+  throw new BadRequestError(
+    'The cursor is not one this service issued for this query; pass next_cursor from the previous page unchanged, with the same query.',
+    'invalid_cursor',
+    [{ field: 'cursor', rule: 'invalid_cursor', message: 'cursor is not a cursor this service issued for this query' }],
+  );
 }
 
-export async function searchSkills(skills: SkillLibrary, query: string, limit: number, cursor: string | undefined): Promise<{ data: SkillSearchHit[]; next_cursor: string | null }> {
+export async function searchSkills(
+  skills: SkillLibrary,
+  query: string,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ data: SkillSearchHit[]; next_cursor: string | null }> {
   const terms = [...new Set(words(query))];
   if (terms.length === 0) {
     const message = 'query needs at least one word (letters or digits).';
@@ -62,7 +70,9 @@ export async function searchSkills(skills: SkillLibrary, query: string, limit: n
     hits.push({
       ...skillMetadata(connectorType, docs),
       score: scored.reduce((sum, s) => sum + s.score, 0),
-      matched_sections: scored.slice(0, MAX_SECTIONS_PER_HIT).map(({ entry }) => ({ section_id: entry.section.id, title: entry.section.title, summary: entry.section.summary })),
+      matched_sections: scored
+        .slice(0, MAX_SECTIONS_PER_HIT)
+        .map(({ entry }) => ({ section_id: entry.section.id, title: entry.section.title, summary: entry.section.summary })),
     });
   }
   hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));

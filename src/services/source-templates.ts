@@ -148,10 +148,18 @@ export function checkPresetConfig(definition: ConnectorDefinition, input: Record
     const field = definition.config[name];
     const at = `partial_default_config.${name}`;
     if (name === 'credentials') {
-      issues.push({ field: at, rule: 'no_secrets', message: `${at} is not allowed: credentials are entered by the end user on the connect page, never preset` });
+      issues.push({
+        field: at,
+        rule: 'no_secrets',
+        message: `${at} is not allowed: credentials are entered by the end user on the connect page, never preset`,
+      });
     } else if (!field) {
       const known = Object.keys(definition.config);
-      issues.push({ field: at, rule: 'unknown', message: `${at} is not a setting of ${definition.connectorType} (settings: ${known.length > 0 ? known.join(', ') : 'none'})` });
+      issues.push({
+        field: at,
+        rule: 'unknown',
+        message: `${at} is not a setting of ${definition.connectorType} (settings: ${known.length > 0 ? known.join(', ') : 'none'})`,
+      });
     } else if (typeof value !== 'string') {
       issues.push({ field: at, rule: 'type', message: `${at} must be a string` });
     } else if (field.enum && !field.enum.includes(value)) {
@@ -255,9 +263,12 @@ export async function getTemplate(ctx: ServiceContext, organizationId: string, i
 /** null or absent leaves a field unchanged; propagate is accepted (connectors keep the settings they were created with). */
 export async function updateTemplate(ctx: ServiceContext, organizationId: string, id: string, input: UpdateTemplateInput): Promise<TemplateView> {
   const current = await findTemplate(ctx, organizationId, id);
-  const changes: { name?: string; partial_default_config?: string; customization?: string; mode?: SourceTemplateMode; updated_at: Date } = { updated_at: new Date() };
+  const changes: { name?: string; partial_default_config?: string; customization?: string; mode?: SourceTemplateMode; updated_at: Date } = {
+    updated_at: new Date(),
+  };
   if (input.name != null) changes.name = input.name;
-  if (input.partial_default_config != null) changes.partial_default_config = JSON.stringify(checkPresetConfig(templateDefinition(current), input.partial_default_config));
+  if (input.partial_default_config != null)
+    changes.partial_default_config = JSON.stringify(checkPresetConfig(templateDefinition(current), input.partial_default_config));
   if (input.customization != null) changes.customization = JSON.stringify(input.customization);
   if (input.mode != null) changes.mode = input.mode;
   const row = await ctx.store.db

@@ -18,13 +18,7 @@ type Db = Kysely<DatabaseSchema> | Transaction<DatabaseSchema>;
  */
 export async function ensureWorkspace(db: Db, organizationId: string, name: string): Promise<WorkspaceRow> {
   const live = () =>
-    db
-      .selectFrom('workspaces')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('name', '=', name)
-      .where('deleted_at', 'is', null)
-      .forShare();
+    db.selectFrom('workspaces').selectAll().where('organization_id', '=', organizationId).where('name', '=', name).where('deleted_at', 'is', null).forShare();
   const existing = await live().executeTakeFirst();
   if (existing) return existing;
   await db
@@ -51,7 +45,9 @@ export async function findWorkspace(db: Db, organizationId: string, id: string):
 /** Connectors of an inactive workspace cannot execute. */
 export function assertWorkspaceActive(workspace: Pick<WorkspaceRow, 'id' | 'name' | 'status'>): void {
   if (workspace.status !== 'active') {
-    throw new ForbiddenError(`Workspace "${workspace.name}" is inactive, so its connectors cannot execute. Set its status to active (PUT /api/v1/workspaces/${workspace.id}) to use them.`);
+    throw new ForbiddenError(
+      `Workspace "${workspace.name}" is inactive, so its connectors cannot execute. Set its status to active (PUT /api/v1/workspaces/${workspace.id}) to use them.`,
+    );
   }
 }
 
@@ -131,7 +127,9 @@ export function decodeCursor(key: Uint8Array, organizationId: string, raw: strin
   }
   const opened = openPayload(key, `workspaces:${organizationId}`, token);
   if ('problem' in opened) {
-    throw invalidCursor(opened.problem === 'altered' ? 'it was altered, was issued for another organization, or has expired after a key rotation' : 'it is malformed');
+    throw invalidCursor(
+      opened.problem === 'altered' ? 'it was altered, was issued for another organization, or has expired after a key rotation' : 'it is malformed',
+    );
   }
   const decoded = opened.payload;
   const { v, t, i } = decoded;
@@ -155,7 +153,11 @@ export interface ListWorkspacesOptions {
  * position of the last row returned, so rows created after a page was read land after it and rows
  * already listed are never repeated or skipped.
  */
-export async function listWorkspaces(db: Db, organizationId: string, options: ListWorkspacesOptions): Promise<{ data: WorkspaceRecord[]; nextCursor: string | null }> {
+export async function listWorkspaces(
+  db: Db,
+  organizationId: string,
+  options: ListWorkspacesOptions,
+): Promise<{ data: WorkspaceRecord[]; nextCursor: string | null }> {
   let query = db
     .selectFrom('workspaces')
     .selectAll()
@@ -170,7 +172,11 @@ export async function listWorkspaces(db: Db, organizationId: string, options: Li
     const after = decodeCursor(options.cursorKey, organizationId, options.cursor);
     query = query.where(sql<boolean>`(created_at, id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
   }
-  const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(options.limit + 1).execute();
+  const rows = await query
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(options.limit + 1)
+    .execute();
   const page = rows.slice(0, options.limit);
   const last = page[page.length - 1];
   const nextCursor =
@@ -249,9 +255,11 @@ export async function updateWorkspace(store: Store, organizationId: string, id: 
       const current = await lockWorkspace(trx, organizationId, id);
       const renamed = changes.name !== undefined && changes.name !== current.name;
       if (renamed && current.name === DEFAULT_WORKSPACE) {
-        throw new BadRequestError(`The workspace "${DEFAULT_WORKSPACE}" cannot be renamed: every organization keeps a workspace named "${DEFAULT_WORKSPACE}".`, 'default_workspace', [
-          { field: 'name', rule: 'default_workspace', message: `the "${DEFAULT_WORKSPACE}" workspace cannot be renamed` },
-        ]);
+        throw new BadRequestError(
+          `The workspace "${DEFAULT_WORKSPACE}" cannot be renamed: every organization keeps a workspace named "${DEFAULT_WORKSPACE}".`,
+          'default_workspace',
+          [{ field: 'name', rule: 'default_workspace', message: `the "${DEFAULT_WORKSPACE}" workspace cannot be renamed` }],
+        );
       }
       if (renamed) {
         const clash = await trx
@@ -291,7 +299,11 @@ export async function updateWorkspace(store: Store, organizationId: string, id: 
  * credentials) are removed, and the workspace is tombstoned (deleted_at set), which frees its name.
  * `default` cannot be deleted.
  */
-export async function deleteWorkspace(store: Store, organizationId: string, id: string): Promise<{ id: string; deleted_at: string; connectors_deleted: number }> {
+export async function deleteWorkspace(
+  store: Store,
+  organizationId: string,
+  id: string,
+): Promise<{ id: string; deleted_at: string; connectors_deleted: number }> {
   const deleted = await store.db.transaction().execute(async (trx) => {
     const current = await lockWorkspace(trx, organizationId, id);
     if (current.name === DEFAULT_WORKSPACE) {

@@ -35,7 +35,11 @@ function sourceFiles(dir: string): string[] {
 function importsOf(file: string): string[] {
   // Template literals hold code the generator emits, not imports of this file.
   const text = readFileSync(path.join(REPO_ROOT, file), 'utf8').replace(/`(?:\\.|[^`\\])*`/g, '``');
-  const found = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?\bfrom\s+['"]([^'"]+)['"]/g), ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g), ...text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g)];
+  const found = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?\bfrom\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ...text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ];
   return found.map((m) => m[1] as string);
 }
 

@@ -16,7 +16,14 @@ import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
-import { HARVEST_USERS, SALESFORCE_CONTACTS, startFakeAuthorizationServer, startFakeVendorApi, type FakeAuthorizationServer, type FakeVendorApi } from '../support/fake-oauth.js';
+import {
+  HARVEST_USERS,
+  SALESFORCE_CONTACTS,
+  startFakeAuthorizationServer,
+  startFakeVendorApi,
+  type FakeAuthorizationServer,
+  type FakeVendorApi,
+} from '../support/fake-oauth.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -79,9 +86,18 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
     });
     tenant = await createTenant(service);
     await tenant.api.put('/api/v1/oauth/credentials', { connector_type: 'salesforce', configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } });
-    await tenant.api.post('/api/v1/integrations/templates/sources', { actor_definition_id: connectorModules.harvest!.definition.definitionId, partial_default_config: {} });
-    await tenant.api.post('/api/v1/integrations/templates/sources', { actor_definition_id: connectorModules.salesforce!.definition.definitionId, partial_default_config: { login_environment: 'login' } });
-    const widget = await tenant.api.post<{ connect_url: string }>('/api/v1/account/applications/widget-token', { workspace_name: 'customer-9', allowed_origin: application.url });
+    await tenant.api.post('/api/v1/integrations/templates/sources', {
+      actor_definition_id: connectorModules.harvest!.definition.definitionId,
+      partial_default_config: {},
+    });
+    await tenant.api.post('/api/v1/integrations/templates/sources', {
+      actor_definition_id: connectorModules.salesforce!.definition.definitionId,
+      partial_default_config: { login_environment: 'login' },
+    });
+    const widget = await tenant.api.post<{ connect_url: string }>('/api/v1/account/applications/widget-token', {
+      workspace_name: 'customer-9',
+      allowed_origin: application.url,
+    });
     connectUrl = widget.body.connect_url;
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
     appPage = await browser.newPage();
@@ -149,16 +165,26 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
     expect(await page.content()).not.toContain(HARVEST_TOKEN);
 
     const [message] = await messagesReceived(1);
-    expect(message).toEqual({ origin: service.url, data: { type: 'switchyard:connector_created', connector_id: connectorId, connector_type: 'harvest', workspace_name: 'customer-9' } });
+    expect(message).toEqual({
+      origin: service.url,
+      data: { type: 'switchyard:connector_created', connector_id: connectorId, connector_type: 'harvest', workspace_name: 'customer-9' },
+    });
 
-    const executed = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'users', action: 'list', params: {} });
+    const executed = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'users',
+      action: 'list',
+      params: {},
+    });
     expect(executed.status, JSON.stringify(executed.body)).toBe(200);
     expect(executed.body.result).toEqual(HARVEST_USERS);
-    expect(vendor.requests.at(-1)).toMatchObject({ path: '/harvest/users', headers: expect.objectContaining({ authorization: `Bearer ${HARVEST_TOKEN}`, 'harvest-account-id': HARVEST_ACCOUNT }) });
+    expect(vendor.requests.at(-1)).toMatchObject({
+      path: '/harvest/users',
+      headers: expect.objectContaining({ authorization: `Bearer ${HARVEST_TOKEN}`, 'harvest-account-id': HARVEST_ACCOUNT }),
+    });
     await page.close();
   }, 60_000);
 
-  it('connects Salesforce through OAuth consent with the organization\'s own app, then the connector executes', async () => {
+  it("connects Salesforce through OAuth consent with the organization's own app, then the connector executes", async () => {
     const page = await openConnectWindow();
     await Promise.all([page.waitForNavigation(), page.click('.templates li:nth-child(2) a')]);
     await expectLabelled(page);
@@ -175,10 +201,17 @@ describe.skipIf(!available && !required)('connect page in a headless browser', (
     for (const secret of [CLIENT_SECRET, auth.refreshToken, 'sf-access-1']) expect(html).not.toContain(secret);
 
     const messages = await messagesReceived(2);
-    expect(messages[1]).toEqual({ origin: service.url, data: { type: 'switchyard:connector_created', connector_id: connectorId, connector_type: 'salesforce', workspace_name: 'customer-9' } });
+    expect(messages[1]).toEqual({
+      origin: service.url,
+      data: { type: 'switchyard:connector_created', connector_id: connectorId, connector_type: 'salesforce', workspace_name: 'customer-9' },
+    });
     await shot(appPage, '07-application-notified');
 
-    const executed = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'contacts', action: 'list', params: {} });
+    const executed = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'contacts',
+      action: 'list',
+      params: {},
+    });
     expect(executed.status, JSON.stringify(executed.body)).toBe(200);
     expect(executed.body.result).toEqual(SALESFORCE_CONTACTS);
     expect(vendor.requests.at(-1)).toMatchObject({ path: '/salesforce/query', headers: expect.objectContaining({ authorization: 'Bearer sf-access-1' }) });

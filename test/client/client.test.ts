@@ -53,7 +53,11 @@ describe('typed TypeScript client', () => {
     const records: IntercomContactsRecord[] = [];
     for await (const record of intercom.records('contacts', 'list', { per_page: 2 })) records.push(record);
     expect(records.map((r) => r.email)).toEqual(upstream.contacts.map((c) => c.email));
-    expect(upstream.requests.map((r) => r.query)).toEqual([{ per_page: '2' }, { per_page: '2', starting_after: 'c2' }, { per_page: '2', starting_after: 'c4' }]);
+    expect(upstream.requests.map((r) => r.query)).toEqual([
+      { per_page: '2' },
+      { per_page: '2', starting_after: 'c2' },
+      { per_page: '2', starting_after: 'c4' },
+    ]);
 
     const pages = [];
     for await (const page of intercom.pages('contacts', 'list', { per_page: 3 })) pages.push(page);
@@ -89,7 +93,11 @@ describe('typed TypeScript client', () => {
     }
     expect(result.data.map((r) => r.email)).toEqual(['person1@example.com', 'person2@example.com']);
     expect(result.meta.has_more).toBe(true);
-    const next = await intercom.search('contacts', { query: { filter: { eq: { role: 'user' } }, sort: [{ email: 'asc' }] }, limit: 2, cursor: result.meta.cursor });
+    const next = await intercom.search('contacts', {
+      query: { filter: { eq: { role: 'user' } }, sort: [{ email: 'asc' }] },
+      limit: 2,
+      cursor: result.meta.cursor,
+    });
     expect(next.data.map((r) => r.email)).toEqual(['person3@example.com', 'person4@example.com']);
   });
 
@@ -141,7 +149,11 @@ describe('token cache', () => {
     cache.invalidate('t2');
     expect(await cache.get()).toBe('t3');
 
-    const short = new TokenCache(async () => ({ token: 'short', expiresAt: now + 20_000 }), 60_000, () => now);
+    const short = new TokenCache(
+      async () => ({ token: 'short', expiresAt: now + 20_000 }),
+      60_000,
+      () => now,
+    );
     const start = now;
     await short.get();
     now = start + 9_000;

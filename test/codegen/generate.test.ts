@@ -42,7 +42,9 @@ describe('generator', () => {
     expect(schemaToType({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false })).toBe('{ id: string }');
     expect(schemaToType({ type: 'object' })).toBe('Record<string, unknown>');
     expect(schemaToType({ anyOf: [{ type: 'string' }, { type: 'integer' }] })).toBe('string | number');
-    expect(schemaToType({ type: 'object', properties: { id: { type: 'string' } }, anyOf: [{ required: ['id'] }] })).toBe('{ id?: string; [key: string]: unknown }');
+    expect(schemaToType({ type: 'object', properties: { id: { type: 'string' } }, anyOf: [{ required: ['id'] }] })).toBe(
+      '{ id?: string; [key: string]: unknown }',
+    );
   });
 
   it('renders skill docs as content blocks with one section per action', { timeout: GENERATOR_TIMEOUT }, () => {
@@ -57,7 +59,9 @@ describe('generator', () => {
     expect(docs.sections.map((s) => s.id)).toEqual(['overview', 'authentication', ...actionIds]);
     expect(docs.sections[0]).toMatchObject({ title: 'Jira connector', blocks: expect.arrayContaining([{ type: 'heading', text: 'Jira', level: 1 }]) });
     expect(docs.sections.find((s) => s.id === 'issues.api_search')?.markdown).toMatch(/^# issues\.api_search\n[\s\S]*```\n$/);
-    expect(() => parseSkillDocs(definition, jira.replace('<!-- section: issues.get -->', '<!-- section: issues.gone -->'))).toThrow(/section "issues\.gone".*run npm run generate/);
+    expect(() => parseSkillDocs(definition, jira.replace('<!-- section: issues.get -->', '<!-- section: issues.gone -->'))).toThrow(
+      /section "issues\.gone".*run npm run generate/,
+    );
     expect(() => parseSkillDocs(definition, jira.replace(/^<!-- Generated[^\n]*\n/, ''))).toThrow(/no generator header/);
     expect(markdownToBlocks('# T\n\nSome text\nmore.\n\n- a\n- b\n\n| A | B |\n| --- | --- |\n| 1 | x \\| y |\n\n```json\n{}\n```\n')).toEqual([
       { type: 'heading', text: 'T', level: 1 },

@@ -11,7 +11,9 @@ import { VALID } from '../support/manifest-fixture.js';
 
 const guide = readFileSync(fileURLToPath(new URL('../../docs/manifest-guide.md', import.meta.url)), 'utf8');
 const section = guide.slice(guide.indexOf('## Error messages from `npm run generate`'), guide.indexOf('## Adding an entity by YAML alone'));
-const documented = [...section.matchAll(/^- ((?:`[a-zA-Z-]+`(?:, )?)+) —/gm)].flatMap((match) => [...(match[1] as string).matchAll(/`([a-zA-Z-]+)`/g)].map((m) => m[1] as string));
+const documented = [...section.matchAll(/^- ((?:`[a-zA-Z-]+`(?:, )?)+) —/gm)].flatMap((match) =>
+  [...(match[1] as string).matchAll(/`([a-zA-Z-]+)`/g)].map((m) => m[1] as string),
+);
 
 const swap = (from: string, to: string) => (yaml: string) => {
   if (!yaml.includes(from)) throw new Error(`fixture has no ${JSON.stringify(from)}`);
@@ -41,51 +43,115 @@ const examples: Record<string, Record<string, string>> = {
   minimum: { 'acme.yaml': swap(RECORD, '    search: { semantic: [{ field: name, context_window: 10 }] }\n' + RECORD)(VALID) },
   maximum: { 'acme.yaml': swap(RECORD, '    search: { semantic: [{ field: name, context_window: 9000 }] }\n' + RECORD)(VALID) },
   'unknown-config': { 'acme.yaml': swap('{{config.subdomain}}', '{{config.tenant}}')(VALID) },
-  'unknown-token-value': { 'acme.yaml': swap('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"\nbase_url_host_pattern: ^x$')(VALID) },
+  'unknown-token-value': {
+    'acme.yaml': swap('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"\nbase_url_host_pattern: ^x$')(VALID),
+  },
   'unknown-auth-field': { 'acme.yaml': swap('{{credentials.account}}', '{{credentials.acount}}')(VALID) },
   'template-syntax': { 'acme.yaml': swap('X-Account: "{{credentials.account}}"', 'X-Account: "{{credentials.account}"')(VALID) },
-  'duplicate-option': { 'acme.yaml': swap(TOKEN_AUTH, TOKEN_AUTH + '      account: { description: Account id, secret: false }\n  - type: bearer\n    option_title: Token\n    token: "{{credentials.token}}"\n' + TOKEN_AUTH)(VALID) },
-  'duplicate-field-name': { 'acme.yaml': swap('      account: { description: Account id, secret: false }\n', '      account: { description: Account id, secret: false, aliases: [token] }\n')(VALID) },
+  'duplicate-option': {
+    'acme.yaml': swap(
+      TOKEN_AUTH,
+      TOKEN_AUTH +
+        '      account: { description: Account id, secret: false }\n  - type: bearer\n    option_title: Token\n    token: "{{credentials.token}}"\n' +
+        TOKEN_AUTH,
+    )(VALID),
+  },
+  'duplicate-field-name': {
+    'acme.yaml': swap(
+      '      account: { description: Account id, secret: false }\n',
+      '      account: { description: Account id, secret: false, aliases: [token] }\n',
+    )(VALID),
+  },
   'authorization-fields': {
     'acme.yaml': swap(
       'auth:\n',
-      'auth:\n  - type: oauth2_refresh\n    option_title: OAuth\n    token_url: https://acme.example/oauth/token\n    authorization_code:\n      authorization_url: https://acme.example/oauth/authorize\n      from_token: { region: region }\n      docs: https://acme.example/docs/oauth\n    fields:\n' + OAUTH_FIELDS + '      account: { description: Account id, secret: false }\n',
+      'auth:\n  - type: oauth2_refresh\n    option_title: OAuth\n    token_url: https://acme.example/oauth/token\n    authorization_code:\n      authorization_url: https://acme.example/oauth/authorize\n      from_token: { region: region }\n      docs: https://acme.example/docs/oauth\n    fields:\n' +
+        OAUTH_FIELDS +
+        '      account: { description: Account id, secret: false }\n',
     )(VALID),
   },
-  'oauth-fields': { 'acme.yaml': swap('auth:\n', 'auth:\n' + OAUTH('      client_id: { description: id }\n      refresh_token: { description: refresh }\n'))(VALID) },
-  'host-pattern': { 'acme.yaml': swap('auth:\n', 'auth:\n' + OAUTH(OAUTH_FIELDS))(swap('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"')(VALID)) },
+  'oauth-fields': {
+    'acme.yaml': swap('auth:\n', 'auth:\n' + OAUTH('      client_id: { description: id }\n      refresh_token: { description: refresh }\n'))(VALID),
+  },
+  'host-pattern': {
+    'acme.yaml': swap(
+      'auth:\n',
+      'auth:\n' + OAUTH(OAUTH_FIELDS),
+    )(swap('base_url: https://{{config.subdomain}}.acme.example/api', 'base_url: "{{token.instance_url}}/api"')(VALID)),
+  },
   'anchored-pattern': { 'acme.yaml': swap("pattern: '^[a-z]+$'", "pattern: '[a-z]+'")(VALID) },
   'id-field': { 'acme.yaml': swap(RECORD + '        id: integer\n', RECORD + '        uid: integer\n')(VALID) },
   'unknown-field': { 'acme.yaml': swap(RECORD, '    search: { fields: [nope] }\n' + RECORD)(VALID) },
   'derived-field': { 'acme.yaml': swap(RECORD, '    search: { derived: { name: record.name } }\n' + RECORD)(VALID) },
   'undeclared-path-param': { 'acme.yaml': swap('path: /widgets/{id}', 'path: /widgets/{widget_id}')(VALID) },
   'unused-path-param': { 'acme.yaml': swap('path: /widgets/{id}', 'path: /widgets/{widget_id}')(VALID) },
-  'path-param-required': { 'acme.yaml': swap('id: { in: path, required: true, schema: { type: integer } }', 'id: { in: path, schema: { type: integer } }')(VALID) },
-  'duplicate-param': { 'acme.yaml': swap('          cursor: { in: query, schema: { type: string } }', '          cursor: { in: query, schema: { type: string } }\n          after: { in: query, wire: cursor, schema: { type: string } }')(VALID) },
-  'variables-without-graphql': { 'acme.yaml': swap('          cursor: { in: query, schema: { type: string } }', '          cursor: { in: query, schema: { type: string } }\n          q: { in: variables, schema: { type: string } }')(VALID) },
-  'body-with-graphql': { 'acme.yaml': swap(GET, '      create:\n        method: POST\n        path: /graphql\n        graphql: { document: "mutation { a }" }\n        params:\n          name: { in: body, schema: { type: string } }\n' + GET)(VALID) },
-  'send-default': { 'acme.yaml': swap('          cursor: { in: query, schema: { type: string } }', '          cursor: { in: query, send_default: true, schema: { type: string } }')(VALID) },
-  'graphql-method': { 'acme.yaml': swap(GET, '      api_search:\n        method: GET\n        path: /graphql\n        graphql: { document: "query { a }" }\n' + GET)(VALID) },
+  'path-param-required': {
+    'acme.yaml': swap('id: { in: path, required: true, schema: { type: integer } }', 'id: { in: path, schema: { type: integer } }')(VALID),
+  },
+  'duplicate-param': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string } }\n          after: { in: query, wire: cursor, schema: { type: string } }',
+    )(VALID),
+  },
+  'variables-without-graphql': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string } }\n          q: { in: variables, schema: { type: string } }',
+    )(VALID),
+  },
+  'body-with-graphql': {
+    'acme.yaml': swap(
+      GET,
+      '      create:\n        method: POST\n        path: /graphql\n        graphql: { document: "mutation { a }" }\n        params:\n          name: { in: body, schema: { type: string } }\n' +
+        GET,
+    )(VALID),
+  },
+  'send-default': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, send_default: true, schema: { type: string } }',
+    )(VALID),
+  },
+  'graphql-method': {
+    'acme.yaml': swap(GET, '      api_search:\n        method: GET\n        path: /graphql\n        graphql: { document: "query { a }" }\n' + GET)(VALID),
+  },
   'result-shape': { 'acme.yaml': swap(GET, GET + '        records_path: items\n')(VALID) },
   'unknown-entity': { 'acme.yaml': swap(RECORD, '    search: { fan_out: { entity: nope, field: id, param: cursor } }\n' + RECORD)(VALID) },
   'fan-out-parent': {
-    'acme.yaml': swap(RECORD, '    search: { fan_out: { entity: gadgets, field: id, param: cursor } }\n' + RECORD)(VALID) + '  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer } }\n    actions:\n      get: { method: GET, path: "/gadgets/{id}", params: { id: { in: path, required: true, schema: { type: integer } } } }\n',
+    'acme.yaml':
+      swap(RECORD, '    search: { fan_out: { entity: gadgets, field: id, param: cursor } }\n' + RECORD)(VALID) +
+      '  gadgets:\n    description: Gadgets.\n    record: { fields: { id: integer } }\n    actions:\n      get: { method: GET, path: "/gadgets/{id}", params: { id: { in: path, required: true, schema: { type: integer } } } }\n',
   },
-  'incremental-action': { 'acme.yaml': swap(RECORD, `    search: { incremental: { action: api_search, param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" } }\n` + RECORD)(VALID) },
+  'incremental-action': {
+    'acme.yaml': swap(
+      RECORD,
+      `    search: { incremental: { action: api_search, param: cursor, format: iso8601, field: name, docs: "https://acme.example/docs" } }\n` + RECORD,
+    )(VALID),
+  },
   'singleton-action': { 'acme.yaml': swap(RECORD, '    record:\n      singleton: true\n      fields:\n')(VALID) },
   'unknown-param': { 'acme.yaml': swap(LIST, LIST + '        at_least_one_of: [alpha, beta]\n')(VALID) },
   'unknown-action': { 'acme.yaml': swap('check: { entity: widgets, action: list,', 'check: { entity: widgets, action: count,')(VALID) },
   'check-read-only': {
-    'acme.yaml': swap('        method: GET\n        path: /widgets/{id}', '        method: DELETE\n        path: /widgets/{id}')(
-      swap('check: { entity: widgets, action: list, params: { cursor: start },', 'check: { entity: widgets, action: get, params: { id: 1 },')(VALID),
-    ),
+    'acme.yaml': swap(
+      '        method: GET\n        path: /widgets/{id}',
+      '        method: DELETE\n        path: /widgets/{id}',
+    )(swap('check: { entity: widgets, action: list, params: { cursor: start },', 'check: { entity: widgets, action: get, params: { id: 1 },')(VALID)),
   },
   'check-params': { 'acme.yaml': swap('check: { entity: widgets, action: list, params: { cursor: start },', 'check: { entity: widgets, action: get,')(VALID) },
   'unknown-pagination': { 'acme.yaml': swap('pagination: pages', 'pagination: pagez')(VALID) },
-  'body-on-read': { 'acme.yaml': swap('          cursor: { in: query, schema: { type: string } }', '          cursor: { in: query, schema: { type: string } }\n          filter: { in: body, schema: { type: string } }')(VALID) },
+  'body-on-read': {
+    'acme.yaml': swap(
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string } }\n          filter: { in: body, schema: { type: string } }',
+    )(VALID),
+  },
   'missing-records-path': { 'acme.yaml': swap('        records_path: widgets\n', '')(VALID) },
   'file-name': { 'other.yaml': VALID },
-  'duplicate-connector': { 'acme.yaml': VALID, 'beta.yaml': swap('definition_id: 0b7e2c44-5d7a-4e55-9b1a-6c3f0e9d2a11', 'definition_id: 1b7e2c44-5d7a-4e55-9b1a-6c3f0e9d2a11')(VALID) },
+  'duplicate-connector': {
+    'acme.yaml': VALID,
+    'beta.yaml': swap('definition_id: 0b7e2c44-5d7a-4e55-9b1a-6c3f0e9d2a11', 'definition_id: 1b7e2c44-5d7a-4e55-9b1a-6c3f0e9d2a11')(VALID),
+  },
   'duplicate-definition-id': { 'acme.yaml': VALID, 'beta.yaml': swap('connector_type: acme', 'connector_type: beta')(VALID) },
 };
 
@@ -109,14 +175,29 @@ describe('every documented manifest error rule has a failing example', () => {
     dirs.push(dir);
     for (const [name, yaml] of Object.entries(files)) writeFileSync(path.join(dir, name), yaml);
     const { diagnostics } = loadDefinitions(dir);
-    expect(diagnostics.map((d) => d.rule), JSON.stringify(diagnostics, null, 1)).toContain(rule);
+    expect(
+      diagnostics.map((d) => d.rule),
+      JSON.stringify(diagnostics, null, 1),
+    ).toContain(rule);
     for (const d of diagnostics.filter((x) => x.rule === rule)) expect(d.line).toBeGreaterThan(0);
   });
 
   it.each([
-    ['unknown-param', 'incremental: { param: cursr, format: iso8601, field: name, docs: "https://acme.example/docs" }', 'incremental param "cursr" is not a param of widgets.list; did you mean "cursor"?'],
-    ['unknown-field', 'incremental: { param: cursor, format: iso8601, field: nmae, docs: "https://acme.example/docs" }', 'incremental field "nmae" is not a record field of widgets; did you mean "name"?'],
-    ['template-syntax', 'incremental: { param: cursor, format: iso8601, template: "{value} {since}", field: name, docs: "https://acme.example/docs" }', 'an incremental template knows only {value} and {current}'],
+    [
+      'unknown-param',
+      'incremental: { param: cursr, format: iso8601, field: name, docs: "https://acme.example/docs" }',
+      'incremental param "cursr" is not a param of widgets.list; did you mean "cursor"?',
+    ],
+    [
+      'unknown-field',
+      'incremental: { param: cursor, format: iso8601, field: nmae, docs: "https://acme.example/docs" }',
+      'incremental field "nmae" is not a record field of widgets; did you mean "name"?',
+    ],
+    [
+      'template-syntax',
+      'incremental: { param: cursor, format: iso8601, template: "{value} {since}", field: name, docs: "https://acme.example/docs" }',
+      'an incremental template knows only {value} and {current}',
+    ],
   ])('search.incremental: `%s` names the line and suggests the fix', (rule, incremental, message) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);
@@ -130,7 +211,14 @@ describe('every documented manifest error rule has a failing example', () => {
   it('a declared change filter with a valid param and field passes', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'manifest-rule-'));
     dirs.push(dir);
-    writeFileSync(path.join(dir, 'acme.yaml'), swap(RECORD, '    search:\n      fields: [name]\n      incremental: { param: cursor, format: unix_seconds, field: name, field_format: unix_seconds, docs: "https://acme.example/docs" }\n' + RECORD)(VALID));
+    writeFileSync(
+      path.join(dir, 'acme.yaml'),
+      swap(
+        RECORD,
+        '    search:\n      fields: [name]\n      incremental: { param: cursor, format: unix_seconds, field: name, field_format: unix_seconds, docs: "https://acme.example/docs" }\n' +
+          RECORD,
+      )(VALID),
+    );
     expect(loadDefinitions(dir).diagnostics).toEqual([]);
   });
 

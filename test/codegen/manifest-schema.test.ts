@@ -24,7 +24,11 @@ function propertyPointers(node: unknown, pointer = ''): string[] {
   });
 }
 
-const at = (pointer: string): SchemaNode => pointer.split('/').slice(1).reduce((node: Record<string, unknown>, key) => node[key] as Record<string, unknown>, schema as Record<string, unknown>) as SchemaNode;
+const at = (pointer: string): SchemaNode =>
+  pointer
+    .split('/')
+    .slice(1)
+    .reduce((node: Record<string, unknown>, key) => node[key] as Record<string, unknown>, schema as Record<string, unknown>) as SchemaNode;
 
 describe('manifests/schema/manifest.schema.yaml', () => {
   it('loads and compiles (a broken edit fails here, by name, not as hundreds of unrelated failures)', () => {
@@ -34,7 +38,13 @@ describe('manifests/schema/manifest.schema.yaml', () => {
   const pointers = propertyPointers(schema);
 
   it('finds the keys (sanity check of the walk)', () => {
-    expect(pointers).toEqual(expect.arrayContaining(['/properties/connector_type', '/$defs/auth_common/properties/option_title', '/$defs/pagination_next_url/properties/short_page_ends']));
+    expect(pointers).toEqual(
+      expect.arrayContaining([
+        '/properties/connector_type',
+        '/$defs/auth_common/properties/option_title',
+        '/$defs/pagination_next_url/properties/short_page_ends',
+      ]),
+    );
     expect(pointers.length).toBeGreaterThan(150);
   });
 
@@ -46,11 +56,15 @@ describe('manifests/schema/manifest.schema.yaml', () => {
     expect(node.title, `${pointer} needs a title`).toEqual(expect.any(String));
     expect(node.examples, `${pointer} needs examples`).toEqual(expect.arrayContaining([expect.anything()]));
     const validate = ajv.getSchema(`${schema.$id}#${pointer}`);
-    for (const example of node.examples ?? []) expect(validate?.(example), `${pointer} example ${JSON.stringify(example)}: ${ajv.errorsText(validate?.errors)}`).toBe(true);
+    for (const example of node.examples ?? [])
+      expect(validate?.(example), `${pointer} example ${JSON.stringify(example)}: ${ajv.errorsText(validate?.errors)}`).toBe(true);
   });
 
   it('declares each variant once: the discriminator enum lists exactly the oneOf branches', () => {
-    for (const [name, tag] of [['pagination', 'style'], ['auth_option', 'type']] as const) {
+    for (const [name, tag] of [
+      ['pagination', 'style'],
+      ['auth_option', 'type'],
+    ] as const) {
       const node = schema.$defs?.[name] as SchemaNode;
       const branchValues = (node.oneOf ?? []).flatMap((branch) => {
         const property = resolveRef(schema, branch).properties?.[tag];
@@ -62,7 +76,10 @@ describe('manifests/schema/manifest.schema.yaml', () => {
   });
 
   it('applies every default in one pass and names keys for the runtime', () => {
-    const shaped = applySchema({ type: 'oauth2_refresh', option_title: 'OAuth', token_url: 'https://x.example/token', fields: { client_id: { description: 'id' } } }, schema.$defs?.auth_option as SchemaNode) as Record<string, unknown>;
+    const shaped = applySchema(
+      { type: 'oauth2_refresh', option_title: 'OAuth', token_url: 'https://x.example/token', fields: { client_id: { description: 'id' } } },
+      schema.$defs?.auth_option as SchemaNode,
+    ) as Record<string, unknown>;
     expect(shaped).toEqual({
       type: 'oauth2_refresh',
       optionTitle: 'OAuth',
@@ -135,7 +152,9 @@ entities:
   };
 
   it('is refused while the schema does not declare it', () => {
-    expect(definitionsWith(schema).diagnostics).toEqual([expect.objectContaining({ rule: 'unknown-key', path: 'entities.widgets.actions.get.timeout_seconds' })]);
+    expect(definitionsWith(schema).diagnostics).toEqual([
+      expect.objectContaining({ rule: 'unknown-key', path: 'entities.widgets.actions.get.timeout_seconds' }),
+    ]);
   });
 
   it('flows from the schema alone into validation, the normalized definition (default included) and both generated type modules', () => {
@@ -148,6 +167,8 @@ entities:
     expect(emitSchemaTypes(extended, 'runtime')).toMatch(/How long one request may take\.\n.*@default 30\n.*\n {2}timeoutSeconds: number;/);
     const broken = MANIFEST.replace('timeout_seconds: 5', 'timeout_seconds: 0');
     writeFileSync(path.join(dirs.at(-1) as string, 'acme.yaml'), broken);
-    expect(loadDefinitions(dirs.at(-1) as string, extended).diagnostics).toEqual([expect.objectContaining({ rule: 'minimum', path: 'entities.widgets.actions.get.timeout_seconds' })]);
+    expect(loadDefinitions(dirs.at(-1) as string, extended).diagnostics).toEqual([
+      expect.objectContaining({ rule: 'minimum', path: 'entities.widgets.actions.get.timeout_seconds' }),
+    ]);
   });
 });

@@ -37,7 +37,12 @@ describe('manifest validation: precise errors for author mistakes', () => {
     const yaml = VALID.replace('        method: GET\n        path: /widgets/{id}', '        path: /widgets/{id}');
     const [d, ...rest] = diagnose(yaml);
     expect(rest).toEqual([]);
-    expect(d).toMatchObject({ rule: 'missing-key', path: 'entities.widgets.actions.get', message: 'missing required key "method"', line: lineOf(yaml, 'path: /widgets/{id}') });
+    expect(d).toMatchObject({
+      rule: 'missing-key',
+      path: 'entities.widgets.actions.get',
+      message: 'missing required key "method"',
+      line: lineOf(yaml, 'path: /widgets/{id}'),
+    });
   });
 
   it('bad pagination style', () => {
@@ -45,13 +50,15 @@ describe('manifest validation: precise errors for author mistakes', () => {
     const diagnostics = diagnose(yaml);
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({ rule: 'enum', path: 'pagination.pages.style', line: lineOf(yaml, 'pages_by_magic') });
-    expect(diagnostics[0]?.message).toContain('next_url, cursor, link_header, page_number, offset, graphql_page_info, next_page_token, next_records_url, bookmark');
+    expect(diagnostics[0]?.message).toContain(
+      'next_url, cursor, link_header, page_number, offset, graphql_page_info, next_page_token, next_records_url, bookmark',
+    );
   });
 
   it('param declared twice (same YAML key)', () => {
     const yaml = VALID.replace(
-      "          cursor: { in: query, schema: { type: string } }",
-      "          cursor: { in: query, schema: { type: string } }\n          cursor: { in: query, schema: { type: integer } }",
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string } }\n          cursor: { in: query, schema: { type: integer } }',
     );
     const [d] = diagnose(yaml);
     expect(d).toMatchObject({ rule: 'duplicate-key', line: lineOf(yaml, 'type: integer } }') });
@@ -59,8 +66,8 @@ describe('manifest validation: precise errors for author mistakes', () => {
 
   it('param declared twice (two names sending the same wire name)', () => {
     const yaml = VALID.replace(
-      "          cursor: { in: query, schema: { type: string } }",
-      "          cursor: { in: query, schema: { type: string } }\n          after: { in: query, wire: cursor, schema: { type: string } }",
+      '          cursor: { in: query, schema: { type: string } }',
+      '          cursor: { in: query, schema: { type: string } }\n          after: { in: query, wire: cursor, schema: { type: string } }',
     );
     const [d, ...rest] = diagnose(yaml);
     expect(rest).toEqual([]);
@@ -88,7 +95,11 @@ describe('manifest validation: precise errors for author mistakes', () => {
 
   it('unknown pagination definition and undeclared config are reported', () => {
     const yaml = VALID.replace('pagination: pages', 'pagination: pagez').replace('{{config.subdomain}}', '{{config.tenant}}');
-    expect(diagnose(yaml).map((d) => d.rule).sort()).toEqual(['unknown-config', 'unknown-pagination']);
+    expect(
+      diagnose(yaml)
+        .map((d) => d.rule)
+        .sort(),
+    ).toEqual(['unknown-config', 'unknown-pagination']);
   });
 
   it('a config variable without a pattern or enum is refused', () => {
@@ -106,7 +117,10 @@ describe('manifest validation: precise errors for author mistakes', () => {
 
 describe('manifest validation: auth options', () => {
   it('checks the keys every auth option shares', () => {
-    const yaml = VALID.replace('    option_title: Token\n', '    option_title: 42\n').replace('      account: { description: Account id, secret: false }', '      account: { descr: Account id }');
+    const yaml = VALID.replace('    option_title: Token\n', '    option_title: 42\n').replace(
+      '      account: { description: Account id, secret: false }',
+      '      account: { descr: Account id }',
+    );
     const rules = diagnose(yaml).map((d) => `${d.path} ${d.rule}`);
     expect(rules).toEqual(expect.arrayContaining(['auth.0.option_title type', 'auth.0.fields.account.descr unknown-key', 'auth.0.fields.account missing-key']));
   });
@@ -125,19 +139,32 @@ describe('manifest validation: auth options', () => {
     });
 
     it('names an entity and an action the manifest declares', () => {
-      expect(diagnose(withCheck('{ entity: gadgets, action: list, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'unknown-entity', path: 'check.entity' }]);
-      expect(diagnose(withCheck('{ entity: widgets, action: count, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'unknown-action', path: 'check.action' }]);
+      expect(diagnose(withCheck('{ entity: gadgets, action: list, doc: "https://acme.example/docs" }'))).toMatchObject([
+        { rule: 'unknown-entity', path: 'check.entity' },
+      ]);
+      expect(diagnose(withCheck('{ entity: widgets, action: count, doc: "https://acme.example/docs" }'))).toMatchObject([
+        { rule: 'unknown-action', path: 'check.action' },
+      ]);
     });
 
     it('must be a read', () => {
-      const yaml = withCheck('{ entity: widgets, action: get, params: { id: 1 }, doc: "https://acme.example/docs" }').replace('        method: GET\n        path: /widgets/{id}', '        method: DELETE\n        path: /widgets/{id}');
+      const yaml = withCheck('{ entity: widgets, action: get, params: { id: 1 }, doc: "https://acme.example/docs" }').replace(
+        '        method: GET\n        path: /widgets/{id}',
+        '        method: DELETE\n        path: /widgets/{id}',
+      );
       expect(diagnose(yaml)).toMatchObject([{ rule: 'check-read-only', path: 'check.action' }]);
     });
 
     it('gives required params, declared params only, with values their schemas accept', () => {
-      expect(diagnose(withCheck('{ entity: widgets, action: get, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'check-params', message: expect.stringContaining('"id"') }]);
-      expect(diagnose(withCheck('{ entity: widgets, action: get, params: { id: "x" }, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'check-params', path: 'check.params.id' }]);
-      expect(diagnose(withCheck('{ entity: widgets, action: list, params: { size: 1 }, doc: "https://acme.example/docs" }'))).toMatchObject([{ rule: 'unknown-param', path: 'check.params.size' }]);
+      expect(diagnose(withCheck('{ entity: widgets, action: get, doc: "https://acme.example/docs" }'))).toMatchObject([
+        { rule: 'check-params', message: expect.stringContaining('"id"') },
+      ]);
+      expect(diagnose(withCheck('{ entity: widgets, action: get, params: { id: "x" }, doc: "https://acme.example/docs" }'))).toMatchObject([
+        { rule: 'check-params', path: 'check.params.id' },
+      ]);
+      expect(diagnose(withCheck('{ entity: widgets, action: list, params: { size: 1 }, doc: "https://acme.example/docs" }'))).toMatchObject([
+        { rule: 'unknown-param', path: 'check.params.size' },
+      ]);
     });
   });
 
@@ -190,7 +217,7 @@ describe('manifest validation: auth options', () => {
     ]);
   });
 
-  it('checks an OAuth option\'s authorization_code: filled fields, templates and patterns', () => {
+  it("checks an OAuth option's authorization_code: filled fields, templates and patterns", () => {
     const oauth = `  - type: oauth2_refresh
     option_title: OAuth
     token_url: https://acme.example/oauth/token
@@ -224,7 +251,10 @@ describe('manifest validation: auth options', () => {
       .replace('?hint={{credentials.account}}', '')
       .replace("pattern: '^acme:(' }, refresh_token: { param: code } }", () => "pattern: '^acme:([0-9]+)$' } }")
       .replace('      from_token: { region: region }\n', '')
-      .replace('u={{credentials.account}}", match: { host: "{{credentials.account}}" }, fields: { client_id: id }', 'u=1", match: { host: "{{config.subdomain}}.acme.example" }, fields: { account: id }');
+      .replace(
+        'u={{credentials.account}}", match: { host: "{{credentials.account}}" }, fields: { client_id: id }',
+        'u=1", match: { host: "{{config.subdomain}}.acme.example" }, fields: { account: id }',
+      );
     expect(diagnose(fixed)).toEqual([]);
   });
 });

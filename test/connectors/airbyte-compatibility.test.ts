@@ -21,7 +21,10 @@ interface AirbyteKind {
   auth_options: AirbyteOption[];
 }
 
-const AIRBYTE = JSON.parse(readFileSync(new URL('../../../shared/reference/airbyte-agent-api/connectors.json', import.meta.url), 'utf8')) as Record<string, AirbyteKind>;
+const AIRBYTE = JSON.parse(readFileSync(new URL('../../../shared/reference/airbyte-agent-api/connectors.json', import.meta.url), 'utf8')) as Record<
+  string,
+  AirbyteKind
+>;
 const kinds = Object.keys(AIRBYTE).sort();
 
 /** A value our declaration of the field accepts: its documented example when it has one. */
@@ -46,20 +49,22 @@ describe("Airbyte's catalog identity", () => {
     expect(kinds).toEqual(Object.keys(connectorModules).sort());
   });
 
-  it.each(kinds)('%s: definition_id is Airbyte\'s, and Airbyte\'s name finds the kind', (kind) => {
+  it.each(kinds)("%s: definition_id is Airbyte's, and Airbyte's name finds the kind", (kind) => {
     const facts = AIRBYTE[kind] as AirbyteKind;
     const module = connectorModules[kind];
     expect(module?.definition.definitionId).toBe(facts.airbyte_definition_id);
     expect(findConnectorModule(facts.airbyte_slug)).toBe(module);
   });
 
-  it('library mode creates a connector by Airbyte\'s name', () => {
+  it("library mode creates a connector by Airbyte's name", () => {
     expect(createConnector('clickup-api', { credentials: { api_key: 'pk_1_ABC' } }).definition.connectorType).toBe('clickup');
   });
 });
 
 describe("Airbyte's credential options", () => {
-  const cases = kinds.flatMap((kind) => (AIRBYTE[kind] as AirbyteKind).auth_options.map((option) => [kind, option.option_title ?? '(untitled)', option] as const));
+  const cases = kinds.flatMap((kind) =>
+    (AIRBYTE[kind] as AirbyteKind).auth_options.map((option) => [kind, option.option_title ?? '(untitled)', option] as const),
+  );
 
   it.each(cases)('%s accepts "%s" with Airbyte\'s field names', (kind, _title, option) => {
     const auth = connectorModules[kind]?.definition.auth as AuthOption[];
@@ -83,7 +88,10 @@ describe("Airbyte's credential options", () => {
 
   it('numbers and booleans are accepted as their string form', () => {
     const auth = connectorModules.harvest?.definition.auth as AuthOption[];
-    expect(selectAuthOption(auth, { option_title: 'Personal Access Token', token: 'pat-0001', account_id: 123456 }).credentials).toEqual({ api_token: 'pat-0001', account_id: '123456' });
+    expect(selectAuthOption(auth, { option_title: 'Personal Access Token', token: 'pat-0001', account_id: 123456 }).credentials).toEqual({
+      api_token: 'pat-0001',
+      account_id: '123456',
+    });
     const zendesk = connectorModules['zendesk-talk']?.definition;
     const connector = createConnector('zendesk-talk', { credentials: { api_token: 'zd-token-0001', email: 'ana@acme.com' }, config: { subdomain: 1234 } });
     expect(connector.definition).toBe(zendesk);
@@ -125,7 +133,7 @@ describe('aliased credentials reach the vendor', () => {
     nock.cleanAll();
   });
 
-  it('Harvest: Airbyte\'s token is the bearer token, account_id (a number) the account header', async () => {
+  it("Harvest: Airbyte's token is the bearer token, account_id (a number) the account header", async () => {
     const scope = nock('https://api.harvestapp.com')
       .matchHeader('authorization', 'Bearer harvest-pat-0001')
       .matchHeader('harvest-account-id', '123456')
@@ -136,7 +144,7 @@ describe('aliased credentials reach the vendor', () => {
     scope.done();
   });
 
-  it('Jira: Airbyte\'s username and password make the basic credentials', async () => {
+  it("Jira: Airbyte's username and password make the basic credentials", async () => {
     const basic = `Basic ${Buffer.from('ana@acme.com:jira-token-0001').toString('base64')}`;
     const scope = nock('https://acme.atlassian.net')
       .matchHeader('authorization', basic)
@@ -168,7 +176,10 @@ describe('aliased credentials reach the vendor', () => {
   });
 
   it("ClickUp: Airbyte's api_key is the token sent alone in Authorization", async () => {
-    const scope = nock('https://api.clickup.com').matchHeader('authorization', 'pk_42_ABCDEF').get('/api/v2/team').reply(200, { teams: [{ id: '1' }, { id: '2' }] });
+    const scope = nock('https://api.clickup.com')
+      .matchHeader('authorization', 'pk_42_ABCDEF')
+      .get('/api/v2/team')
+      .reply(200, { teams: [{ id: '1' }, { id: '2' }] });
     const clickup = createConnector('clickup-api', { credentials: { option_title: 'API Key Authentication', api_key: 'pk_42_ABCDEF' } });
     // teams.list has no page-size param: limit cuts the page.
     expect((await clickup.execute('teams', 'list', { limit: 1 })).data).toEqual([{ id: '1' }]);

@@ -31,7 +31,10 @@ const CAMPAIGN: Rec = {
   updated: 1552341937,
   active: true,
   state: 'running',
-  actions: [{ type: 'email', id: 259 }, { type: 'webhook', id: 260 }],
+  actions: [
+    { type: 'email', id: 259 },
+    { type: 'webhook', id: 260 },
+  ],
   first_started: 1552341937,
   tags: ['new', 'welcome'],
   trigger_segment_ids: [90],
@@ -223,7 +226,10 @@ const UNPAGED: Array<[string, string, string, Rec]> = [
 
 describe('customer-io unpaged lists', () => {
   it.each(UNPAGED)('%s list -> GET /v1%s, records from %s', async (entity, path, key, record) => {
-    const scope = api().get(`/v1${path}`).query({}).reply(200, { [key]: [record] });
+    const scope = api()
+      .get(`/v1${path}`)
+      .query({})
+      .reply(200, { [key]: [record] });
 
     const res = await cio().execute(entity, 'list', {});
     expect(res.data).toEqual([record]);
@@ -233,7 +239,9 @@ describe('customer-io unpaged lists', () => {
   });
 
   it('transactional_message_contents list -> GET /v1/transactional/{transactional_id}/contents', async () => {
-    const scope = api().get('/v1/transactional/3/contents').reply(200, { contents: [CONTENT] });
+    const scope = api()
+      .get('/v1/transactional/3/contents')
+      .reply(200, { contents: [CONTENT] });
 
     const res = await cio().execute('transactional_message_contents', 'list', { transactional_id: 3 });
     expect(res.data).toEqual([CONTENT]);
@@ -254,8 +262,30 @@ const PAGED: Array<[string, string, string, Rec, Rec, Record<string, string>]> =
     '/messages',
     'messages',
     MESSAGE,
-    { limit: 50, type: 'email', metric: 'delivered', drafts: false, campaign_id: 23, newsletter_id: 10, action_id: 215, start_ts: 1619000000, end_ts: 1620000000, get_tracked_responses: true },
-    { limit: '50', type: 'email', metric: 'delivered', drafts: 'false', campaign_id: '23', newsletter_id: '10', action_id: '215', start_ts: '1619000000', end_ts: '1620000000', get_tracked_responses: 'true' },
+    {
+      limit: 50,
+      type: 'email',
+      metric: 'delivered',
+      drafts: false,
+      campaign_id: 23,
+      newsletter_id: 10,
+      action_id: 215,
+      start_ts: 1619000000,
+      end_ts: 1620000000,
+      get_tracked_responses: true,
+    },
+    {
+      limit: '50',
+      type: 'email',
+      metric: 'delivered',
+      drafts: 'false',
+      campaign_id: '23',
+      newsletter_id: '10',
+      action_id: '215',
+      start_ts: '1619000000',
+      end_ts: '1620000000',
+      get_tracked_responses: 'true',
+    },
   ],
   [
     'activities',
@@ -265,12 +295,22 @@ const PAGED: Array<[string, string, string, Rec, Rec, Record<string, string>]> =
     { limit: 100, type: 'sent_email', name: 'purchase', deleted: false, customer_id: 'test@example.com', id_type: 'email' },
     { limit: '100', type: 'sent_email', name: 'purchase', deleted: 'false', customer_id: 'test@example.com', id_type: 'email' },
   ],
-  ['sender_identities', '/sender_identities', 'sender_identities', SENDER, { limit: 10, sort: 'desc', hidden: true }, { limit: '10', sort: 'desc', hidden: 'true' }],
+  [
+    'sender_identities',
+    '/sender_identities',
+    'sender_identities',
+    SENDER,
+    { limit: 10, sort: 'desc', hidden: true },
+    { limit: '10', sort: 'desc', hidden: 'true' },
+  ],
 ];
 
 describe('customer-io paged lists', () => {
   it.each(PAGED)('%s list -> GET /v1%s with its filters, block next', async (entity, path, key, record, params, query) => {
-    const scope = api().get(`/v1${path}`).query(query).reply(200, { [key]: [record], next: '' });
+    const scope = api()
+      .get(`/v1${path}`)
+      .query(query)
+      .reply(200, { [key]: [record], next: '' });
 
     const res = await cio().execute(entity, 'list', params);
     expect(res.data).toEqual([record]);
@@ -301,7 +341,10 @@ describe('customer-io paged lists', () => {
   });
 
   it('messages stops when next is absent (block next null)', async () => {
-    const scope = api().get('/v1/messages').query({ start: 'bWVzc2FnZXM=' }).reply(200, { messages: [MESSAGE] });
+    const scope = api()
+      .get('/v1/messages')
+      .query({ start: 'bWVzc2FnZXM=' })
+      .reply(200, { messages: [MESSAGE] });
 
     const res = await cio().execute('messages', 'list', { start: 'bWVzc2FnZXM=' });
     expect(res.data).toEqual([MESSAGE]);
@@ -315,7 +358,10 @@ describe('customer-io paged lists', () => {
       name: 'ValidationError',
       issues: [expect.objectContaining({ field: 'limit' })],
     });
-    const scope = api().get('/v1/messages').query({ limit: '100' }).reply(200, { messages: [MESSAGE], next: '' });
+    const scope = api()
+      .get('/v1/messages')
+      .query({ limit: '100' })
+      .reply(200, { messages: [MESSAGE], next: '' });
     expect((await cio().execute('messages', 'list', { limit: 100 })).data).toEqual([MESSAGE]);
     expect(scope.isDone()).toBe(true);
   });
@@ -488,7 +534,10 @@ describe('customer-io transactional sends', () => {
 
   it('is sent exactly once: a 503 is not retried even with retries enabled', async () => {
     const body = { transactional_message_id: 44, to: '+15559876543', identifiers: { id: '1' } };
-    const scope = api().post('/v1/send/sms', body).once().reply(503, { meta: { error: 'unavailable' } });
+    const scope = api()
+      .post('/v1/send/sms', body)
+      .once()
+      .reply(503, { meta: { error: 'unavailable' } });
 
     await expect(cio(undefined, 3).execute('transactional_sms', 'create', body)).rejects.toBeInstanceOf(UpstreamError);
     expect(scope.isDone()).toBe(true);
@@ -532,8 +581,9 @@ describe('customer-io broadcast_trigger create', () => {
   });
 
   it('refuses two audiences at once before any request', async () => {
-    await expect(
-      cio().execute('broadcast_trigger', 'create', { broadcast_id: 2, ids: ['a'], emails: ['a@example.com'] }),
-    ).rejects.toMatchObject({ name: 'ValidationError', issues: [expect.objectContaining({ rule: 'at_most_one_of' })] });
+    await expect(cio().execute('broadcast_trigger', 'create', { broadcast_id: 2, ids: ['a'], emails: ['a@example.com'] })).rejects.toMatchObject({
+      name: 'ValidationError',
+      issues: [expect.objectContaining({ rule: 'at_most_one_of' })],
+    });
   });
 });

@@ -10,12 +10,10 @@ const ACCESS_KEY = 'WQHT5GYDZX7NKPRL3M2A4BVE';
 const ACCESS_KEY_SECRET = 'eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjIwNTQ1NjYyNjAsImFjY2Vzc0tleSI6IldRSFQ1In0.Xq9k';
 const BASIC = `Basic ${Buffer.from(`${ACCESS_KEY}:${ACCESS_KEY_SECRET}`).toString('base64')}`;
 
-const gong = () =>
-  createConnector('gong', { credentials: { access_key: ACCESS_KEY, access_key_secret: ACCESS_KEY_SECRET }, http: { retries: 0 } });
+const gong = () => createConnector('gong', { credentials: { access_key: ACCESS_KEY, access_key_secret: ACCESS_KEY_SECRET }, http: { retries: 0 } });
 
 /** A scope that only matches requests with the access-key basic auth and the JSON accept header. */
-const api = (host = API, authorization = BASIC) =>
-  nock(host).matchHeader('authorization', authorization).matchHeader('accept', 'application/json');
+const api = (host = API, authorization = BASIC) => nock(host).matchHeader('authorization', authorization).matchHeader('accept', 'application/json');
 
 const REQUEST_ID = '4al018gzaztcr8nbukw';
 const records = (o: { total: number; size: number; page: number; cursor?: string }) => ({
@@ -83,11 +81,24 @@ const call = {
   isPrivate: false,
   calendarEventId: 'abcde@google.com',
 };
-const call2 = { ...call, id: '1847293847561029384', url: 'https://app.gong.io/call?id=1847293847561029384', title: 'Discovery call', duration: 1810, direction: 'Outbound', scope: 'External' };
+const call2 = {
+  ...call,
+  id: '1847293847561029384',
+  url: 'https://app.gong.io/call?id=1847293847561029384',
+  title: 'Discovery call',
+  duration: 1810,
+  direction: 'Outbound',
+  scope: 'External',
+};
 
 const extensiveCall = {
   metaData: call,
-  context: [{ system: 'Salesforce', objects: [{ objectType: 'Opportunity', objectId: '0013601230sV7grAAC', fields: [{ name: 'Name', value: 'Gong Inc.' }], timing: 'Now' }] }],
+  context: [
+    {
+      system: 'Salesforce',
+      objects: [{ objectType: 'Opportunity', objectId: '0013601230sV7grAAC', fields: [{ name: 'Name', value: 'Gong Inc.' }], timing: 'Now' }],
+    },
+  ],
   parties: [
     {
       id: '56825452554556',
@@ -180,9 +191,13 @@ describe('gong calls', () => {
   });
 
   it('list without a date range is refused before any request (Gong requires fromDateTime and toDateTime)', async () => {
-    const scope = api().get('/v2/calls').reply(200, { requestId: REQUEST_ID, records: records({ total: 1, size: 1, page: 0 }), calls: [call] });
+    const scope = api()
+      .get('/v2/calls')
+      .reply(200, { requestId: REQUEST_ID, records: records({ total: 1, size: 1, page: 0 }), calls: [call] });
 
-    const err = await gong().execute('calls', 'list', {}).catch((e: unknown) => e);
+    const err = await gong()
+      .execute('calls', 'list', {})
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => [i.field, i.rule])).toEqual([
@@ -207,7 +222,9 @@ describe('gong calls', () => {
       .get(`/v2/calls/${call.id}`)
       .reply(429, { requestId: REQUEST_ID, errors: ['API request limit exceeded'] }, { 'Retry-After': '120' });
 
-    const err = await gong().execute('calls', 'get', { id: call.id }).catch((e: unknown) => e);
+    const err = await gong()
+      .execute('calls', 'get', { id: call.id })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(RateLimitedError);
     expect((err as RateLimitedError).retryAfterSeconds).toBe(120);
@@ -220,7 +237,13 @@ describe('gong calls_extensive', () => {
   const contentSelector = {
     context: 'Extended',
     contextTiming: ['Now', 'TimeOfCall'],
-    exposedFields: { parties: true, content: { brief: true, topics: true, trackers: true }, interaction: { speakers: true, questions: true }, collaboration: { publicComments: true }, media: true },
+    exposedFields: {
+      parties: true,
+      content: { brief: true, topics: true, trackers: true },
+      interaction: { speakers: true, questions: true },
+      collaboration: { publicComments: true },
+      media: true,
+    },
   };
 
   it('list -> POST /v2/calls/extensive with the filter and contentSelector objects', async () => {
@@ -262,7 +285,9 @@ describe('gong calls_extensive', () => {
   it('requires filter and rejects unknown filter keys and context values before any request', async () => {
     const scope = nock(API);
 
-    const missing = await gong().execute('calls_extensive', 'list', {}).catch((e: unknown) => e);
+    const missing = await gong()
+      .execute('calls_extensive', 'list', {})
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ValidationError);
     expect((missing as ValidationError).issues).toEqual([expect.objectContaining({ field: 'filter', rule: 'required' })]);
 
@@ -320,6 +345,8 @@ describe('gong OAuth2.0 option', () => {
   });
 
   it.each(['evil.example', 'api.gong.io.evil.example', 'us-1.api.gong.io/x', 'app.gong.io'])('rejects host %s at creation', (host) => {
-    expect(() => createConnector('gong', { credentials: { access_key: ACCESS_KEY, access_key_secret: ACCESS_KEY_SECRET }, config: { host } })).toThrow(ValidationError);
+    expect(() => createConnector('gong', { credentials: { access_key: ACCESS_KEY, access_key_secret: ACCESS_KEY_SECRET }, config: { host } })).toThrow(
+      ValidationError,
+    );
   });
 });

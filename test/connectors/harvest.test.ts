@@ -15,24 +15,326 @@ type Rec = Record<string, any>;
 
 /** One record per entity, as Harvest returns it. */
 const R = {
-  users: {"id":3230547,"first_name":"Jim","last_name":"Allen","email":"jimallen@example.com","telephone":"","timezone":"Mountain Time (US & Canada)","has_access_to_all_future_projects":false,"is_contractor":false,"is_active":true,"created_at":"2020-05-01T22:34:41Z","updated_at":"2020-05-01T22:34:52Z","weekly_capacity":126000,"default_hourly_rate":100,"cost_rate":50,"roles":["Developer"],"access_roles":["member"],"avatar_url":"https://cache.harvestapp.com/assets/profile_images/abraj_albait_towers.png?1498516481"},
-  contacts: {"id":4706479,"title":"Owner","first_name":"Jane","last_name":"Doe","email":"janedoe@example.com","phone_office":"(203) 697-8885","phone_mobile":"(203) 697-8886","fax":"(203) 697-8887","created_at":"2017-06-26T21:20:07Z","updated_at":"2017-06-26T21:27:07Z","client":{"id":5735776,"name":"123 Industries"}},
-  clients: {"id":5735776,"name":"123 Industries","is_active":true,"address":"123 Main St.\r\nAnytown, LA 71223","statement_key":"0a39d3e33c8058cf7c3f8097d854c64e","created_at":"2017-06-26T21:02:12Z","updated_at":"2017-06-26T21:34:11Z","currency":"EUR"},
-  projects: {"id":14308069,"name":"Online Store - Phase 1","code":"OS1","is_active":true,"bill_by":"Project","budget":200,"budget_by":"project","budget_is_monthly":false,"notify_when_over_budget":true,"over_budget_notification_percentage":80,"over_budget_notification_date":null,"show_budget_to_all":false,"created_at":"2017-06-26T21:52:18Z","updated_at":"2017-06-26T21:54:06Z","starts_on":"2017-06-01","ends_on":null,"is_billable":true,"is_fixed_fee":false,"notes":"","client":{"id":5735776,"name":"123 Industries","currency":"EUR"},"cost_budget":null,"cost_budget_include_expenses":false,"hourly_rate":100,"fee":null},
-  tasks: {"id":8083800,"name":"Business Development","billable_by_default":false,"default_hourly_rate":0,"is_default":false,"is_active":true,"created_at":"2017-06-26T22:08:25Z","updated_at":"2017-06-26T22:08:25Z"},
-  time_entries: {"id":636709355,"spent_date":"2017-03-02","user":{"id":1782959,"name":"Kim Allen"},"client":{"id":5735774,"name":"ABC Corp"},"project":{"id":14307913,"name":"Marketing Website"},"task":{"id":8083365,"name":"Graphic Design"},"user_assignment":{"id":125068553,"is_project_manager":true,"is_active":true,"budget":null,"created_at":"2017-06-26T22:32:52Z","updated_at":"2017-06-26T22:32:52Z","hourly_rate":100},"task_assignment":{"id":155502709,"billable":true,"is_active":true,"created_at":"2017-06-26T21:36:23Z","updated_at":"2017-06-26T21:36:23Z","hourly_rate":100,"budget":null},"hours":2.11,"hours_without_timer":2.11,"rounded_hours":2.25,"notes":"Adding CSS styling","created_at":"2017-06-27T15:50:15Z","updated_at":"2017-06-27T16:47:14Z","is_locked":true,"locked_reason":"Item Approved and Locked for this Time Period","is_closed":true,"is_billed":false,"timer_started_at":null,"started_time":"3:00pm","ended_time":"5:00pm","is_running":false,"invoice":null,"external_reference":null,"billable":true,"budgeted":true,"billable_rate":100,"cost_rate":50},
-  invoices: {"id":13150403,"client_key":"21312da13d457947a217da6775477afee8c2eba8","number":"1001","purchase_order":"","amount":288.9,"due_amount":288.9,"tax":5,"tax_amount":13.5,"tax2":2,"tax2_amount":5.4,"discount":10,"discount_amount":30,"subject":"Online Store - Phase 1","notes":"Some notes about the invoice.","state":"open","period_start":"2017-03-01","period_end":"2017-03-01","issue_date":"2017-04-01","due_date":"2017-04-01","payment_term":"upon receipt","sent_at":"2017-08-23T22:25:59Z","paid_at":null,"paid_date":null,"closed_at":null,"recurring_invoice_id":null,"created_at":"2017-06-27T16:27:16Z","updated_at":"2017-08-23T22:25:59Z","currency":"EUR","payment_options":["credit_card"],"client":{"id":5735776,"name":"123 Industries"},"estimate":null,"retainer":null,"creator":{"id":1782884,"name":"Bob Powell"},"line_items":[{"id":53341602,"kind":"Service","description":"03/01/2017 - Project Management: [9:00am - 11:00am] Planning meetings","quantity":2,"unit_price":100,"amount":200,"taxed":true,"taxed2":true,"project":{"id":14308069,"name":"Online Store - Phase 1","code":"OS1"}},{"id":53341603,"kind":"Service","description":"03/01/2017 - Programming: [1:00pm - 2:00pm] Importing products","quantity":1,"unit_price":100,"amount":100,"taxed":true,"taxed2":true,"project":{"id":14308069,"name":"Online Store - Phase 1","code":"OS1"}}]},
-  invoice_item_categories: {"id":1466293,"name":"Product","use_as_service":false,"use_as_expense":true,"created_at":"2017-06-26T20:41:00Z","updated_at":"2017-06-26T20:41:00Z"},
-  estimates: {"id":1439818,"client_key":"13dc088aa7d51ec687f186b146730c3c75dc7423","number":"1001","purchase_order":"5678","amount":9630,"tax":5,"tax_amount":450,"tax2":2,"tax2_amount":180,"discount":10,"discount_amount":1000,"subject":"Online Store - Phase 2","notes":"Some notes about the estimate","state":"sent","issue_date":"2017-06-01","sent_at":"2017-06-27T16:11:33Z","created_at":"2017-06-27T16:11:24Z","updated_at":"2017-06-27T16:13:56Z","accepted_at":null,"declined_at":null,"currency":"USD","client":{"id":5735776,"name":"123 Industries"},"creator":{"id":1782884,"name":"Bob Powell"},"line_items":[{"id":53334195,"kind":"Service","description":"Phase 2 of the Online Store","quantity":100,"unit_price":100,"amount":10000,"taxed":true,"taxed2":true}]},
-  estimate_item_categories: {"id":1378704,"name":"Product","created_at":"2017-06-26T20:41:00Z","updated_at":"2017-06-26T20:41:00Z"},
-  expenses: {"id":15296442,"notes":"Lunch with client","total_cost":33.35,"units":1,"is_closed":false,"is_locked":true,"is_billed":true,"locked_reason":"Expense is invoiced.","spent_date":"2017-03-03","created_at":"2017-06-27T15:09:54Z","updated_at":"2017-06-27T16:47:14Z","billable":true,"receipt":{"url":"https://{ACCOUNT_SUBDOMAIN}.harvestapp.com/expenses/15296442/receipt","file_name":"lunch_receipt.gif","file_size":39410,"content_type":"image/gif"},"user":{"id":1782959,"name":"Kim Allen"},"user_assignment":{"id":125068553,"is_project_manager":true,"is_active":true,"budget":null,"created_at":"2017-06-26T22:32:52Z","updated_at":"2017-06-26T22:32:52Z","hourly_rate":100},"project":{"id":14307913,"name":"Marketing Website","code":"MW"},"expense_category":{"id":4195926,"name":"Meals","unit_price":null,"unit_name":null},"client":{"id":5735774,"name":"ABC Corp","currency":"USD"},"invoice":{"id":13150403,"number":"1001"}},
-  expense_categories: {"id":4197501,"name":"Lodging","unit_name":null,"unit_price":null,"is_active":true,"created_at":"2017-06-27T15:01:32Z","updated_at":"2017-06-27T15:01:32Z"},
-  roles: {"id":618100,"name":"Designer","created_at":"2020-04-17T10:09:41Z","updated_at":"2020-04-17T10:09:41Z","user_ids":[]},
-  user_assignments: {"id":130403297,"is_project_manager":true,"is_active":true,"use_default_rates":false,"budget":null,"created_at":"2017-08-22T17:36:54Z","updated_at":"2017-08-22T17:36:54Z","hourly_rate":100,"project":{"id":14808188,"name":"Task Force","code":"TF"},"user":{"id":1782959,"name":"Kim Allen"}},
-  task_assignments: {"id":160726647,"billable":false,"is_active":true,"created_at":"2017-08-22T17:36:54Z","updated_at":"2017-08-22T17:36:54Z","hourly_rate":100,"budget":null,"project":{"id":14808188,"name":"Task Force","code":"TF"},"task":{"id":8083369,"name":"Research"}},
-  time_projects: {"project_id":14307913,"project_name":"[MW] Marketing Website","client_id":5735774,"client_name":"ABC Corp","total_hours":2,"billable_hours":2,"currency":"USD","billable_amount":200},
-  time_tasks: {"task_id":8083365,"task_name":"Graphic Design","total_hours":2,"billable_hours":2,"currency":"USD","billable_amount":200},
-  company: {"base_uri":"https://{ACCOUNT_SUBDOMAIN}.harvestapp.com","full_domain":"{ACCOUNT_SUBDOMAIN}.harvestapp.com","name":"API Examples","is_active":true,"week_start_day":"Monday","wants_timestamp_timers":true,"time_format":"hours_minutes","date_format":"%Y-%m-%d","plan_type":"sponsored","expense_feature":true,"invoice_feature":true,"estimate_feature":true,"approval_feature":true,"clock":"12h","currency_code_display":"iso_code_none","currency_symbol_display":"symbol_before","decimal_symbol":".","thousands_separator":",","color_scheme":"orange","weekly_capacity":126000},
+  users: {
+    id: 3230547,
+    first_name: 'Jim',
+    last_name: 'Allen',
+    email: 'jimallen@example.com',
+    telephone: '',
+    timezone: 'Mountain Time (US & Canada)',
+    has_access_to_all_future_projects: false,
+    is_contractor: false,
+    is_active: true,
+    created_at: '2020-05-01T22:34:41Z',
+    updated_at: '2020-05-01T22:34:52Z',
+    weekly_capacity: 126000,
+    default_hourly_rate: 100,
+    cost_rate: 50,
+    roles: ['Developer'],
+    access_roles: ['member'],
+    avatar_url: 'https://cache.harvestapp.com/assets/profile_images/abraj_albait_towers.png?1498516481',
+  },
+  contacts: {
+    id: 4706479,
+    title: 'Owner',
+    first_name: 'Jane',
+    last_name: 'Doe',
+    email: 'janedoe@example.com',
+    phone_office: '(203) 697-8885',
+    phone_mobile: '(203) 697-8886',
+    fax: '(203) 697-8887',
+    created_at: '2017-06-26T21:20:07Z',
+    updated_at: '2017-06-26T21:27:07Z',
+    client: { id: 5735776, name: '123 Industries' },
+  },
+  clients: {
+    id: 5735776,
+    name: '123 Industries',
+    is_active: true,
+    address: '123 Main St.\r\nAnytown, LA 71223',
+    statement_key: '0a39d3e33c8058cf7c3f8097d854c64e',
+    created_at: '2017-06-26T21:02:12Z',
+    updated_at: '2017-06-26T21:34:11Z',
+    currency: 'EUR',
+  },
+  projects: {
+    id: 14308069,
+    name: 'Online Store - Phase 1',
+    code: 'OS1',
+    is_active: true,
+    bill_by: 'Project',
+    budget: 200,
+    budget_by: 'project',
+    budget_is_monthly: false,
+    notify_when_over_budget: true,
+    over_budget_notification_percentage: 80,
+    over_budget_notification_date: null,
+    show_budget_to_all: false,
+    created_at: '2017-06-26T21:52:18Z',
+    updated_at: '2017-06-26T21:54:06Z',
+    starts_on: '2017-06-01',
+    ends_on: null,
+    is_billable: true,
+    is_fixed_fee: false,
+    notes: '',
+    client: { id: 5735776, name: '123 Industries', currency: 'EUR' },
+    cost_budget: null,
+    cost_budget_include_expenses: false,
+    hourly_rate: 100,
+    fee: null,
+  },
+  tasks: {
+    id: 8083800,
+    name: 'Business Development',
+    billable_by_default: false,
+    default_hourly_rate: 0,
+    is_default: false,
+    is_active: true,
+    created_at: '2017-06-26T22:08:25Z',
+    updated_at: '2017-06-26T22:08:25Z',
+  },
+  time_entries: {
+    id: 636709355,
+    spent_date: '2017-03-02',
+    user: { id: 1782959, name: 'Kim Allen' },
+    client: { id: 5735774, name: 'ABC Corp' },
+    project: { id: 14307913, name: 'Marketing Website' },
+    task: { id: 8083365, name: 'Graphic Design' },
+    user_assignment: {
+      id: 125068553,
+      is_project_manager: true,
+      is_active: true,
+      budget: null,
+      created_at: '2017-06-26T22:32:52Z',
+      updated_at: '2017-06-26T22:32:52Z',
+      hourly_rate: 100,
+    },
+    task_assignment: {
+      id: 155502709,
+      billable: true,
+      is_active: true,
+      created_at: '2017-06-26T21:36:23Z',
+      updated_at: '2017-06-26T21:36:23Z',
+      hourly_rate: 100,
+      budget: null,
+    },
+    hours: 2.11,
+    hours_without_timer: 2.11,
+    rounded_hours: 2.25,
+    notes: 'Adding CSS styling',
+    created_at: '2017-06-27T15:50:15Z',
+    updated_at: '2017-06-27T16:47:14Z',
+    is_locked: true,
+    locked_reason: 'Item Approved and Locked for this Time Period',
+    is_closed: true,
+    is_billed: false,
+    timer_started_at: null,
+    started_time: '3:00pm',
+    ended_time: '5:00pm',
+    is_running: false,
+    invoice: null,
+    external_reference: null,
+    billable: true,
+    budgeted: true,
+    billable_rate: 100,
+    cost_rate: 50,
+  },
+  invoices: {
+    id: 13150403,
+    client_key: '21312da13d457947a217da6775477afee8c2eba8',
+    number: '1001',
+    purchase_order: '',
+    amount: 288.9,
+    due_amount: 288.9,
+    tax: 5,
+    tax_amount: 13.5,
+    tax2: 2,
+    tax2_amount: 5.4,
+    discount: 10,
+    discount_amount: 30,
+    subject: 'Online Store - Phase 1',
+    notes: 'Some notes about the invoice.',
+    state: 'open',
+    period_start: '2017-03-01',
+    period_end: '2017-03-01',
+    issue_date: '2017-04-01',
+    due_date: '2017-04-01',
+    payment_term: 'upon receipt',
+    sent_at: '2017-08-23T22:25:59Z',
+    paid_at: null,
+    paid_date: null,
+    closed_at: null,
+    recurring_invoice_id: null,
+    created_at: '2017-06-27T16:27:16Z',
+    updated_at: '2017-08-23T22:25:59Z',
+    currency: 'EUR',
+    payment_options: ['credit_card'],
+    client: { id: 5735776, name: '123 Industries' },
+    estimate: null,
+    retainer: null,
+    creator: { id: 1782884, name: 'Bob Powell' },
+    line_items: [
+      {
+        id: 53341602,
+        kind: 'Service',
+        description: '03/01/2017 - Project Management: [9:00am - 11:00am] Planning meetings',
+        quantity: 2,
+        unit_price: 100,
+        amount: 200,
+        taxed: true,
+        taxed2: true,
+        project: { id: 14308069, name: 'Online Store - Phase 1', code: 'OS1' },
+      },
+      {
+        id: 53341603,
+        kind: 'Service',
+        description: '03/01/2017 - Programming: [1:00pm - 2:00pm] Importing products',
+        quantity: 1,
+        unit_price: 100,
+        amount: 100,
+        taxed: true,
+        taxed2: true,
+        project: { id: 14308069, name: 'Online Store - Phase 1', code: 'OS1' },
+      },
+    ],
+  },
+  invoice_item_categories: {
+    id: 1466293,
+    name: 'Product',
+    use_as_service: false,
+    use_as_expense: true,
+    created_at: '2017-06-26T20:41:00Z',
+    updated_at: '2017-06-26T20:41:00Z',
+  },
+  estimates: {
+    id: 1439818,
+    client_key: '13dc088aa7d51ec687f186b146730c3c75dc7423',
+    number: '1001',
+    purchase_order: '5678',
+    amount: 9630,
+    tax: 5,
+    tax_amount: 450,
+    tax2: 2,
+    tax2_amount: 180,
+    discount: 10,
+    discount_amount: 1000,
+    subject: 'Online Store - Phase 2',
+    notes: 'Some notes about the estimate',
+    state: 'sent',
+    issue_date: '2017-06-01',
+    sent_at: '2017-06-27T16:11:33Z',
+    created_at: '2017-06-27T16:11:24Z',
+    updated_at: '2017-06-27T16:13:56Z',
+    accepted_at: null,
+    declined_at: null,
+    currency: 'USD',
+    client: { id: 5735776, name: '123 Industries' },
+    creator: { id: 1782884, name: 'Bob Powell' },
+    line_items: [
+      { id: 53334195, kind: 'Service', description: 'Phase 2 of the Online Store', quantity: 100, unit_price: 100, amount: 10000, taxed: true, taxed2: true },
+    ],
+  },
+  estimate_item_categories: { id: 1378704, name: 'Product', created_at: '2017-06-26T20:41:00Z', updated_at: '2017-06-26T20:41:00Z' },
+  expenses: {
+    id: 15296442,
+    notes: 'Lunch with client',
+    total_cost: 33.35,
+    units: 1,
+    is_closed: false,
+    is_locked: true,
+    is_billed: true,
+    locked_reason: 'Expense is invoiced.',
+    spent_date: '2017-03-03',
+    created_at: '2017-06-27T15:09:54Z',
+    updated_at: '2017-06-27T16:47:14Z',
+    billable: true,
+    receipt: {
+      url: 'https://{ACCOUNT_SUBDOMAIN}.harvestapp.com/expenses/15296442/receipt',
+      file_name: 'lunch_receipt.gif',
+      file_size: 39410,
+      content_type: 'image/gif',
+    },
+    user: { id: 1782959, name: 'Kim Allen' },
+    user_assignment: {
+      id: 125068553,
+      is_project_manager: true,
+      is_active: true,
+      budget: null,
+      created_at: '2017-06-26T22:32:52Z',
+      updated_at: '2017-06-26T22:32:52Z',
+      hourly_rate: 100,
+    },
+    project: { id: 14307913, name: 'Marketing Website', code: 'MW' },
+    expense_category: { id: 4195926, name: 'Meals', unit_price: null, unit_name: null },
+    client: { id: 5735774, name: 'ABC Corp', currency: 'USD' },
+    invoice: { id: 13150403, number: '1001' },
+  },
+  expense_categories: {
+    id: 4197501,
+    name: 'Lodging',
+    unit_name: null,
+    unit_price: null,
+    is_active: true,
+    created_at: '2017-06-27T15:01:32Z',
+    updated_at: '2017-06-27T15:01:32Z',
+  },
+  roles: { id: 618100, name: 'Designer', created_at: '2020-04-17T10:09:41Z', updated_at: '2020-04-17T10:09:41Z', user_ids: [] },
+  user_assignments: {
+    id: 130403297,
+    is_project_manager: true,
+    is_active: true,
+    use_default_rates: false,
+    budget: null,
+    created_at: '2017-08-22T17:36:54Z',
+    updated_at: '2017-08-22T17:36:54Z',
+    hourly_rate: 100,
+    project: { id: 14808188, name: 'Task Force', code: 'TF' },
+    user: { id: 1782959, name: 'Kim Allen' },
+  },
+  task_assignments: {
+    id: 160726647,
+    billable: false,
+    is_active: true,
+    created_at: '2017-08-22T17:36:54Z',
+    updated_at: '2017-08-22T17:36:54Z',
+    hourly_rate: 100,
+    budget: null,
+    project: { id: 14808188, name: 'Task Force', code: 'TF' },
+    task: { id: 8083369, name: 'Research' },
+  },
+  time_projects: {
+    project_id: 14307913,
+    project_name: '[MW] Marketing Website',
+    client_id: 5735774,
+    client_name: 'ABC Corp',
+    total_hours: 2,
+    billable_hours: 2,
+    currency: 'USD',
+    billable_amount: 200,
+  },
+  time_tasks: { task_id: 8083365, task_name: 'Graphic Design', total_hours: 2, billable_hours: 2, currency: 'USD', billable_amount: 200 },
+  company: {
+    base_uri: 'https://{ACCOUNT_SUBDOMAIN}.harvestapp.com',
+    full_domain: '{ACCOUNT_SUBDOMAIN}.harvestapp.com',
+    name: 'API Examples',
+    is_active: true,
+    week_start_day: 'Monday',
+    wants_timestamp_timers: true,
+    time_format: 'hours_minutes',
+    date_format: '%Y-%m-%d',
+    plan_type: 'sponsored',
+    expense_feature: true,
+    invoice_feature: true,
+    estimate_feature: true,
+    approval_feature: true,
+    clock: '12h',
+    currency_code_display: 'iso_code_none',
+    currency_symbol_display: 'symbol_before',
+    decimal_symbol: '.',
+    thousands_separator: ',',
+    color_scheme: 'orange',
+    weekly_capacity: 126000,
+  },
 } satisfies Record<string, Rec>;
 type Entity = keyof typeof R;
 
@@ -44,10 +346,7 @@ const harvest = () =>
 
 /** A scope that only matches requests carrying Harvest's required headers. */
 const api = (token = 'tok') =>
-  nock(API)
-    .matchHeader('authorization', `Bearer ${token}`)
-    .matchHeader('harvest-account-id', ACCOUNT_ID)
-    .matchHeader('user-agent', USER_AGENT);
+  nock(API).matchHeader('authorization', `Bearer ${token}`).matchHeader('harvest-account-id', ACCOUNT_ID).matchHeader('user-agent', USER_AGENT);
 
 /** Harvest's list envelope: records under `key`, page counters and links. */
 const page = (key: string, records: Rec[], o: { page?: number; per_page?: number; next?: string | null; self?: string } = {}) => {
@@ -155,7 +454,9 @@ describe('harvest get', () => {
   it('maps a 404 to NotFoundError', async () => {
     const scope = api().get('/v2/projects/999').reply(404, { code: 404, message: 'Not Found' });
 
-    const err = await harvest().execute('projects', 'get', { id: 999 }).catch((e: unknown) => e);
+    const err = await harvest()
+      .execute('projects', 'get', { id: 999 })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).upstreamStatus).toBe(404);
@@ -234,7 +535,17 @@ describe('harvest pagination (next_url from body.links.next)', () => {
 
   it('walks two pages of the project time report, carrying from and to', async () => {
     const next = `${API}/v2/reports/time/projects?from=20170101&page=2&per_page=1&to=20171231&ref=next`;
-    const second = { ...R.time_projects, project_id: 14308069, project_name: '[OS1] Online Store - Phase 1', client_id: 5735776, client_name: '123 Industries', total_hours: 4, billable_hours: 3, currency: 'EUR', billable_amount: 300 };
+    const second = {
+      ...R.time_projects,
+      project_id: 14308069,
+      project_name: '[OS1] Online Store - Phase 1',
+      client_id: 5735776,
+      client_name: '123 Industries',
+      total_hours: 4,
+      billable_hours: 3,
+      currency: 'EUR',
+      billable_amount: 300,
+    };
     const scope = api()
       .get('/v2/reports/time/projects')
       .query({ from: '20170101', to: '20171231', per_page: '1' })
@@ -283,9 +594,7 @@ describe('harvest OAuth2.0 option', () => {
 
   it('uses a given access_token first and refreshes once after a 401', async () => {
     const token = tokenEndpoint();
-    const scope = api('stale')
-      .get('/v2/users/3230547')
-      .reply(401, { error: 'invalid_token', error_description: 'The access token is invalid' });
+    const scope = api('stale').get('/v2/users/3230547').reply(401, { error: 'invalid_token', error_description: 'The access token is invalid' });
     const retry = api('newtok').get('/v2/users/3230547').reply(200, R.users);
     const conn = createConnector('harvest', { credentials: { ...oauthCredentials, access_token: 'stale' } });
 
@@ -302,7 +611,9 @@ describe('harvest validation', () => {
   it('rejects per_page 2001 (maximum) before any request', async () => {
     const scope = nock(API); // no interceptor: any request would fail the test
 
-    const err = await harvest().execute('time_entries', 'list', { per_page: 2001 }).catch((e: unknown) => e);
+    const err = await harvest()
+      .execute('time_entries', 'list', { per_page: 2001 })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'per_page', rule: 'maximum', limit: 2000 })]);
@@ -312,7 +623,9 @@ describe('harvest validation', () => {
   it('rejects get without id', async () => {
     const scope = nock(API);
 
-    const err = await harvest().execute('users', 'get', {}).catch((e: unknown) => e);
+    const err = await harvest()
+      .execute('users', 'get', {})
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'id', rule: 'required' })]);
@@ -322,7 +635,9 @@ describe('harvest validation', () => {
   it('rejects a time report without from and to, naming both', async () => {
     const scope = nock(API);
 
-    const err = await harvest().execute('time_tasks', 'list', { per_page: 10 }).catch((e: unknown) => e);
+    const err = await harvest()
+      .execute('time_tasks', 'list', { per_page: 10 })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     const issues = (err as ValidationError).issues;

@@ -12,15 +12,11 @@ const TOKEN = 'dG9rOjUzZjY0ZDM3XzYxNmVfNDU5Nl85YmI4XzE0ZjJkMjY3N2Y2ZjoxOjA=';
 
 type Rec = Record<string, any>;
 
-const intercom = (config: Record<string, string> = {}) =>
-  createConnector('intercom', { credentials: { access_token: TOKEN }, config, http: { retries: 0 } });
+const intercom = (config: Record<string, string> = {}) => createConnector('intercom', { credentials: { access_token: TOKEN }, config, http: { retries: 0 } });
 
 /** A scope that only matches requests with the bearer token, the pinned version and JSON accept. */
 const api = (base = API) =>
-  nock(base)
-    .matchHeader('authorization', `Bearer ${TOKEN}`)
-    .matchHeader('intercom-version', VERSION)
-    .matchHeader('accept', 'application/json');
+  nock(base).matchHeader('authorization', `Bearer ${TOKEN}`).matchHeader('intercom-version', VERSION).matchHeader('accept', 'application/json');
 /** Same, for requests with a JSON body. */
 const apiJson = (base = API) => api(base).matchHeader('content-type', 'application/json');
 
@@ -259,7 +255,9 @@ describe('intercom cursor pagination (next_page = starting_after)', () => {
   });
 
   it('contacts.list without params sends no query and reads a last page', async () => {
-    const scope = api().get('/contacts').reply(200, { type: 'list', data: [], total_count: 0, pages: cursorPages(1, 10, 0) });
+    const scope = api()
+      .get('/contacts')
+      .reply(200, { type: 'list', data: [], total_count: 0, pages: cursorPages(1, 10, 0) });
     const res = await intercom().execute('contacts', 'list', {});
     expect(res.data).toEqual([]);
     expect(res.pagination).toEqual({ next_page: null });
@@ -270,11 +268,12 @@ describe('intercom cursor pagination (next_page = starting_after)', () => {
   it('contacts.list rejects per_page above 150 before any request', async () => {
     const err = await intercom()
       .execute('contacts', 'list', { per_page: 151 })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([
-      expect.objectContaining({ field: 'per_page', rule: 'maximum' }),
-    ]);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'per_page', rule: 'maximum' })]);
     expect(unmatched).toEqual([]);
   });
 
@@ -342,11 +341,12 @@ describe('intercom cursor pagination (next_page = starting_after)', () => {
 
     const err = await intercom()
       .execute('conversations', 'api_search', { per_page: 5 })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([
-      expect.objectContaining({ field: 'query', rule: 'required' }),
-    ]);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'query', rule: 'required' })]);
     expect(unmatched).toEqual([]);
   });
 });
@@ -423,11 +423,12 @@ describe('intercom companies paging (next_page = page number)', () => {
 
     const err = await intercom()
       .execute('companies', 'api_search', { per_page: 15 })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([
-      expect.objectContaining({ field: 'params', rule: 'at_least_one_of' }),
-    ]);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
     expect(unmatched).toEqual([]);
   });
 });
@@ -451,7 +452,9 @@ describe('intercom contacts CRUD', () => {
 
   it('create posts role and every contract field', async () => {
     const created = { ...c2, ...fields, role: 'user' };
-    const scope = apiJson().post('/contacts', { role: 'user', ...fields }).reply(200, created);
+    const scope = apiJson()
+      .post('/contacts', { role: 'user', ...fields })
+      .reply(200, created);
     const res = await intercom().execute('contacts', 'create', { role: 'user', ...fields });
     expect(res.data).toEqual(created);
     expect(res.pagination).toBeUndefined();
@@ -461,7 +464,10 @@ describe('intercom contacts CRUD', () => {
   it('create requires role (user or lead)', async () => {
     const c = intercom();
     for (const params of [{ email: 'joe@bloggs.com' }, { role: 'visitor', email: 'joe@bloggs.com' }]) {
-      const err = await c.execute('contacts', 'create', params).then(() => null, (e: unknown) => e);
+      const err = await c.execute('contacts', 'create', params).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as InstanceType<typeof ValidationError>).issues[0]).toMatchObject({ field: 'role' });
     }
@@ -477,9 +483,7 @@ describe('intercom contacts CRUD', () => {
 
   it('update puts only the fields given (null clears)', async () => {
     const updated = { ...c1, email: 'joebloggs@intercom.io', name: 'joe bloggs', phone: null, role: 'lead' };
-    const scope = apiJson()
-      .put(`/contacts/${c1.id}`, { role: 'lead', email: 'joebloggs@intercom.io', name: 'joe bloggs', phone: null })
-      .reply(200, updated);
+    const scope = apiJson().put(`/contacts/${c1.id}`, { role: 'lead', email: 'joebloggs@intercom.io', name: 'joe bloggs', phone: null }).reply(200, updated);
     const res = await intercom().execute('contacts', 'update', {
       id: c1.id,
       role: 'lead',
@@ -494,11 +498,12 @@ describe('intercom contacts CRUD', () => {
   it('update with no field is refused before any request', async () => {
     const err = await intercom()
       .execute('contacts', 'update', { id: c1.id })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([
-      expect.objectContaining({ field: 'params', rule: 'at_least_one_of' }),
-    ]);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
     expect(unmatched).toEqual([]);
   });
 
@@ -515,11 +520,21 @@ describe('intercom contacts CRUD', () => {
       .get('/contacts/missing')
       .reply(404, { type: 'error.list', request_id: 'c9b793ad-ff39-436c-80c9-db6f24d0d444', errors: [{ code: 'not_found', message: 'User Not Found' }] })
       .get('/contacts/forbidden')
-      .reply(401, { type: 'error.list', request_id: '7323b97b-9ba4-4c54-946c-38cecea65b3c', errors: [{ code: 'unauthorized', message: 'Access Token Invalid' }] });
+      .reply(401, {
+        type: 'error.list',
+        request_id: '7323b97b-9ba4-4c54-946c-38cecea65b3c',
+        errors: [{ code: 'unauthorized', message: 'Access Token Invalid' }],
+      });
     const c = intercom();
-    const e404 = await c.execute('contacts', 'get', { id: 'missing' }).then(() => null, (e: unknown) => e);
+    const e404 = await c.execute('contacts', 'get', { id: 'missing' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(e404).toBeInstanceOf(NotFoundError);
-    const e401 = await c.execute('contacts', 'get', { id: 'forbidden' }).then(() => null, (e: unknown) => e);
+    const e401 = await c.execute('contacts', 'get', { id: 'forbidden' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(e401).toBeInstanceOf(AuthenticationError);
     expect(String((e401 as Error).message)).not.toContain(TOKEN);
     expect(scope.isDone()).toBe(true);
@@ -549,16 +564,16 @@ describe('intercom conversations CRUD', () => {
   it('create refuses a from without a contact type', async () => {
     const err = await intercom()
       .execute('conversations', 'create', { from: { type: 'admin', id: '1' }, body: 'Hi' })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ValidationError);
     expect(unmatched).toEqual([]);
   });
 
   it('get reads a conversation with its parts and query params', async () => {
-    const scope = api()
-      .get('/conversations/503')
-      .query({ display_as: 'plaintext', include_translations: 'true' })
-      .reply(200, fullConversation);
+    const scope = api().get('/conversations/503').query({ display_as: 'plaintext', include_translations: 'true' }).reply(200, fullConversation);
     const res = await intercom().execute('conversations', 'get', { id: '503', display_as: 'plaintext', include_translations: true });
     expect(res.data).toEqual(fullConversation);
     expect(scope.isDone()).toBe(true);
@@ -614,9 +629,7 @@ describe('intercom companies CRUD', () => {
 
   it('update puts the changed fields to /companies/{id}', async () => {
     const updated = { ...co3, name: 'my company', website: 'http://www.mycompany.com/' };
-    const scope = apiJson()
-      .put(`/companies/${co3.id}`, { name: 'my company', website: 'http://www.mycompany.com/' })
-      .reply(200, updated);
+    const scope = apiJson().put(`/companies/${co3.id}`, { name: 'my company', website: 'http://www.mycompany.com/' }).reply(200, updated);
     const res = await intercom().execute('companies', 'update', { id: co3.id, name: 'my company', website: 'http://www.mycompany.com/' });
     expect(res.data).toEqual(updated);
     expect(scope.isDone()).toBe(true);
@@ -625,7 +638,10 @@ describe('intercom companies CRUD', () => {
   it('update refuses company_id (it cannot change) and an empty update', async () => {
     const c = intercom();
     for (const params of [{ id: co3.id, company_id: 'new' }, { id: co3.id }]) {
-      const err = await c.execute('companies', 'update', params).then(() => null, (e: unknown) => e);
+      const err = await c.execute('companies', 'update', params).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ValidationError);
     }
     expect(unmatched).toEqual([]);
@@ -646,7 +662,9 @@ describe('intercom companies CRUD', () => {
 describe('intercom tags and notes', () => {
   it('tags.list reads body.data without pagination', async () => {
     const tag2 = { type: 'tag', id: '103', name: 'VIP' };
-    const scope = api().get('/tags').reply(200, { type: 'list', data: [tag, tag2] });
+    const scope = api()
+      .get('/tags')
+      .reply(200, { type: 'list', data: [tag, tag2] });
     const res = await intercom().execute('tags', 'list', {});
     expect(res.data).toEqual([tag, tag2]);
     expect(res.pagination).toBeUndefined();
@@ -668,11 +686,7 @@ describe('intercom tags and notes', () => {
   });
 
   it('tags.get reads one tag; tags.delete returns {} for the empty answer', async () => {
-    const scope = api()
-      .get('/tags/113')
-      .reply(200, { type: 'tag', id: '113', name: 'Manual tag' })
-      .delete('/tags/113')
-      .reply(200, '');
+    const scope = api().get('/tags/113').reply(200, { type: 'tag', id: '113', name: 'Manual tag' }).delete('/tags/113').reply(200, '');
     const c = intercom();
     const got = await c.execute('tags', 'get', { id: '113' });
     expect(got.data).toEqual({ type: 'tag', id: '113', name: 'Manual tag' });
@@ -682,9 +696,7 @@ describe('intercom tags and notes', () => {
   });
 
   it('notes.create posts body and admin_id to the contact', async () => {
-    const scope = apiJson()
-      .post('/contacts/6762f0ad1bb69f9f2193bb62/notes', { body: 'Hello', admin_id: '991267583' })
-      .reply(200, note);
+    const scope = apiJson().post('/contacts/6762f0ad1bb69f9f2193bb62/notes', { body: 'Hello', admin_id: '991267583' }).reply(200, note);
     const res = await intercom().execute('notes', 'create', {
       contact_id: '6762f0ad1bb69f9f2193bb62',
       body: 'Hello',
@@ -730,7 +742,10 @@ describe('intercom workspace reads', () => {
   it('rejects a non-numeric admin or internal article id before any request', async () => {
     const c = intercom();
     for (const entity of ['admins', 'internal_articles']) {
-      const err = await c.execute(entity, 'get', { id: 'abc' }).then(() => null, (e: unknown) => e);
+      const err = await c.execute(entity, 'get', { id: 'abc' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ValidationError);
     }
     expect(unmatched).toEqual([]);
@@ -742,7 +757,9 @@ describe('intercom workspace reads', () => {
 // ---------------------------------------------------------------------------------------------
 describe('intercom auth and regions', () => {
   it('the Access Token option can be named explicitly', async () => {
-    const scope = api().get('/teams').reply(200, { type: 'team.list', teams: [team] });
+    const scope = api()
+      .get('/teams')
+      .reply(200, { type: 'team.list', teams: [team] });
     const c = createConnector('intercom', { credentials: { option_title: 'Access Token', access_token: TOKEN } });
     const res = await c.execute('teams', 'list', {});
     expect(res.data).toEqual([team]);
@@ -754,7 +771,9 @@ describe('intercom auth and regions', () => {
     ['api.au', 'https://api.au.intercom.io'],
     ['api', 'https://api.intercom.io'],
   ])('region_host %s sends requests to %s', async (regionHost, base) => {
-    const scope = api(base).get('/admins').reply(200, { type: 'admin.list', admins: [admin] });
+    const scope = api(base)
+      .get('/admins')
+      .reply(200, { type: 'admin.list', admins: [admin] });
     const res = await intercom({ region_host: regionHost }).execute('admins', 'list', {});
     expect(res.data).toEqual([admin]);
     expect(scope.isDone()).toBe(true);

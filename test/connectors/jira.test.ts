@@ -1,11 +1,6 @@
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import {
-  createConnector,
-  ValidationError,
-  AuthenticationError,
-  NotFoundError,
-} from '../../runtime/index.js';
+import { createConnector, ValidationError, AuthenticationError, NotFoundError } from '../../runtime/index.js';
 
 // Jira Cloud platform REST v3 on https://acme.atlassian.net, basic auth email:api_token.
 const BASE = 'https://acme.atlassian.net';
@@ -310,28 +305,25 @@ describe('jira issues.api_search', () => {
     '!(project = ABC)',
     'NOT NOT NOT project = ABC',
     'NOT (project = ABC && status = Done)',
-  ])(
-    'rejects the unbounded JQL %j before any request, explaining the bound needed',
-    async (jql) => {
-      const scope = api().get('/rest/api/3/search/jql').query({ jql }).reply(200, { issues: [], isLast: true });
-      const err = await jira()
-        .execute('issues', 'api_search', { jql })
-        .then(
-          () => null,
-          (e: unknown) => e,
-        );
-      expect(err).toBeInstanceOf(ValidationError);
-      const v = err as InstanceType<typeof ValidationError>;
-      expect(v.issues).toEqual([expect.objectContaining({ field: 'jql', rule: 'bounded_jql' })]);
-      // The message tells which restriction makes the query bounded.
-      expect(v.message).toMatch(/project/i);
-      expect(v.message).toMatch(/assignee|reporter|key|sprint/i);
-      expect(v.message).not.toMatch(/\.\.$/);
-      expect(v.issues[0]?.message).not.toMatch(/\.$/);
-      expect(unmatched).toEqual([]);
-      expect(scope.isDone()).toBe(false); // the request was never sent
-    },
-  );
+  ])('rejects the unbounded JQL %j before any request, explaining the bound needed', async (jql) => {
+    const scope = api().get('/rest/api/3/search/jql').query({ jql }).reply(200, { issues: [], isLast: true });
+    const err = await jira()
+      .execute('issues', 'api_search', { jql })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ValidationError);
+    const v = err as InstanceType<typeof ValidationError>;
+    expect(v.issues).toEqual([expect.objectContaining({ field: 'jql', rule: 'bounded_jql' })]);
+    // The message tells which restriction makes the query bounded.
+    expect(v.message).toMatch(/project/i);
+    expect(v.message).toMatch(/assignee|reporter|key|sprint/i);
+    expect(v.message).not.toMatch(/\.\.$/);
+    expect(v.issues[0]?.message).not.toMatch(/\.$/);
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(false); // the request was never sent
+  });
 
   it('rejects a search without jql (unbounded) before any request', async () => {
     const err = await jira()
@@ -341,9 +333,7 @@ describe('jira issues.api_search', () => {
         (e: unknown) => e,
       );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([
-      expect.objectContaining({ field: 'jql', rule: 'bounded_jql' }),
-    ]);
+    expect((err as InstanceType<typeof ValidationError>).issues).toEqual([expect.objectContaining({ field: 'jql', rule: 'bounded_jql' })]);
     expect(unmatched).toEqual([]);
   });
 
@@ -515,10 +505,16 @@ describe('jira issues CRUD', () => {
       .get('/rest/api/3/issue/ABC-401')
       .reply(401, { errorMessages: ['Unauthorized'], errors: {} });
     const c = jira();
-    const e404 = await c.execute('issues', 'get', { issueIdOrKey: 'ABC-404' }).then(() => null, (e: unknown) => e);
+    const e404 = await c.execute('issues', 'get', { issueIdOrKey: 'ABC-404' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(e404).toBeInstanceOf(NotFoundError);
     expect((e404 as InstanceType<typeof NotFoundError>).upstreamStatus).toBe(404);
-    const e401 = await c.execute('issues', 'get', { issueIdOrKey: 'ABC-401' }).then(() => null, (e: unknown) => e);
+    const e401 = await c.execute('issues', 'get', { issueIdOrKey: 'ABC-401' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(e401).toBeInstanceOf(AuthenticationError);
     expect(scope.isDone()).toBe(true);
   });
@@ -568,7 +564,10 @@ describe('jira offset lists', () => {
   it('projects.list rejects maxResults above 100', async () => {
     const err = await jira()
       .execute('projects', 'list', { maxResults: 101 })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as InstanceType<typeof ValidationError>).issues).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'maxResults', rule: 'maximum' })]),
@@ -608,7 +607,10 @@ describe('jira offset lists', () => {
   ];
 
   it.each(lastPages)('%s.list reads the records of a last page', async (entity, path, params, query, body, records, pagination) => {
-    const scope = api().get(path).query(query).reply(200, body as nock.Body);
+    const scope = api()
+      .get(path)
+      .query(query)
+      .reply(200, body as nock.Body);
     const res = await jira().execute(entity, 'list', params);
     expect(res.data).toEqual(records);
     expect(res.pagination).toEqual(pagination);
@@ -664,7 +666,13 @@ describe('jira reads', () => {
   // [entity, params, path, query, body]
   const gets: Array<[string, Record<string, unknown>, string, Record<string, string> | null, Record<string, unknown>]> = [
     ['projects', { projectIdOrKey: 'ABC' }, '/rest/api/3/project/ABC', null, p2],
-    ['users', { accountId: emma.accountId }, '/rest/api/3/user', { accountId: emma.accountId }, { ...emma, emailAddress: 'emma@acme.com', timeZone: 'Australia/Sydney' }],
+    [
+      'users',
+      { accountId: emma.accountId },
+      '/rest/api/3/user',
+      { accountId: emma.accountId },
+      { ...emma, emailAddress: 'emma@acme.com', timeZone: 'Australia/Sydney' },
+    ],
     ['issue_comments', { issueIdOrKey: 'ABC-1', id: '10000' }, '/rest/api/3/issue/ABC-1/comment/10000', null, comment],
     ['issue_worklogs', { issueIdOrKey: 'ABC-1', id: '100028' }, '/rest/api/3/issue/ABC-1/worklog/100028', null, worklog],
     ['issue_links', { linkId: '10001' }, '/rest/api/3/issueLink/10001', null, issueLink],
@@ -702,10 +710,7 @@ describe('jira writes', () => {
       visibility: { type: 'role', value: 'Administrators', identifier: 'Administrators' },
       properties: [{ key: 'source', value: 'switchyard' }],
     };
-    const scope = api()
-      .post('/rest/api/3/issue/ABC-1/comment', body)
-      .query({ expand: 'renderedBody' })
-      .reply(201, comment);
+    const scope = api().post('/rest/api/3/issue/ABC-1/comment', body).query({ expand: 'renderedBody' }).reply(201, comment);
     const res = await jira().execute('issue_comments', 'create', { issueIdOrKey: 'ABC-1', ...body, expand: 'renderedBody' });
     expect(res.data).toEqual(comment);
     expect(scope.isDone()).toBe(true);
@@ -788,9 +793,7 @@ describe('jira writes', () => {
   });
 
   it('issues_assignee.update assigns by accountId', async () => {
-    const scope = api()
-      .put('/rest/api/3/issue/ABC-1/assignee', { accountId: emma.accountId })
-      .reply(204);
+    const scope = api().put('/rest/api/3/issue/ABC-1/assignee', { accountId: emma.accountId }).reply(204);
     const res = await jira().execute('issues_assignee', 'update', { issueIdOrKey: 'ABC-1', accountId: emma.accountId });
     expect(res.data).toEqual({});
     expect(scope.isDone()).toBe(true);
@@ -833,23 +836,20 @@ describe('jira writes', () => {
 // Configuration
 // ---------------------------------------------------------------------------------------------
 describe('jira config', () => {
-  it.each(['evil.com/x', 'acme.atlassian.net@evil.com', '-acme', ''])(
-    'rejects the subdomain %j before any request',
-    async (subdomain) => {
-      const scope = nock('https://evil.com').get(/.*/).reply(200, {});
-      const err = await (async () => {
-        const c = createConnector('jira', {
-          credentials: { email: EMAIL, api_token: TOKEN },
-          config: { subdomain },
-        });
-        return c.execute('projects', 'get', { projectIdOrKey: 'ABC' });
-      })().then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(ValidationError);
-      expect(unmatched).toEqual([]);
-      expect(scope.isDone()).toBe(false);
-    },
-  );
+  it.each(['evil.com/x', 'acme.atlassian.net@evil.com', '-acme', ''])('rejects the subdomain %j before any request', async (subdomain) => {
+    const scope = nock('https://evil.com').get(/.*/).reply(200, {});
+    const err = await (async () => {
+      const c = createConnector('jira', {
+        credentials: { email: EMAIL, api_token: TOKEN },
+        config: { subdomain },
+      });
+      return c.execute('projects', 'get', { projectIdOrKey: 'ABC' });
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(unmatched).toEqual([]);
+    expect(scope.isDone()).toBe(false);
+  });
 });

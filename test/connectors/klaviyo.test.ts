@@ -15,11 +15,7 @@ type Rec = Record<string, any>;
 const klaviyo = () => createConnector('klaviyo', { credentials: { api_key: KEY }, http: { retries: 0 } });
 
 /** A scope that only matches requests with the Klaviyo-API-Key authorization and the revision header. */
-const api = () =>
-  nock(API)
-    .matchHeader('authorization', `Klaviyo-API-Key ${KEY}`)
-    .matchHeader('revision', REVISION)
-    .matchHeader('accept', 'application/json');
+const api = () => nock(API).matchHeader('authorization', `Klaviyo-API-Key ${KEY}`).matchHeader('revision', REVISION).matchHeader('accept', 'application/json');
 
 const collection = (path: string, data: Rec[], next: string | null = null) => ({
   data,
@@ -45,12 +41,30 @@ const PROFILE = {
     created: '2022-11-08T00:00:00+00:00',
     updated: '2022-11-08T00:00:00+00:00',
     last_event_date: '2022-11-08T00:00:00+00:00',
-    location: { address1: '89 E 42nd St', address2: '1st floor', city: 'New York', country: 'United States', latitude: '40.7128', longitude: '74.0060', region: 'NY', zip: '10017', timezone: 'America/New_York', ip: '127.0.0.1' },
+    location: {
+      address1: '89 E 42nd St',
+      address2: '1st floor',
+      city: 'New York',
+      country: 'United States',
+      latitude: '40.7128',
+      longitude: '74.0060',
+      region: 'NY',
+      zip: '10017',
+      timezone: 'America/New_York',
+      ip: '127.0.0.1',
+    },
     properties: { pseudonym: 'Dr. Octopus' },
   },
   relationships: {
-    lists: { links: { self: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/relationships/lists/`, related: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/lists/` } },
-    segments: { links: { self: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/relationships/segments/`, related: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/segments/` } },
+    lists: {
+      links: { self: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/relationships/lists/`, related: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/lists/` },
+    },
+    segments: {
+      links: {
+        self: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/relationships/segments/`,
+        related: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/segments/`,
+      },
+    },
   },
   links: { self: `${API}/api/profiles/01GDDKASAP8TKDDA2GRZDSVP4H/` },
 };
@@ -83,7 +97,15 @@ const CAMPAIGN = {
     updated_at: '2022-11-08T00:00:00+00:00',
     send_time: '2022-11-08T00:00:00+00:00',
   },
-  relationships: { 'campaign-messages': { data: [{ type: 'campaign-message', id: '01GDDKASAP8TKDDA2GRZDSVP4J' }], links: { self: `${API}/api/campaigns/01GDDKASAP8TKDDA2GRZDSVP4I/relationships/campaign-messages/`, related: `${API}/api/campaigns/01GDDKASAP8TKDDA2GRZDSVP4I/campaign-messages/` } } },
+  relationships: {
+    'campaign-messages': {
+      data: [{ type: 'campaign-message', id: '01GDDKASAP8TKDDA2GRZDSVP4J' }],
+      links: {
+        self: `${API}/api/campaigns/01GDDKASAP8TKDDA2GRZDSVP4I/relationships/campaign-messages/`,
+        related: `${API}/api/campaigns/01GDDKASAP8TKDDA2GRZDSVP4I/campaign-messages/`,
+      },
+    },
+  },
   links: { self: `${API}/api/campaigns/01GDDKASAP8TKDDA2GRZDSVP4I/` },
 };
 const SMS_CAMPAIGN = {
@@ -102,8 +124,14 @@ const EVENT = {
     uuid: '3fd8f5a0-5ef6-11ed-8000-b15e61fdb6d5',
   },
   relationships: {
-    profile: { data: { type: 'profile', id: '01GDDKASAP8TKDDA2GRZDSVP4H' }, links: { self: `${API}/api/events/4vRpBT/relationships/profile/`, related: `${API}/api/events/4vRpBT/profile/` } },
-    metric: { data: { type: 'metric', id: 'Y6QXhv' }, links: { self: `${API}/api/events/4vRpBT/relationships/metric/`, related: `${API}/api/events/4vRpBT/metric/` } },
+    profile: {
+      data: { type: 'profile', id: '01GDDKASAP8TKDDA2GRZDSVP4H' },
+      links: { self: `${API}/api/events/4vRpBT/relationships/profile/`, related: `${API}/api/events/4vRpBT/profile/` },
+    },
+    metric: {
+      data: { type: 'metric', id: 'Y6QXhv' },
+      links: { self: `${API}/api/events/4vRpBT/relationships/metric/`, related: `${API}/api/events/4vRpBT/metric/` },
+    },
   },
   links: { self: `${API}/api/events/4vRpBT/` },
 };
@@ -116,14 +144,25 @@ const METRIC = {
     updated: '2022-11-08T00:00:00+00:00',
     integration: { object: 'integration', id: '0eMvjm', key: 'shopify', name: 'Shopify', category: 'eCommerce' },
   },
-  relationships: { 'flow-triggers': { links: { self: `${API}/api/metrics/Y6QXhv/relationships/flow-triggers/`, related: `${API}/api/metrics/Y6QXhv/flow-triggers/` } } },
+  relationships: {
+    'flow-triggers': { links: { self: `${API}/api/metrics/Y6QXhv/relationships/flow-triggers/`, related: `${API}/api/metrics/Y6QXhv/flow-triggers/` } },
+  },
   links: { self: `${API}/api/metrics/Y6QXhv/` },
 };
 const FLOW = {
   type: 'flow',
   id: 'XVTP5Q',
-  attributes: { name: 'Welcome Series', status: 'live', archived: false, created: '2022-11-08T00:00:00+00:00', updated: '2022-11-08T00:00:00+00:00', trigger_type: 'Added to List' },
-  relationships: { 'flow-actions': { links: { self: `${API}/api/flows/XVTP5Q/relationships/flow-actions/`, related: `${API}/api/flows/XVTP5Q/flow-actions/` } } },
+  attributes: {
+    name: 'Welcome Series',
+    status: 'live',
+    archived: false,
+    created: '2022-11-08T00:00:00+00:00',
+    updated: '2022-11-08T00:00:00+00:00',
+    trigger_type: 'Added to List',
+  },
+  relationships: {
+    'flow-actions': { links: { self: `${API}/api/flows/XVTP5Q/relationships/flow-actions/`, related: `${API}/api/flows/XVTP5Q/flow-actions/` } },
+  },
   links: { self: `${API}/api/flows/XVTP5Q/` },
 };
 const TEMPLATE = {
@@ -153,7 +192,13 @@ afterEach(() => {
 const LISTS: Array<[string, string, Rec, Rec, Record<string, string>]> = [
   ['profiles', '/api/profiles', PROFILE, { 'page[size]': 100 }, { 'page[size]': '100' }],
   ['lists', '/api/lists', LIST, { 'page[size]': 10 }, { 'page[size]': '10' }],
-  ['campaigns', '/api/campaigns', CAMPAIGN, { filter: "equals(messages.channel,'email')", 'page[size]': 50 }, { filter: "equals(messages.channel,'email')", 'page[size]': '50' }],
+  [
+    'campaigns',
+    '/api/campaigns',
+    CAMPAIGN,
+    { filter: "equals(messages.channel,'email')", 'page[size]': 50 },
+    { filter: "equals(messages.channel,'email')", 'page[size]': '50' },
+  ],
   ['events', '/api/events', EVENT, { 'page[size]': 25, sort: '-datetime' }, { 'page[size]': '25', sort: '-datetime' }],
   ['metrics', '/api/metrics', METRIC, {}, {}],
   ['flows', '/api/flows', FLOW, { 'page[size]': 50 }, { 'page[size]': '50' }],
@@ -162,7 +207,10 @@ const LISTS: Array<[string, string, Rec, Rec, Record<string, string>]> = [
 
 describe('klaviyo list', () => {
   it.each(LISTS)('%s list -> GET %s, records from data, block next', async (entity, path, record, params, query) => {
-    const scope = api().get(path).query(query).reply(200, collection(path, [record]), { 'content-type': 'application/vnd.api+json' });
+    const scope = api()
+      .get(path)
+      .query(query)
+      .reply(200, collection(path, [record]), { 'content-type': 'application/vnd.api+json' });
 
     const res = await klaviyo().execute(entity, 'list', params);
 
@@ -288,7 +336,9 @@ describe('klaviyo validation', () => {
   ])('%s list rejects %j before any request', async (entity, params, field, rule, limit) => {
     const scope = nock(API);
 
-    const err = await klaviyo().execute(entity, 'list', params).catch((e: unknown) => e);
+    const err = await klaviyo()
+      .execute(entity, 'list', params)
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field, rule, limit })]);
@@ -326,9 +376,22 @@ describe('klaviyo errors', () => {
   it('maps a 401 (bad key) to AuthenticationError', async () => {
     const scope = api()
       .get('/api/flows/XVTP5Q')
-      .reply(401, { errors: [{ id: '7b2d9c4e-1f3a-4b6c-8d0e-2a5f7c9b1d3e', status: 401, code: 'not_authenticated', title: 'Authentication credentials were not provided.', detail: 'Missing or invalid private key.', source: { pointer: '/data/' } }] });
+      .reply(401, {
+        errors: [
+          {
+            id: '7b2d9c4e-1f3a-4b6c-8d0e-2a5f7c9b1d3e',
+            status: 401,
+            code: 'not_authenticated',
+            title: 'Authentication credentials were not provided.',
+            detail: 'Missing or invalid private key.',
+            source: { pointer: '/data/' },
+          },
+        ],
+      });
 
-    const err = await klaviyo().execute('flows', 'get', { id: 'XVTP5Q' }).catch((e: unknown) => e);
+    const err = await klaviyo()
+      .execute('flows', 'get', { id: 'XVTP5Q' })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(AuthenticationError);
     expect((err as AuthenticationError).upstreamStatus).toBe(401);
@@ -338,9 +401,25 @@ describe('klaviyo errors', () => {
   it('maps a 429 with a long Retry-After to RateLimitedError', async () => {
     const scope = api()
       .get('/api/metrics')
-      .reply(429, { errors: [{ id: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f', status: 429, code: 'throttled', title: 'Request was throttled.', detail: 'Request was throttled. Expected available in 120 seconds.' }] }, { 'retry-after': '120' });
+      .reply(
+        429,
+        {
+          errors: [
+            {
+              id: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',
+              status: 429,
+              code: 'throttled',
+              title: 'Request was throttled.',
+              detail: 'Request was throttled. Expected available in 120 seconds.',
+            },
+          ],
+        },
+        { 'retry-after': '120' },
+      );
 
-    const err = await klaviyo().execute('metrics', 'list', {}).catch((e: unknown) => e);
+    const err = await klaviyo()
+      .execute('metrics', 'list', {})
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(RateLimitedError);
     expect((err as RateLimitedError).retryAfterSeconds).toBe(120);

@@ -14,13 +14,7 @@ const API_KEY = 'lin_api_7Qm2cV9xKpL4sT8wZr1bN6yH3dF0gJ5eA2uXo9Ci';
 const linear = () => createConnector('linear', { credentials: { api_key: API_KEY } });
 
 /** Nock one GraphQL POST with the exact {query, variables} body and the exact auth header. */
-function graphql(
-  entity: string,
-  action: string,
-  variables: nock.DataMatcherMap,
-  response: unknown,
-  authorization = API_KEY,
-) {
+function graphql(entity: string, action: string, variables: nock.DataMatcherMap, response: unknown, authorization = API_KEY) {
   return nock(API)
     .matchHeader('authorization', authorization)
     .matchHeader('content-type', /^application\/json/)
@@ -210,9 +204,14 @@ afterEach(() => {
 describe('linear: list and get (API key auth, no Bearer prefix)', () => {
   it.each(cases)('%s list sends {first} and returns the nodes and pageInfo block', async (entity, field, _one, record) => {
     const cursor = Buffer.from(`${record.id}`).toString('base64');
-    const scope = graphql(entity, 'list', { first: 50 }, {
-      data: { [field]: { nodes: [record], pageInfo: { hasNextPage: false, endCursor: cursor } } },
-    });
+    const scope = graphql(
+      entity,
+      'list',
+      { first: 50 },
+      {
+        data: { [field]: { nodes: [record], pageInfo: { hasNextPage: false, endCursor: cursor } } },
+      },
+    );
     const page = await linear().execute(entity, 'list', { first: 50 });
     expect(page.data).toEqual([record]);
     expect(page.pagination).toEqual({ hasNextPage: false, endCursor: cursor });
@@ -236,9 +235,14 @@ describe('linear: list and get (API key auth, no Bearer prefix)', () => {
   });
 
   it('list without params sends empty variables; an empty connection gives endCursor null', async () => {
-    const scope = graphql('teams', 'list', {}, {
-      data: { teams: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } },
-    });
+    const scope = graphql(
+      'teams',
+      'list',
+      {},
+      {
+        data: { teams: { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } },
+      },
+    );
     const page = await linear().execute('teams', 'list', {});
     expect(page.data).toEqual([]);
     expect(page.pagination).toEqual({ hasNextPage: false, endCursor: null });
@@ -250,9 +254,12 @@ describe('linear: list and get (API key auth, no Bearer prefix)', () => {
 describe('linear: people are selected with their email', () => {
   // Every selection of an assignee, a comment author (user) or a project lead asks for id, name and email.
   const selections = Object.entries(manifest.entities as Record<string, { actions: Record<string, { graphql?: { document: string } }> }>).flatMap(
-    ([entity, e]) => Object.entries(e.actions).flatMap(([action, a]) =>
-      [...(a.graphql?.document ?? '').matchAll(/\b(assignee|user|lead)\s*\{([^}]*)\}/g)].map((m) => [`${entity}.${action}`, m[1] as string, (m[2] as string).trim().split(/\s+/)] as const),
-    ),
+    ([entity, e]) =>
+      Object.entries(e.actions).flatMap(([action, a]) =>
+        [...(a.graphql?.document ?? '').matchAll(/\b(assignee|user|lead)\s*\{([^}]*)\}/g)].map(
+          (m) => [`${entity}.${action}`, m[1] as string, (m[2] as string).trim().split(/\s+/)] as const,
+        ),
+      ),
   );
 
   it('finds the person selections (sanity check)', () => {
@@ -265,9 +272,14 @@ describe('linear: people are selected with their email', () => {
 
   it('issues get, comments list and projects get return the email of the assignee, author and lead', async () => {
     const issue = graphql('issues', 'get', { id: issueNode.id }, { data: { issue: issueNode } });
-    const comments = graphql('comments', 'list', { first: 10 }, {
-      data: { comments: { nodes: [commentNode], pageInfo: { hasNextPage: false, endCursor: null } } },
-    });
+    const comments = graphql(
+      'comments',
+      'list',
+      { first: 10 },
+      {
+        data: { comments: { nodes: [commentNode], pageInfo: { hasNextPage: false, endCursor: null } } },
+      },
+    );
     const project = graphql('projects', 'get', { id: projectNode.id }, { data: { project: projectNode } });
 
     expect((await linear().execute('issues', 'get', { id: issueNode.id })).data).toMatchObject({ assignee: { email: 'ada@acme.dev' } });
@@ -281,12 +293,22 @@ describe('linear: graphql_page_info pagination', () => {
   it('walks two pages of issues with next_params (after = endCursor)', async () => {
     const page1Cursor = 'MGYzYjZlOTEtNGMyYS00ZDhiLTllN2YtMWE1YzNiOGQyZTQw';
     const page2Cursor = 'NmEyZDhjNGUtMGI5Zi00ZTFhLThkM2MtN2Y1YjJhOWU2YzE4';
-    const scope1 = graphql('issues', 'list', { first: 2 }, {
-      data: { issues: { nodes: [issueNode, issueNode2], pageInfo: { hasNextPage: true, endCursor: page1Cursor } } },
-    });
-    const scope2 = graphql('issues', 'list', { first: 2, after: page1Cursor }, {
-      data: { issues: { nodes: [issueNode3], pageInfo: { hasNextPage: false, endCursor: page2Cursor } } },
-    });
+    const scope1 = graphql(
+      'issues',
+      'list',
+      { first: 2 },
+      {
+        data: { issues: { nodes: [issueNode, issueNode2], pageInfo: { hasNextPage: true, endCursor: page1Cursor } } },
+      },
+    );
+    const scope2 = graphql(
+      'issues',
+      'list',
+      { first: 2, after: page1Cursor },
+      {
+        data: { issues: { nodes: [issueNode3], pageInfo: { hasNextPage: false, endCursor: page2Cursor } } },
+      },
+    );
     const connector = linear();
 
     const page1 = await connector.execute('issues', 'list', { first: 2 });
@@ -333,7 +355,14 @@ describe('linear: issues create and update', () => {
   });
 
   it('update sends id apart and only the given fields in input (no assigneeId when omitted)', async () => {
-    const updated = { ...mutationIssue, title: 'Checkout fails above 50 items', state: STATE_IN_PROGRESS, priority: 1, assignee: USER_ADA, updatedAt: '2026-11-21T11:00:02.541Z' };
+    const updated = {
+      ...mutationIssue,
+      title: 'Checkout fails above 50 items',
+      state: STATE_IN_PROGRESS,
+      priority: 1,
+      assignee: USER_ADA,
+      updatedAt: '2026-11-21T11:00:02.541Z',
+    };
     const scope = graphql(
       'issues',
       'update',
@@ -469,9 +498,15 @@ describe('linear: OAuth2.0 refresh-token auth', () => {
         refresh_token: 'lin_refresh_9Hs2Jd4Kf6Lg8Zx0Cv1Bn3Mq',
       });
     const bearer = 'Bearer lin_oauth_2b7e4c9a1f6d3e8b0a5c7f2d9e4b1a6c';
-    const listScope = graphql('teams', 'list', { first: 10 }, {
-      data: { teams: { nodes: [teamNode], pageInfo: { hasNextPage: false, endCursor: 'NGExZjVjMmU' } } },
-    }, bearer);
+    const listScope = graphql(
+      'teams',
+      'list',
+      { first: 10 },
+      {
+        data: { teams: { nodes: [teamNode], pageInfo: { hasNextPage: false, endCursor: 'NGExZjVjMmU' } } },
+      },
+      bearer,
+    );
     const getScope = graphql('users', 'get', { id: USER_ADA.id }, { data: { user: userNode } }, bearer);
 
     const refreshed: unknown[] = [];
@@ -501,23 +536,28 @@ describe('linear: OAuth2.0 refresh-token auth', () => {
 
 describe('linear: errors', () => {
   it('a GraphQL errors array (HTTP 200) becomes an UpstreamRejectedError carrying the message', async () => {
-    const scope = graphql('issues', 'get', { id: 'ENG-99999' }, {
-      errors: [
-        {
-          message: 'Entity not found: Issue',
-          path: ['issue'],
-          locations: [{ line: 2, column: 3 }],
-          extensions: {
-            type: 'invalid input',
-            code: 'INPUT_ERROR',
-            statusCode: 400,
-            userError: true,
-            userPresentableMessage: 'Could not find referenced Issue.',
+    const scope = graphql(
+      'issues',
+      'get',
+      { id: 'ENG-99999' },
+      {
+        errors: [
+          {
+            message: 'Entity not found: Issue',
+            path: ['issue'],
+            locations: [{ line: 2, column: 3 }],
+            extensions: {
+              type: 'invalid input',
+              code: 'INPUT_ERROR',
+              statusCode: 400,
+              userError: true,
+              userPresentableMessage: 'Could not find referenced Issue.',
+            },
           },
-        },
-      ],
-      data: null,
-    });
+        ],
+        data: null,
+      },
+    );
     const error = await rejection(() => linear().execute('issues', 'get', { id: 'ENG-99999' }));
     expect(error).toBeInstanceOf(UpstreamRejectedError);
     expect(error.upstreamStatus).toBe(200);
@@ -539,9 +579,7 @@ describe('linear: validation (no request is sent)', () => {
 
   it('issue priority 5 is rejected with rule maximum', async () => {
     const scope = untouched();
-    const error = await rejection(() =>
-      linear().execute('issues', 'create', { teamId: TEAM_ENG.id, title: 'Too urgent', priority: 5 }),
-    );
+    const error = await rejection(() => linear().execute('issues', 'create', { teamId: TEAM_ENG.id, title: 'Too urgent', priority: 5 }));
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.issues).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'priority', rule: 'maximum' })]));
     expect(scope.isDone()).toBe(false);

@@ -15,8 +15,7 @@ type Rec = Record<string, any>;
 const notion = () => createConnector('notion', { credentials: { access_token: TOKEN }, http: { retries: 0 } });
 
 /** A scope that only matches requests with the bearer token and the Notion-Version header. */
-const api = (token = TOKEN) =>
-  nock(API).matchHeader('authorization', `Bearer ${token}`).matchHeader('notion-version', VERSION);
+const api = (token = TOKEN) => nock(API).matchHeader('authorization', `Bearer ${token}`).matchHeader('notion-version', VERSION);
 /** Same, for requests with a JSON body. */
 const apiJson = (token = TOKEN) => api(token).matchHeader('content-type', 'application/json');
 
@@ -67,8 +66,20 @@ const PAGE = {
   in_trash: false,
   is_locked: false,
   properties: {
-    'Store availability': { id: '%3AUPp', type: 'multi_select', multi_select: [{ id: 't|O@', name: 'Gus\'s Community Market', color: 'yellow' }] },
-    Name: { id: 'title', type: 'title', title: [{ type: 'text', text: { content: 'Tuscan kale', link: null }, annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' }, plain_text: 'Tuscan kale', href: null }] },
+    'Store availability': { id: '%3AUPp', type: 'multi_select', multi_select: [{ id: 't|O@', name: "Gus's Community Market", color: 'yellow' }] },
+    Name: {
+      id: 'title',
+      type: 'title',
+      title: [
+        {
+          type: 'text',
+          text: { content: 'Tuscan kale', link: null },
+          annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' },
+          plain_text: 'Tuscan kale',
+          href: null,
+        },
+      ],
+    },
   },
   url: 'https://www.notion.so/Tuscan-kale-be633bf1dfa0436db259571129a590e5',
   public_url: null,
@@ -78,7 +89,9 @@ const PAGE_2 = {
   id: '59833787-2cf9-4fdf-8782-e53db20768a5',
   parent: { type: 'page_id', page_id: '7d50a184-5bbe-4d90-8f29-6bec57ed817b' },
   icon: null,
-  properties: { title: { id: 'title', type: 'title', title: [{ type: 'text', text: { content: 'Meeting notes', link: null }, plain_text: 'Meeting notes', href: null }] } },
+  properties: {
+    title: { id: 'title', type: 'title', title: [{ type: 'text', text: { content: 'Meeting notes', link: null }, plain_text: 'Meeting notes', href: null }] },
+  },
   url: 'https://www.notion.so/Meeting-notes-598337872cf94fdf8782e53db20768a5',
 };
 const DATA_SOURCE = {
@@ -116,7 +129,14 @@ const BLOCK = {
   in_trash: false,
   type: 'paragraph',
   paragraph: {
-    rich_text: [{ type: 'text', text: { content: 'Lacinato kale is a variety of kale with a long tradition in Italian cuisine.', link: null }, plain_text: 'Lacinato kale is a variety of kale with a long tradition in Italian cuisine.', href: null }],
+    rich_text: [
+      {
+        type: 'text',
+        text: { content: 'Lacinato kale is a variety of kale with a long tradition in Italian cuisine.', link: null },
+        plain_text: 'Lacinato kale is a variety of kale with a long tradition in Italian cuisine.',
+        href: null,
+      },
+    ],
     color: 'default',
   },
 };
@@ -125,7 +145,11 @@ const BLOCK_2 = {
   id: 'acc7eb06-05cd-4603-a384-5e1e4f1f4e72',
   type: 'heading_2',
   paragraph: undefined,
-  heading_2: { rich_text: [{ type: 'text', text: { content: 'Nutrition', link: null }, plain_text: 'Nutrition', href: null }], color: 'default', is_toggleable: false },
+  heading_2: {
+    rich_text: [{ type: 'text', text: { content: 'Nutrition', link: null }, plain_text: 'Nutrition', href: null }],
+    color: 'default',
+    is_toggleable: false,
+  },
 };
 delete (BLOCK_2 as Rec).paragraph;
 const COMMENT = {
@@ -136,7 +160,15 @@ const COMMENT = {
   created_time: '2022-07-15T16:52:00.000Z',
   last_edited_time: '2022-07-15T19:16:00.000Z',
   created_by: { object: 'user', id: '9b15170a-9941-4297-8ee6-83fa7649a87a' },
-  rich_text: [{ type: 'text', text: { content: 'Single comment', link: null }, annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' }, plain_text: 'Single comment', href: null }],
+  rich_text: [
+    {
+      type: 'text',
+      text: { content: 'Single comment', link: null },
+      annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' },
+      plain_text: 'Single comment',
+      href: null,
+    },
+  ],
 };
 
 beforeAll(() => nock.disableNetConnect());
@@ -300,7 +332,9 @@ describe('notion list (POST /v1/search, cursor in the body)', () => {
 // ---------------------------------------------------------------------------------------------
 describe('notion pages create', () => {
   const properties = { Name: { title: [{ text: { content: 'Tuscan kale' } }] }, Price: { number: 2.5 } };
-  const children = [{ object: 'block', type: 'paragraph', paragraph: { rich_text: [{ type: 'text', text: { content: 'Lacinato kale is a variety of kale.' } }] } }];
+  const children = [
+    { object: 'block', type: 'paragraph', paragraph: { rich_text: [{ type: 'text', text: { content: 'Lacinato kale is a variety of kale.' } }] } },
+  ];
 
   it.each([
     ['a data source', { data_source_id: 'a1d8501e-1ac1-43e9-a6bd-ea9fe6c8822b' }],
@@ -309,7 +343,13 @@ describe('notion pages create', () => {
     ['a page', { page_id: '7d50a184-5bbe-4d90-8f29-6bec57ed817b' }],
     ['the workspace', { type: 'workspace', workspace: true }],
   ])('creates a page under %s', async (_label, parent) => {
-    const body = { parent, properties, children, icon: { type: 'emoji', emoji: '🥬' }, cover: { type: 'external', external: { url: 'https://upload.wikimedia.org/wikipedia/commons/6/62/Tuscankale.jpg' } } };
+    const body = {
+      parent,
+      properties,
+      children,
+      icon: { type: 'emoji', emoji: '🥬' },
+      cover: { type: 'external', external: { url: 'https://upload.wikimedia.org/wikipedia/commons/6/62/Tuscankale.jpg' } },
+    };
     const scope = apiJson().post('/v1/pages', body).reply(200, PAGE);
 
     const res = await notion().execute('pages', 'create', body);
@@ -320,15 +360,43 @@ describe('notion pages create', () => {
   });
 
   it.each([
-    ['none of the keys', {}, [['parent.page_id', 'required'], ['parent.database_id', 'required'], ['parent.data_source_id', 'required'], ['parent.workspace', 'required']]],
-    ['two keys', { page_id: 'p', database_id: 'd' }, [['parent', 'maxProperties'], ['parent', 'oneOf']]],
+    [
+      'none of the keys',
+      {},
+      [
+        ['parent.page_id', 'required'],
+        ['parent.database_id', 'required'],
+        ['parent.data_source_id', 'required'],
+        ['parent.workspace', 'required'],
+      ],
+    ],
+    [
+      'two keys',
+      { page_id: 'p', database_id: 'd' },
+      [
+        ['parent', 'maxProperties'],
+        ['parent', 'oneOf'],
+      ],
+    ],
     ['two keys and a type', { type: 'page_id', page_id: 'p', data_source_id: 'd' }, [['parent', 'maxProperties']]],
     ['workspace false', { workspace: false }, [['parent.workspace', 'enum']]],
-    ['an unknown key', { block_id: 'b' }, [['parent.block_id', 'unknown'], ['parent.page_id', 'required'], ['parent.database_id', 'required'], ['parent.data_source_id', 'required'], ['parent.workspace', 'required']]],
+    [
+      'an unknown key',
+      { block_id: 'b' },
+      [
+        ['parent.block_id', 'unknown'],
+        ['parent.page_id', 'required'],
+        ['parent.database_id', 'required'],
+        ['parent.data_source_id', 'required'],
+        ['parent.workspace', 'required'],
+      ],
+    ],
   ])('rejects a parent with %s before any request', async (_label, parent, expected) => {
     const scope = nock(API);
 
-    const err = await notion().execute('pages', 'create', { parent, properties: { title: { title: [{ text: { content: 'Q3 plan' } }] } } }).catch((e: unknown) => e);
+    const err = await notion()
+      .execute('pages', 'create', { parent, properties: { title: { title: [{ text: { content: 'Q3 plan' } }] } } })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([...expected].sort());
@@ -354,9 +422,7 @@ describe('notion pages create', () => {
 describe('notion pages update', () => {
   it('sends only the given fields; null removes the icon and the cover', async () => {
     const updated = { ...PAGE, icon: null, cover: null, in_trash: true };
-    const scope = apiJson()
-      .patch(`/v1/pages/${PAGE.id}`, { icon: null, cover: null, in_trash: true })
-      .reply(200, updated);
+    const scope = apiJson().patch(`/v1/pages/${PAGE.id}`, { icon: null, cover: null, in_trash: true }).reply(200, updated);
 
     const res = await notion().execute('pages', 'update', { page_id: PAGE.id, icon: null, cover: null, in_trash: true });
 
@@ -378,7 +444,9 @@ describe('notion pages update', () => {
   it('refuses an update that changes nothing', async () => {
     const scope = nock(API);
 
-    const err = await notion().execute('pages', 'update', { page_id: PAGE.id }).catch((e: unknown) => e);
+    const err = await notion()
+      .execute('pages', 'update', { page_id: PAGE.id })
+      .catch((e: unknown) => e);
 
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
     expect(scope.isDone()).toBe(true);
@@ -432,7 +500,13 @@ describe('notion blocks create and update', () => {
 
   it('update sends the block type key as given', async () => {
     const paragraph = { rich_text: [{ type: 'text', text: { content: 'Kale is a leafy green.' } }] };
-    const updated = { ...BLOCK, paragraph: { ...BLOCK.paragraph, rich_text: [{ type: 'text', text: { content: 'Kale is a leafy green.', link: null }, plain_text: 'Kale is a leafy green.', href: null }] } };
+    const updated = {
+      ...BLOCK,
+      paragraph: {
+        ...BLOCK.paragraph,
+        rich_text: [{ type: 'text', text: { content: 'Kale is a leafy green.', link: null }, plain_text: 'Kale is a leafy green.', href: null }],
+      },
+    };
     const scope = apiJson().patch(`/v1/blocks/${BLOCK.id}`, { paragraph }).reply(200, updated);
 
     const res = await notion().execute('blocks', 'update', { block_id: BLOCK.id, paragraph });
@@ -442,7 +516,9 @@ describe('notion blocks create and update', () => {
   });
 
   it('update with in_trash moves the block to the trash', async () => {
-    const scope = apiJson().patch(`/v1/blocks/${BLOCK.id}`, { in_trash: true }).reply(200, { ...BLOCK, archived: true, in_trash: true });
+    const scope = apiJson()
+      .patch(`/v1/blocks/${BLOCK.id}`, { in_trash: true })
+      .reply(200, { ...BLOCK, archived: true, in_trash: true });
 
     const res = await notion().execute('blocks', 'update', { block_id: BLOCK.id, in_trash: true });
 
@@ -461,7 +537,15 @@ describe('notion comments create', () => {
     created_time: '2022-07-15T20:53:00.000Z',
     last_edited_time: '2022-07-15T20:53:00.000Z',
     created_by: { object: 'user', id: '067dee40-6ebd-496f-b446-093c715fb5ec' },
-    rich_text: [{ type: 'text', text: { content: 'Hello world', link: null }, annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' }, plain_text: 'Hello world', href: null }],
+    rich_text: [
+      {
+        type: 'text',
+        text: { content: 'Hello world', link: null },
+        annotations: { bold: false, italic: false, strikethrough: false, underline: false, code: false, color: 'default' },
+        plain_text: 'Hello world',
+        href: null,
+      },
+    ],
   };
 
   it('comments on a page (parent)', async () => {
@@ -476,9 +560,7 @@ describe('notion comments create', () => {
   });
 
   it('replies to a discussion (discussion_id)', async () => {
-    const scope = apiJson()
-      .post('/v1/comments', { discussion_id: 'f1407351-36f5-4c49-a13c-49f8ba11776d', rich_text })
-      .reply(200, created);
+    const scope = apiJson().post('/v1/comments', { discussion_id: 'f1407351-36f5-4c49-a13c-49f8ba11776d', rich_text }).reply(200, created);
 
     const res = await notion().execute('comments', 'create', { discussion_id: 'f1407351-36f5-4c49-a13c-49f8ba11776d', rich_text });
 
@@ -509,7 +591,12 @@ describe('notion comments create', () => {
 // OAuth2.0 option: refresh with basic client auth and a JSON body
 // ---------------------------------------------------------------------------------------------
 describe('notion OAuth2.0 option', () => {
-  const credentials = { option_title: 'OAuth2.0', client_id: '2a1d872b-594c-80e4-9f3f-0037e3c9a1b2', client_secret: 'secret_Zq7Xw3Ke9Rt5Yu1Io8Pa4Sd6Fg2Hj0Kl', refresh_token: 'nrt_rtok_1' };
+  const credentials = {
+    option_title: 'OAuth2.0',
+    client_id: '2a1d872b-594c-80e4-9f3f-0037e3c9a1b2',
+    client_secret: 'secret_Zq7Xw3Ke9Rt5Yu1Io8Pa4Sd6Fg2Hj0Kl',
+    refresh_token: 'nrt_rtok_1',
+  };
   const basic = `Basic ${Buffer.from(`${credentials.client_id}:${credentials.client_secret}`).toString('base64')}`;
   const tokenResponse = {
     access_token: 'ntn_oauth_access_2',
@@ -564,11 +651,11 @@ describe('notion OAuth2.0 option', () => {
 
 describe('notion access token option', () => {
   it('maps a 401 to AuthenticationError without retrying', async () => {
-    const scope = api()
-      .get(`/v1/pages/${PAGE.id}`)
-      .reply(401, { object: 'error', status: 401, code: 'unauthorized', message: 'API token is invalid.' });
+    const scope = api().get(`/v1/pages/${PAGE.id}`).reply(401, { object: 'error', status: 401, code: 'unauthorized', message: 'API token is invalid.' });
 
-    const err = await notion().execute('pages', 'get', { page_id: PAGE.id }).catch((e: unknown) => e);
+    const err = await notion()
+      .execute('pages', 'get', { page_id: PAGE.id })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(AuthenticationError);
     expect((err as AuthenticationError).upstreamStatus).toBe(401);

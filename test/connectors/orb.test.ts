@@ -213,7 +213,10 @@ const GETS: Array<[Entity, string, string]> = [
 
 describe('orb list (last page)', () => {
   it.each(LISTS)('%s list -> GET /v1%s', async (entity, path) => {
-    const scope = api().get(`/v1${path}`).query({ limit: '50' }).reply(200, page([R[entity]]));
+    const scope = api()
+      .get(`/v1${path}`)
+      .query({ limit: '50' })
+      .reply(200, page([R[entity]]));
 
     const res = await orb().execute(entity, 'list', { limit: 50 });
 
@@ -264,11 +267,16 @@ describe('orb get', () => {
   });
 
   it('maps a 404 to NotFoundError', async () => {
-    const scope = api()
-      .get('/v1/invoices/missing')
-      .reply(404, { type: 'https://docs.withorb.com/reference/error-responses#404-resource-not-found', status: 404, title: 'Resource not found', detail: 'Invoice not found' });
+    const scope = api().get('/v1/invoices/missing').reply(404, {
+      type: 'https://docs.withorb.com/reference/error-responses#404-resource-not-found',
+      status: 404,
+      title: 'Resource not found',
+      detail: 'Invoice not found',
+    });
 
-    const err = await orb().execute('invoices', 'get', { invoice_id: 'missing' }).catch((e: unknown) => e);
+    const err = await orb()
+      .execute('invoices', 'get', { invoice_id: 'missing' })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).upstreamStatus).toBe(404);
@@ -276,11 +284,16 @@ describe('orb get', () => {
   });
 
   it('maps a 401 to AuthenticationError', async () => {
-    const scope = api()
-      .get(`/v1/customers/${customer.id}`)
-      .reply(401, { type: 'https://docs.withorb.com/reference/error-responses#401-authentication-error', status: 401, title: 'Authentication error', detail: 'Invalid API key' });
+    const scope = api().get(`/v1/customers/${customer.id}`).reply(401, {
+      type: 'https://docs.withorb.com/reference/error-responses#401-authentication-error',
+      status: 401,
+      title: 'Authentication error',
+      detail: 'Invalid API key',
+    });
 
-    const err = await orb().execute('customers', 'get', { customer_id: customer.id }).catch((e: unknown) => e);
+    const err = await orb()
+      .execute('customers', 'get', { customer_id: customer.id })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(scope.isDone()).toBe(true);
@@ -352,7 +365,9 @@ describe('orb validation', () => {
   it('rejects limit 101 (maximum 100) before any request', async () => {
     const scope = nock(API);
 
-    const err = await orb().execute('customers', 'list', { limit: 101 }).catch((e: unknown) => e);
+    const err = await orb()
+      .execute('customers', 'list', { limit: 101 })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'limit', rule: 'maximum', limit: 100 })]);
@@ -362,7 +377,9 @@ describe('orb validation', () => {
   it('rejects a subscription status outside active, ended, upcoming', async () => {
     const scope = nock(API);
 
-    const err = await orb().execute('subscriptions', 'list', { status: 'canceled' }).catch((e: unknown) => e);
+    const err = await orb()
+      .execute('subscriptions', 'list', { status: 'canceled' })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'status', rule: 'enum' })]);
@@ -372,11 +389,15 @@ describe('orb validation', () => {
   it('rejects get without its id param, and filters on lists that have none', async () => {
     const scope = nock(API);
 
-    const missing = await orb().execute('plans', 'get', {}).catch((e: unknown) => e);
+    const missing = await orb()
+      .execute('plans', 'get', {})
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ValidationError);
     expect((missing as ValidationError).issues).toEqual([expect.objectContaining({ field: 'plan_id', rule: 'required' })]);
 
-    const unknown = await orb().execute('invoices', 'list', { customer_id: customer.id }).catch((e: unknown) => e);
+    const unknown = await orb()
+      .execute('invoices', 'list', { customer_id: customer.id })
+      .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(ValidationError);
     expect(scope.isDone()).toBe(true);
   });

@@ -21,12 +21,10 @@ type Rec = Record<string, any>;
 const oauthCredentials = { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: REFRESH_TOKEN };
 
 /** Connector with a known access token: no refresh before the first call. */
-const pinterest = () =>
-  createConnector('pinterest', { credentials: { ...oauthCredentials, access_token: ACCESS_TOKEN }, http: { retries: 0 } });
+const pinterest = () => createConnector('pinterest', { credentials: { ...oauthCredentials, access_token: ACCESS_TOKEN }, http: { retries: 0 } });
 
 /** A scope that only matches requests with the bearer token and the JSON accept header. */
-const api = (token = ACCESS_TOKEN) =>
-  nock(API).matchHeader('authorization', `Bearer ${token}`).matchHeader('accept', 'application/json');
+const api = (token = ACCESS_TOKEN) => nock(API).matchHeader('authorization', `Bearer ${token}`).matchHeader('accept', 'application/json');
 
 /** One record per entity, as Pinterest returns it. */
 const R = {
@@ -267,7 +265,10 @@ const LISTS: Array<[Entity, string, Rec, Rec]> = [
 
 describe('pinterest list (bookmark pagination, last page)', () => {
   it.each(LISTS)('%s list -> GET /v5%s', async (entity, path, params, query) => {
-    const scope = api().get(`/v5${path}`).query(query).reply(200, { items: [R[entity]], bookmark: null });
+    const scope = api()
+      .get(`/v5${path}`)
+      .query(query)
+      .reply(200, { items: [R[entity]], bookmark: null });
 
     const res = await pinterest().execute(entity, 'list', params);
 
@@ -278,7 +279,10 @@ describe('pinterest list (bookmark pagination, last page)', () => {
   });
 
   it('conversion_tags list -> GET /v5/ad_accounts/{id}/conversion_tags (not paginated: no block)', async () => {
-    const scope = api().get(`/v5/ad_accounts/${AD_ACCOUNT}/conversion_tags`).query({}).reply(200, { items: [R.conversion_tags] });
+    const scope = api()
+      .get(`/v5/ad_accounts/${AD_ACCOUNT}/conversion_tags`)
+      .query({})
+      .reply(200, { items: [R.conversion_tags] });
 
     const res = await pinterest().execute('conversion_tags', 'list', { ad_account_id: AD_ACCOUNT });
 
@@ -339,7 +343,9 @@ describe('pinterest get', () => {
   it('maps a 404 to NotFoundError', async () => {
     const scope = api().get('/v5/boards/1').reply(404, { code: 3, message: 'Board not found.' });
 
-    const err = await pinterest().execute('boards', 'get', { board_id: '1' }).catch((e: unknown) => e);
+    const err = await pinterest()
+      .execute('boards', 'get', { board_id: '1' })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).upstreamStatus).toBe(404);
@@ -350,7 +356,8 @@ describe('pinterest get', () => {
 describe('pinterest bookmark pagination walk', () => {
   it('walks two pages of campaigns with the bookmark from next_params', async () => {
     const second = { ...R.campaigns, id: '626735565839', name: 'ACME Tools - Fall' };
-    const bookmark = 'Y2JVSG81V2sxcmNHRlpWM1J5VFVaU1ZscEhkR3BOYkVwWVZqRlNTMVl5U2xWU2F6bFdVak5TZWxwRVNrOVRWa1owWWtkb1YxWkVRVFZsVjNoaFpHMUdWbFJzV21sU01WcDRWMFpXVTFGWFRsWk9WV2hxVWxkU1ZGbHJWa3RrYlVaV1ZXMTBWRTFYVW5wWmFrNWhWVmRLZEdWSFJsZFdNMEpNV2tSR1lWTkdXbk5XYlhoVFRVaENXRlpxU25kWFYwcFhXa2hPV0dKVlduSldiVEZQVFd4a2RHVkhPVkpOVjNoWVZtMTRjMVJ0U2xWaFJ6bGFWbFp3Y2xwV1dscGxSMDVJVW14b1UwMUVWVEE9fDc4MzY5ZWYxZTRlOTJkNmE4NTI5MWQ4NDg3NmRkMjFmOGI2YzM3YTZmYWY2M2RhMmQxNmY1NmRhYWY0MDYzNGE=';
+    const bookmark =
+      'Y2JVSG81V2sxcmNHRlpWM1J5VFVaU1ZscEhkR3BOYkVwWVZqRlNTMVl5U2xWU2F6bFdVak5TZWxwRVNrOVRWa1owWWtkb1YxWkVRVFZsVjNoaFpHMUdWbFJzV21sU01WcDRWMFpXVTFGWFRsWk9WV2hxVWxkU1ZGbHJWa3RrYlVaV1ZXMTBWRTFYVW5wWmFrNWhWVmRLZEdWSFJsZFdNMEpNV2tSR1lWTkdXbk5XYlhoVFRVaENXRlpxU25kWFYwcFhXa2hPV0dKVlduSldiVEZQVFd4a2RHVkhPVkpOVjNoWVZtMTRjMVJ0U2xWaFJ6bGFWbFp3Y2xwV1dscGxSMDVJVW14b1UwMUVWVEE9fDc4MzY5ZWYxZTRlOTJkNmE4NTI5MWQ4NDg3NmRkMjFmOGI2YzM3YTZmYWY2M2RhMmQxNmY1NmRhYWY0MDYzNGE=';
     const scope = api()
       .get(`/v5/ad_accounts/${AD_ACCOUNT}/campaigns`)
       .query({ page_size: '1' })
@@ -397,7 +404,18 @@ describe('pinterest bookmark pagination walk', () => {
 
 describe('pinterest OAuth2.0 refresh', () => {
   // Pinterest's token endpoint: form body, client id and secret as HTTP basic auth.
-  const tokenEndpoint = (body = { access_token: 'pina_NEW', refresh_token: 'pinr_NEW', response_type: 'refresh_token', token_type: 'bearer', expires_in: 2592000, refresh_token_expires_in: 5184000, refresh_token_expires_at: 1767225600, scope: 'ads:read,boards:read,pins:read,catalogs:read' }) =>
+  const tokenEndpoint = (
+    body = {
+      access_token: 'pina_NEW',
+      refresh_token: 'pinr_NEW',
+      response_type: 'refresh_token',
+      token_type: 'bearer',
+      expires_in: 2592000,
+      refresh_token_expires_in: 5184000,
+      refresh_token_expires_at: 1767225600,
+      scope: 'ads:read,boards:read,pins:read,catalogs:read',
+    },
+  ) =>
     nock(API)
       .matchHeader('authorization', BASIC)
       .matchHeader('content-type', /^application\/x-www-form-urlencoded/)
@@ -408,7 +426,10 @@ describe('pinterest OAuth2.0 refresh', () => {
   it('refreshes first when no access token is given, with basic client auth, and reports the rotated refresh token', async () => {
     const onTokenRefresh = vi.fn();
     const token = tokenEndpoint();
-    const scope = api('pina_NEW').get('/v5/ad_accounts').query({}).reply(200, { items: [R.ad_accounts], bookmark: null });
+    const scope = api('pina_NEW')
+      .get('/v5/ad_accounts')
+      .query({})
+      .reply(200, { items: [R.ad_accounts], bookmark: null });
     const conn = createConnector('pinterest', { credentials: oauthCredentials, onTokenRefresh, http: { retries: 0 } });
 
     const res = await conn.execute('ad_accounts', 'list', {});
@@ -421,9 +442,7 @@ describe('pinterest OAuth2.0 refresh', () => {
   });
 
   it('uses the given access token, refreshes once after a 401 and retries', async () => {
-    const stale = api('pina_STALE')
-      .get(`/v5/boards/${BOARD}`)
-      .reply(401, { code: 2, message: 'Authentication failed.' });
+    const stale = api('pina_STALE').get(`/v5/boards/${BOARD}`).reply(401, { code: 2, message: 'Authentication failed.' });
     const token = tokenEndpoint();
     const retry = api('pina_NEW').get(`/v5/boards/${BOARD}`).reply(200, R.boards);
     const conn = createConnector('pinterest', { credentials: { ...oauthCredentials, access_token: 'pina_STALE' }, http: { retries: 0 } });
@@ -454,7 +473,9 @@ describe('pinterest validation', () => {
   it('rejects page_size 251 (maximum 250) before any request', async () => {
     const scope = nock(API);
 
-    const err = await pinterest().execute('ad_groups', 'list', { ad_account_id: AD_ACCOUNT, page_size: 251 }).catch((e: unknown) => e);
+    const err = await pinterest()
+      .execute('ad_groups', 'list', { ad_account_id: AD_ACCOUNT, page_size: 251 })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'page_size', rule: 'maximum', limit: 250 })]);
@@ -473,7 +494,9 @@ describe('pinterest validation', () => {
     expect(res.next_params).toEqual({ bookmark: 'Y2JVMHh' });
     expect(scope.isDone()).toBe(true);
 
-    const err = await pinterest().execute('keywords', 'list', { ad_account_id: AD_ACCOUNT, page_size: 251 }).catch((e: unknown) => e);
+    const err = await pinterest()
+      .execute('keywords', 'list', { ad_account_id: AD_ACCOUNT, page_size: 251 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'page_size', rule: 'maximum', limit: 250 })]);
   });
@@ -493,7 +516,9 @@ describe('pinterest validation', () => {
 
   it('rejects a boards privacy outside PUBLIC, PROTECTED, SECRET', async () => {
     const scope = nock(API);
-    const err = await pinterest().execute('boards', 'list', { privacy: 'ALL' }).catch((e: unknown) => e);
+    const err = await pinterest()
+      .execute('boards', 'list', { privacy: 'ALL' })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'privacy', rule: 'enum' })]);
@@ -502,7 +527,9 @@ describe('pinterest validation', () => {
 
   it('rejects a board_pins list without board_id', async () => {
     const scope = nock(API);
-    const err = await pinterest().execute('board_pins', 'list', { page_size: 10 }).catch((e: unknown) => e);
+    const err = await pinterest()
+      .execute('board_pins', 'list', { page_size: 10 })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'board_id', rule: 'required' })]);

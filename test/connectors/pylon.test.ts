@@ -118,7 +118,12 @@ const R = {
     type: 'select',
     source: 'pylon',
     is_read_only: false,
-    select_metadata: { options: [{ slug: 'emea', label: 'EMEA' }, { slug: 'amer', label: 'AMER' }] },
+    select_metadata: {
+      options: [
+        { slug: 'emea', label: 'EMEA' },
+        { slug: 'amer', label: 'AMER' },
+      ],
+    },
     created_at: '2024-05-02T10:00:00Z',
     updated_at: '2025-01-15T09:30:00Z',
   },
@@ -201,7 +206,13 @@ type Entity = keyof typeof R;
 
 // [entity, path, params, expected query, paginated]
 const LISTS: Array<[Entity, string, Rec, Record<string, string>, boolean]> = [
-  ['issues', '/issues', { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-31T00:00:00Z' }, { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-31T00:00:00Z' }, true],
+  [
+    'issues',
+    '/issues',
+    { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-31T00:00:00Z' },
+    { start_time: '2025-10-01T00:00:00Z', end_time: '2025-10-31T00:00:00Z' },
+    true,
+  ],
   ['issue_statuses', '/issue-statuses', {}, {}, true],
   ['messages', `/issues/${ISSUE_ID}/messages`, { issue_id: ISSUE_ID }, {}, true],
   ['issue_threads', `/issues/${ISSUE_ID}/threads`, { issue_id: ISSUE_ID }, {}, false],
@@ -269,7 +280,9 @@ describe('pylon list', () => {
   });
 
   it('projects list sends an empty JSON object when no param is given', async () => {
-    const scope = api().post('/projects/search', {}).reply(200, page([], { cursor: '', has_next_page: false }));
+    const scope = api()
+      .post('/projects/search', {})
+      .reply(200, page([], { cursor: '', has_next_page: false }));
 
     const res = await pylon().execute('projects', 'list', {});
 
@@ -291,9 +304,13 @@ describe('pylon get', () => {
   });
 
   it('maps a 404 to NotFoundError', async () => {
-    const scope = api().get('/issues/does-not-exist').reply(404, { errors: ['issue not found'], request_id: REQUEST_ID });
+    const scope = api()
+      .get('/issues/does-not-exist')
+      .reply(404, { errors: ['issue not found'], request_id: REQUEST_ID });
 
-    const err = await pylon().execute('issues', 'get', { id: 'does-not-exist' }).catch((e: unknown) => e);
+    const err = await pylon()
+      .execute('issues', 'get', { id: 'does-not-exist' })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).upstreamStatus).toBe(404);
@@ -301,9 +318,13 @@ describe('pylon get', () => {
   });
 
   it('maps a 401 (bad token) to AuthenticationError', async () => {
-    const scope = api().get('/me').reply(401, { errors: ['invalid API token'], request_id: REQUEST_ID });
+    const scope = api()
+      .get('/me')
+      .reply(401, { errors: ['invalid API token'], request_id: REQUEST_ID });
 
-    const err = await pylon().execute('me', 'get', {}).catch((e: unknown) => e);
+    const err = await pylon()
+      .execute('me', 'get', {})
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(scope.isDone()).toBe(true);
@@ -378,7 +399,9 @@ describe('pylon issues create/update/delete', () => {
 
   it('update -> PATCH /issues/{id} with only the given fields; returns {data, request_id}', async () => {
     const closed = { ...R.issues, state: 'closed', tags: ['sso'] };
-    const scope = api().patch(`/issues/${ISSUE_ID}`, { state: 'closed', tags: ['sso'] }).reply(200, one(closed));
+    const scope = api()
+      .patch(`/issues/${ISSUE_ID}`, { state: 'closed', tags: ['sso'] })
+      .reply(200, one(closed));
 
     const res = await pylon().execute('issues', 'update', { id: ISSUE_ID, state: 'closed', tags: ['sso'] });
 
@@ -398,8 +421,12 @@ describe('pylon issues create/update/delete', () => {
   it('rejects values outside the allowed state and priority values, naming both', async () => {
     const scope = nock(API);
 
-    const upd = await pylon().execute('issues', 'update', { id: ISSUE_ID, state: 'pending' }).catch((e: unknown) => e);
-    const crt = await pylon().execute('issues', 'create', { title: 't', body_html: '<p>b</p>', priority: 'p1' }).catch((e: unknown) => e);
+    const upd = await pylon()
+      .execute('issues', 'update', { id: ISSUE_ID, state: 'pending' })
+      .catch((e: unknown) => e);
+    const crt = await pylon()
+      .execute('issues', 'create', { title: 't', body_html: '<p>b</p>', priority: 'p1' })
+      .catch((e: unknown) => e);
 
     expect(upd).toBeInstanceOf(ValidationError);
     expect((upd as ValidationError).issues).toEqual([expect.objectContaining({ field: 'state', rule: 'enum' })]);
@@ -409,15 +436,21 @@ describe('pylon issues create/update/delete', () => {
   });
 
   it('refuses an update that would change nothing', async () => {
-    const err = await pylon().execute('issues', 'update', { id: ISSUE_ID }).catch((e: unknown) => e);
+    const err = await pylon()
+      .execute('issues', 'update', { id: ISSUE_ID })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
   });
 
   it('requires start_time and end_time as RFC 3339 date-times for the issues list', async () => {
-    const missing = await pylon().execute('issues', 'list', {}).catch((e: unknown) => e);
-    const malformed = await pylon().execute('issues', 'list', { start_time: '2025-10-01', end_time: 'yesterday' }).catch((e: unknown) => e);
+    const missing = await pylon()
+      .execute('issues', 'list', {})
+      .catch((e: unknown) => e);
+    const malformed = await pylon()
+      .execute('issues', 'list', { start_time: '2025-10-01', end_time: 'yesterday' })
+      .catch((e: unknown) => e);
 
     expect((missing as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
       ['end_time', 'required'],
@@ -432,7 +465,12 @@ describe('pylon issues create/update/delete', () => {
 
 describe('pylon issue sub-resources', () => {
   it('issue_replies create -> POST /issues/{id}/reply; returns {data: {id, issue_id}, request_id}', async () => {
-    const body = { body_html: '<p>Fixed in 4.12, please retry.</p>', message_id: 'msg_4c6e8a0b', user_id: 'u_2b8d4f6a', attachment_urls: ['https://cdn.vendor.example/f/notes.pdf'] };
+    const body = {
+      body_html: '<p>Fixed in 4.12, please retry.</p>',
+      message_id: 'msg_4c6e8a0b',
+      user_id: 'u_2b8d4f6a',
+      attachment_urls: ['https://cdn.vendor.example/f/notes.pdf'],
+    };
     const reply = { data: { id: 'msg_6e8a0c2d', issue_id: ISSUE_ID }, request_id: REQUEST_ID };
     const scope = api().post(`/issues/${ISSUE_ID}/reply`, body).reply(200, reply);
 
@@ -484,18 +522,61 @@ describe('pylon issue sub-resources', () => {
 
 // [entity, action, method, path, params, expected body]
 const WRITES: Array<[Entity | 'milestones', 'create' | 'update', 'post' | 'patch', string, Rec, Rec]> = [
-  ['accounts', 'create', 'post', '/accounts', { name: 'Acme Corp', account_type: 'customer', domains: ['acme.example'], primary_domain: 'acme.example', tags: ['enterprise'] }, { name: 'Acme Corp', account_type: 'customer', domains: ['acme.example'], primary_domain: 'acme.example', tags: ['enterprise'] }],
-  ['accounts', 'update', 'patch', `/accounts/${ACCOUNT_ID}`, { id: ACCOUNT_ID, owner_id: 'u_2b8d4f6a', is_disabled: false }, { owner_id: 'u_2b8d4f6a', is_disabled: false }],
-  ['contacts', 'create', 'post', '/contacts', { name: 'Li Wei', email: 'li.wei@acme.example', account_id: ACCOUNT_ID, portal_role: 'member' }, { name: 'Li Wei', email: 'li.wei@acme.example', account_id: ACCOUNT_ID, portal_role: 'member' }],
+  [
+    'accounts',
+    'create',
+    'post',
+    '/accounts',
+    { name: 'Acme Corp', account_type: 'customer', domains: ['acme.example'], primary_domain: 'acme.example', tags: ['enterprise'] },
+    { name: 'Acme Corp', account_type: 'customer', domains: ['acme.example'], primary_domain: 'acme.example', tags: ['enterprise'] },
+  ],
+  [
+    'accounts',
+    'update',
+    'patch',
+    `/accounts/${ACCOUNT_ID}`,
+    { id: ACCOUNT_ID, owner_id: 'u_2b8d4f6a', is_disabled: false },
+    { owner_id: 'u_2b8d4f6a', is_disabled: false },
+  ],
+  [
+    'contacts',
+    'create',
+    'post',
+    '/contacts',
+    { name: 'Li Wei', email: 'li.wei@acme.example', account_id: ACCOUNT_ID, portal_role: 'member' },
+    { name: 'Li Wei', email: 'li.wei@acme.example', account_id: ACCOUNT_ID, portal_role: 'member' },
+  ],
   ['contacts', 'update', 'patch', '/contacts/c_9a1b3c5d', { id: 'c_9a1b3c5d', phone_numbers: ['14155550123'] }, { phone_numbers: ['14155550123'] }],
   ['teams', 'create', 'post', '/teams', { name: 'Tier 2', user_ids: ['u_2b8d4f6a'] }, { name: 'Tier 2', user_ids: ['u_2b8d4f6a'] }],
   ['teams', 'update', 'patch', '/teams/t_5e7f9a1b', { id: 't_5e7f9a1b', name: 'Tier 2 (EMEA)' }, { name: 'Tier 2 (EMEA)' }],
-  ['tags', 'create', 'post', '/tags', { value: 'sso', object_type: 'issue', hex_color: '#3b82f6' }, { value: 'sso', object_type: 'issue', hex_color: '#3b82f6' }],
+  [
+    'tags',
+    'create',
+    'post',
+    '/tags',
+    { value: 'sso', object_type: 'issue', hex_color: '#3b82f6' },
+    { value: 'sso', object_type: 'issue', hex_color: '#3b82f6' },
+  ],
   ['tags', 'update', 'patch', '/tags/tag_6d2e8f0a', { id: 'tag_6d2e8f0a', hex_color: '#ef4444' }, { hex_color: '#ef4444' }],
-  ['milestones', 'create', 'post', '/milestones', { name: 'Go live', project_id: 'prj_0c2e4a6b', due_date: '2025-12-01T00:00:00Z' }, { name: 'Go live', project_id: 'prj_0c2e4a6b', due_date: '2025-12-01T00:00:00Z' }],
+  [
+    'milestones',
+    'create',
+    'post',
+    '/milestones',
+    { name: 'Go live', project_id: 'prj_0c2e4a6b', due_date: '2025-12-01T00:00:00Z' },
+    { name: 'Go live', project_id: 'prj_0c2e4a6b', due_date: '2025-12-01T00:00:00Z' },
+  ],
   ['milestones', 'update', 'patch', '/milestones/ms_7d9f1b3c', { id: 'ms_7d9f1b3c', name: 'Go live (v2)' }, { name: 'Go live (v2)' }],
 ];
-const MILESTONE = { id: 'ms_7d9f1b3c', name: 'Go live', due_date: '2025-12-01T00:00:00Z', account: { id: ACCOUNT_ID }, project: { id: 'prj_0c2e4a6b' }, created_at: '2025-10-01T00:00:00Z', updated_at: '2025-10-01T00:00:00Z' };
+const MILESTONE = {
+  id: 'ms_7d9f1b3c',
+  name: 'Go live',
+  due_date: '2025-12-01T00:00:00Z',
+  account: { id: ACCOUNT_ID },
+  project: { id: 'prj_0c2e4a6b' },
+  created_at: '2025-10-01T00:00:00Z',
+  updated_at: '2025-10-01T00:00:00Z',
+};
 
 describe('pylon create and update', () => {
   it.each(WRITES)('%s %s -> %s %s; returns {data, request_id}', async (entity, action, method, path, params, body) => {
@@ -509,7 +590,9 @@ describe('pylon create and update', () => {
   });
 
   it('tags create requires value and an object_type of account, issue or contact', async () => {
-    const err = await pylon().execute('tags', 'create', { object_type: 'task' }).catch((e: unknown) => e);
+    const err = await pylon()
+      .execute('tags', 'create', { object_type: 'task' })
+      .catch((e: unknown) => e);
 
     expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
       ['object_type', 'enum'],

@@ -1,13 +1,6 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  AuthenticationError,
-  createConnector,
-  CredentialsError,
-  NotFoundError,
-  UpstreamError,
-  ValidationError,
-} from '../../runtime/index.js';
+import { AuthenticationError, createConnector, CredentialsError, NotFoundError, UpstreamError, ValidationError } from '../../runtime/index.js';
 
 // Salesforce REST API v62.0 on the org's instance host (the token response's instance_url), OAuth 2.0
 // refresh token flow at login.salesforce.com / test.salesforce.com. Bodies follow the REST API
@@ -21,7 +14,13 @@ const TOKEN_PATH = '/services/oauth2/token';
 type Rec = Record<string, any>;
 
 /** Credentials with a current access token and its instance URL: no token request needed. */
-const CREDS = { client_id: '3MVG9lKcPoNINVBIPJjdw1J9LLM82HnFVVX19KY1uA5mu0', client_secret: 'sec-1955279925675241571', refresh_token: 'rtok-5Aep861', access_token: 'tok-00D', instance_url: INSTANCE };
+const CREDS = {
+  client_id: '3MVG9lKcPoNINVBIPJjdw1J9LLM82HnFVVX19KY1uA5mu0',
+  client_secret: 'sec-1955279925675241571',
+  refresh_token: 'rtok-5Aep861',
+  access_token: 'tok-00D',
+  instance_url: INSTANCE,
+};
 
 const salesforce = (credentials: Record<string, string> = CREDS, config: Record<string, string> = {}) =>
   createConnector('salesforce', { credentials, config, http: { retries: 0 } });
@@ -33,19 +32,251 @@ const attrs = (type: string, id: string) => ({ type, url: `${API}/sobjects/${typ
 
 /** One record per query-listed entity, as Salesforce returns it. */
 const R = {
-  accounts: { attributes: attrs('Account', '001D000000IqhSLIAZ'), Id: '001D000000IqhSLIAZ', Name: 'Express Logistics and Transport', AccountNumber: 'CC947211', Type: 'Customer - Channel', Industry: 'Transportation', Phone: '(503) 421-7800', Website: 'www.expressl&t.net', BillingCity: 'Portland', BillingCountry: 'USA', AnnualRevenue: 950000000, NumberOfEmployees: 12300, OwnerId: '005D0000001AzKrIAK', ParentId: null, CreatedDate: '2024-03-14T09:21:37.000+0000', LastModifiedDate: '2024-05-02T16:03:11.000+0000' },
-  contacts: { attributes: attrs('Contact', '003D000000QV9n2IAD'), Id: '003D000000QV9n2IAD', Name: 'Rose Gonzalez', FirstName: 'Rose', LastName: 'Gonzalez', AccountId: '001D000000IqhSLIAZ', Title: 'SVP, Procurement', Email: 'rose@edge.com', Phone: '(512) 757-6000', MobilePhone: '(512) 757-9340', Department: 'Procurement', LeadSource: 'Trade Show', MailingStreet: '313 Constitution Place', MailingCity: 'Austin', MailingState: 'TX', MailingPostalCode: '78767', MailingCountry: 'USA', OwnerId: '005D0000001AzKrIAK', Description: null, CreatedDate: '2024-03-14T09:21:37.000+0000', LastModifiedDate: '2024-03-14T09:21:37.000+0000' },
-  leads: { attributes: attrs('Lead', '00QD000000FZj0pMAD'), Id: '00QD000000FZj0pMAD', Name: 'Bertha Boxer', FirstName: 'Bertha', LastName: 'Boxer', Company: 'Farmers Coop. of Florida', Title: 'Director of Vendor Relations', Email: 'bertha@fcof.net', Phone: '(850) 644-4200', Status: 'Working - Contacted', LeadSource: 'Web', Industry: 'Agriculture', Rating: 'Hot', Street: '321 Westcott Building', City: 'Tallahassee', State: 'FL', PostalCode: '32306', Country: 'USA', IsConverted: false, ConvertedAccountId: null, ConvertedContactId: null, ConvertedOpportunityId: null, OwnerId: '005D0000001AzKrIAK', Description: null, CreatedDate: '2024-03-14T09:21:37.000+0000', LastModifiedDate: '2024-04-01T10:00:00.000+0000' },
-  opportunities: { attributes: attrs('Opportunity', '006D000000CsaJoIAJ'), Id: '006D000000CsaJoIAJ', Name: 'Express Logistics Standby Generator', AccountId: '001D000000IqhSLIAZ', Amount: 220000, CloseDate: '2024-06-30', StageName: 'Closed Won', Probability: 100, Type: 'Existing Customer - Upgrade', LeadSource: 'Web', NextStep: null, ForecastCategoryName: 'Closed', IsClosed: true, IsWon: true, OwnerId: '005D0000001AzKrIAK', Description: null, CreatedDate: '2024-03-14T09:21:37.000+0000', LastModifiedDate: '2024-06-30T17:45:00.000+0000' },
-  tasks: { attributes: attrs('Task', '00TD000000B2xLjMAJ'), Id: '00TD000000B2xLjMAJ', Subject: 'Call', Status: 'Completed', Priority: 'Normal', ActivityDate: '2024-04-02', WhoId: '003D000000QV9n2IAD', WhatId: '006D000000CsaJoIAJ', AccountId: '001D000000IqhSLIAZ', OwnerId: '005D0000001AzKrIAK', Type: 'Call', TaskSubtype: 'Call', IsClosed: true, Description: 'Discussed the renewal.', CreatedDate: '2024-04-02T15:00:00.000+0000', LastModifiedDate: '2024-04-02T15:20:00.000+0000' },
-  events: { attributes: attrs('Event', '00UD0000006jLDeMAM'), Id: '00UD0000006jLDeMAM', Subject: 'Meeting', StartDateTime: '2024-04-10T14:00:00.000+0000', EndDateTime: '2024-04-10T15:00:00.000+0000', ActivityDate: '2024-04-10', IsAllDayEvent: false, DurationInMinutes: 60, Location: 'Portland office', ShowAs: 'Busy', WhoId: '003D000000QV9n2IAD', WhatId: '001D000000IqhSLIAZ', AccountId: '001D000000IqhSLIAZ', OwnerId: '005D0000001AzKrIAK', Type: 'Meeting', Description: null, CreatedDate: '2024-04-01T09:00:00.000+0000', LastModifiedDate: '2024-04-01T09:00:00.000+0000' },
-  campaigns: { attributes: attrs('Campaign', '701D0000000dmWgIAI'), Id: '701D0000000dmWgIAI', Name: 'User Conference - Jun 17-19, 2024', Type: 'Conference', Status: 'Planned', StartDate: '2024-06-17', EndDate: '2024-06-19', IsActive: true, ParentId: null, BudgetedCost: 100000, ActualCost: 81000, ExpectedRevenue: 2500000, NumberOfLeads: 0, NumberOfContacts: 12, NumberOfOpportunities: 3, OwnerId: '005D0000001AzKrIAK', Description: null, CreatedDate: '2024-03-14T09:21:37.000+0000', LastModifiedDate: '2024-03-14T09:21:37.000+0000' },
-  cases: { attributes: attrs('Case', '500D000000Ba5anIAB'), Id: '500D000000Ba5anIAB', CaseNumber: '00001001', Subject: 'Starting generator after electrical failure', Status: 'New', Priority: 'High', Origin: 'Phone', Type: 'Electrical', Reason: 'Performance', IsClosed: false, ClosedDate: null, AccountId: '001D000000IqhSLIAZ', ContactId: '003D000000QV9n2IAD', OwnerId: '005D0000001AzKrIAK', SuppliedEmail: null, SuppliedName: null, Description: 'The generator does not start.', CreatedDate: '2024-03-20T08:00:00.000+0000', LastModifiedDate: '2024-03-20T08:00:00.000+0000' },
-  notes: { attributes: attrs('Note', '002D000000Iu0y9IAB'), Id: '002D000000Iu0y9IAB', Title: 'Renewal call', Body: 'Wants a three-year term.', ParentId: '001D000000IqhSLIAZ', OwnerId: '005D0000001AzKrIAK', IsPrivate: false, CreatedDate: '2024-04-02T15:30:00.000+0000', LastModifiedDate: '2024-04-02T15:30:00.000+0000' },
-  content_versions: { attributes: attrs('ContentVersion', '068D00000004v3BIAQ'), Id: '068D00000004v3BIAQ', Title: 'Proposal', Description: null, PathOnClient: 'Proposal.pdf', FileType: 'PDF', FileExtension: 'pdf', ContentSize: 184320, VersionNumber: '1', ContentDocumentId: '069D00000001FHEIA2', IsLatest: true, OwnerId: '005D0000001AzKrIAK', CreatedDate: '2024-04-03T11:00:00.000+0000', LastModifiedDate: '2024-04-03T11:00:00.000+0000' },
-  attachments: { attributes: attrs('Attachment', '00PD0000001HNCVMA4'), Id: '00PD0000001HNCVMA4', Name: 'contract.pdf', ParentId: '001D000000IqhSLIAZ', ContentType: 'application/pdf', BodyLength: 53219, IsPrivate: false, OwnerId: '005D0000001AzKrIAK', Description: null, CreatedDate: '2024-04-03T11:00:00.000+0000', LastModifiedDate: '2024-04-03T11:00:00.000+0000' },
-  users: { attributes: attrs('User', '005D0000001AzKrIAK'), Id: '005D0000001AzKrIAK', Username: 'ana@acme.com', Name: 'Ana Lima', FirstName: 'Ana', LastName: 'Lima', Email: 'ana@acme.com', Alias: 'alima', Title: 'Account Executive', Department: 'Sales', CompanyName: 'Acme', IsActive: true, UserType: 'Standard', ProfileId: '00eD0000001OiRDIA0', UserRoleId: null, TimeZoneSidKey: 'America/Los_Angeles', LastLoginDate: '2024-05-02T16:00:00.000+0000', CreatedDate: '2024-01-10T09:00:00.000+0000', LastModifiedDate: '2024-05-02T16:00:00.000+0000' },
-  opportunity_stages: { attributes: attrs('OpportunityStage', '01JD0000001ZW1YMAW'), Id: '01JD0000001ZW1YMAW', MasterLabel: 'Prospecting', IsActive: true, SortOrder: 1, IsClosed: false, IsWon: false, ForecastCategory: 'Pipeline', ForecastCategoryName: 'Pipeline', DefaultProbability: 10, Description: null, CreatedDate: '2024-01-10T09:00:00.000+0000', LastModifiedDate: '2024-01-10T09:00:00.000+0000' },
+  accounts: {
+    attributes: attrs('Account', '001D000000IqhSLIAZ'),
+    Id: '001D000000IqhSLIAZ',
+    Name: 'Express Logistics and Transport',
+    AccountNumber: 'CC947211',
+    Type: 'Customer - Channel',
+    Industry: 'Transportation',
+    Phone: '(503) 421-7800',
+    Website: 'www.expressl&t.net',
+    BillingCity: 'Portland',
+    BillingCountry: 'USA',
+    AnnualRevenue: 950000000,
+    NumberOfEmployees: 12300,
+    OwnerId: '005D0000001AzKrIAK',
+    ParentId: null,
+    CreatedDate: '2024-03-14T09:21:37.000+0000',
+    LastModifiedDate: '2024-05-02T16:03:11.000+0000',
+  },
+  contacts: {
+    attributes: attrs('Contact', '003D000000QV9n2IAD'),
+    Id: '003D000000QV9n2IAD',
+    Name: 'Rose Gonzalez',
+    FirstName: 'Rose',
+    LastName: 'Gonzalez',
+    AccountId: '001D000000IqhSLIAZ',
+    Title: 'SVP, Procurement',
+    Email: 'rose@edge.com',
+    Phone: '(512) 757-6000',
+    MobilePhone: '(512) 757-9340',
+    Department: 'Procurement',
+    LeadSource: 'Trade Show',
+    MailingStreet: '313 Constitution Place',
+    MailingCity: 'Austin',
+    MailingState: 'TX',
+    MailingPostalCode: '78767',
+    MailingCountry: 'USA',
+    OwnerId: '005D0000001AzKrIAK',
+    Description: null,
+    CreatedDate: '2024-03-14T09:21:37.000+0000',
+    LastModifiedDate: '2024-03-14T09:21:37.000+0000',
+  },
+  leads: {
+    attributes: attrs('Lead', '00QD000000FZj0pMAD'),
+    Id: '00QD000000FZj0pMAD',
+    Name: 'Bertha Boxer',
+    FirstName: 'Bertha',
+    LastName: 'Boxer',
+    Company: 'Farmers Coop. of Florida',
+    Title: 'Director of Vendor Relations',
+    Email: 'bertha@fcof.net',
+    Phone: '(850) 644-4200',
+    Status: 'Working - Contacted',
+    LeadSource: 'Web',
+    Industry: 'Agriculture',
+    Rating: 'Hot',
+    Street: '321 Westcott Building',
+    City: 'Tallahassee',
+    State: 'FL',
+    PostalCode: '32306',
+    Country: 'USA',
+    IsConverted: false,
+    ConvertedAccountId: null,
+    ConvertedContactId: null,
+    ConvertedOpportunityId: null,
+    OwnerId: '005D0000001AzKrIAK',
+    Description: null,
+    CreatedDate: '2024-03-14T09:21:37.000+0000',
+    LastModifiedDate: '2024-04-01T10:00:00.000+0000',
+  },
+  opportunities: {
+    attributes: attrs('Opportunity', '006D000000CsaJoIAJ'),
+    Id: '006D000000CsaJoIAJ',
+    Name: 'Express Logistics Standby Generator',
+    AccountId: '001D000000IqhSLIAZ',
+    Amount: 220000,
+    CloseDate: '2024-06-30',
+    StageName: 'Closed Won',
+    Probability: 100,
+    Type: 'Existing Customer - Upgrade',
+    LeadSource: 'Web',
+    NextStep: null,
+    ForecastCategoryName: 'Closed',
+    IsClosed: true,
+    IsWon: true,
+    OwnerId: '005D0000001AzKrIAK',
+    Description: null,
+    CreatedDate: '2024-03-14T09:21:37.000+0000',
+    LastModifiedDate: '2024-06-30T17:45:00.000+0000',
+  },
+  tasks: {
+    attributes: attrs('Task', '00TD000000B2xLjMAJ'),
+    Id: '00TD000000B2xLjMAJ',
+    Subject: 'Call',
+    Status: 'Completed',
+    Priority: 'Normal',
+    ActivityDate: '2024-04-02',
+    WhoId: '003D000000QV9n2IAD',
+    WhatId: '006D000000CsaJoIAJ',
+    AccountId: '001D000000IqhSLIAZ',
+    OwnerId: '005D0000001AzKrIAK',
+    Type: 'Call',
+    TaskSubtype: 'Call',
+    IsClosed: true,
+    Description: 'Discussed the renewal.',
+    CreatedDate: '2024-04-02T15:00:00.000+0000',
+    LastModifiedDate: '2024-04-02T15:20:00.000+0000',
+  },
+  events: {
+    attributes: attrs('Event', '00UD0000006jLDeMAM'),
+    Id: '00UD0000006jLDeMAM',
+    Subject: 'Meeting',
+    StartDateTime: '2024-04-10T14:00:00.000+0000',
+    EndDateTime: '2024-04-10T15:00:00.000+0000',
+    ActivityDate: '2024-04-10',
+    IsAllDayEvent: false,
+    DurationInMinutes: 60,
+    Location: 'Portland office',
+    ShowAs: 'Busy',
+    WhoId: '003D000000QV9n2IAD',
+    WhatId: '001D000000IqhSLIAZ',
+    AccountId: '001D000000IqhSLIAZ',
+    OwnerId: '005D0000001AzKrIAK',
+    Type: 'Meeting',
+    Description: null,
+    CreatedDate: '2024-04-01T09:00:00.000+0000',
+    LastModifiedDate: '2024-04-01T09:00:00.000+0000',
+  },
+  campaigns: {
+    attributes: attrs('Campaign', '701D0000000dmWgIAI'),
+    Id: '701D0000000dmWgIAI',
+    Name: 'User Conference - Jun 17-19, 2024',
+    Type: 'Conference',
+    Status: 'Planned',
+    StartDate: '2024-06-17',
+    EndDate: '2024-06-19',
+    IsActive: true,
+    ParentId: null,
+    BudgetedCost: 100000,
+    ActualCost: 81000,
+    ExpectedRevenue: 2500000,
+    NumberOfLeads: 0,
+    NumberOfContacts: 12,
+    NumberOfOpportunities: 3,
+    OwnerId: '005D0000001AzKrIAK',
+    Description: null,
+    CreatedDate: '2024-03-14T09:21:37.000+0000',
+    LastModifiedDate: '2024-03-14T09:21:37.000+0000',
+  },
+  cases: {
+    attributes: attrs('Case', '500D000000Ba5anIAB'),
+    Id: '500D000000Ba5anIAB',
+    CaseNumber: '00001001',
+    Subject: 'Starting generator after electrical failure',
+    Status: 'New',
+    Priority: 'High',
+    Origin: 'Phone',
+    Type: 'Electrical',
+    Reason: 'Performance',
+    IsClosed: false,
+    ClosedDate: null,
+    AccountId: '001D000000IqhSLIAZ',
+    ContactId: '003D000000QV9n2IAD',
+    OwnerId: '005D0000001AzKrIAK',
+    SuppliedEmail: null,
+    SuppliedName: null,
+    Description: 'The generator does not start.',
+    CreatedDate: '2024-03-20T08:00:00.000+0000',
+    LastModifiedDate: '2024-03-20T08:00:00.000+0000',
+  },
+  notes: {
+    attributes: attrs('Note', '002D000000Iu0y9IAB'),
+    Id: '002D000000Iu0y9IAB',
+    Title: 'Renewal call',
+    Body: 'Wants a three-year term.',
+    ParentId: '001D000000IqhSLIAZ',
+    OwnerId: '005D0000001AzKrIAK',
+    IsPrivate: false,
+    CreatedDate: '2024-04-02T15:30:00.000+0000',
+    LastModifiedDate: '2024-04-02T15:30:00.000+0000',
+  },
+  content_versions: {
+    attributes: attrs('ContentVersion', '068D00000004v3BIAQ'),
+    Id: '068D00000004v3BIAQ',
+    Title: 'Proposal',
+    Description: null,
+    PathOnClient: 'Proposal.pdf',
+    FileType: 'PDF',
+    FileExtension: 'pdf',
+    ContentSize: 184320,
+    VersionNumber: '1',
+    ContentDocumentId: '069D00000001FHEIA2',
+    IsLatest: true,
+    OwnerId: '005D0000001AzKrIAK',
+    CreatedDate: '2024-04-03T11:00:00.000+0000',
+    LastModifiedDate: '2024-04-03T11:00:00.000+0000',
+  },
+  attachments: {
+    attributes: attrs('Attachment', '00PD0000001HNCVMA4'),
+    Id: '00PD0000001HNCVMA4',
+    Name: 'contract.pdf',
+    ParentId: '001D000000IqhSLIAZ',
+    ContentType: 'application/pdf',
+    BodyLength: 53219,
+    IsPrivate: false,
+    OwnerId: '005D0000001AzKrIAK',
+    Description: null,
+    CreatedDate: '2024-04-03T11:00:00.000+0000',
+    LastModifiedDate: '2024-04-03T11:00:00.000+0000',
+  },
+  users: {
+    attributes: attrs('User', '005D0000001AzKrIAK'),
+    Id: '005D0000001AzKrIAK',
+    Username: 'ana@acme.com',
+    Name: 'Ana Lima',
+    FirstName: 'Ana',
+    LastName: 'Lima',
+    Email: 'ana@acme.com',
+    Alias: 'alima',
+    Title: 'Account Executive',
+    Department: 'Sales',
+    CompanyName: 'Acme',
+    IsActive: true,
+    UserType: 'Standard',
+    ProfileId: '00eD0000001OiRDIA0',
+    UserRoleId: null,
+    TimeZoneSidKey: 'America/Los_Angeles',
+    LastLoginDate: '2024-05-02T16:00:00.000+0000',
+    CreatedDate: '2024-01-10T09:00:00.000+0000',
+    LastModifiedDate: '2024-05-02T16:00:00.000+0000',
+  },
+  opportunity_stages: {
+    attributes: attrs('OpportunityStage', '01JD0000001ZW1YMAW'),
+    Id: '01JD0000001ZW1YMAW',
+    MasterLabel: 'Prospecting',
+    IsActive: true,
+    SortOrder: 1,
+    IsClosed: false,
+    IsWon: false,
+    ForecastCategory: 'Pipeline',
+    ForecastCategoryName: 'Pipeline',
+    DefaultProbability: 10,
+    Description: null,
+    CreatedDate: '2024-01-10T09:00:00.000+0000',
+    LastModifiedDate: '2024-01-10T09:00:00.000+0000',
+  },
 } satisfies Record<string, Rec>;
 type Entity = keyof typeof R;
 
@@ -60,18 +291,62 @@ afterEach(() => {
 
 // [entity, sObject, the default query sent when q is omitted]
 const LISTS: Array<[Exclude<Entity, 'accounts'>, string, string]> = [
-  ['contacts', 'Contact', 'SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Contact'],
-  ['leads', 'Lead', 'SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Lead'],
-  ['opportunities', 'Opportunity', 'SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate, SystemModstamp FROM Opportunity'],
-  ['tasks', 'Task', 'SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate, SystemModstamp FROM Task'],
-  ['events', 'Event', 'SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Event'],
-  ['campaigns', 'Campaign', 'SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Campaign'],
-  ['cases', 'Case', 'SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Case'],
+  [
+    'contacts',
+    'Contact',
+    'SELECT Id, Name, FirstName, LastName, AccountId, Title, Email, Phone, MobilePhone, Department, LeadSource, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Contact',
+  ],
+  [
+    'leads',
+    'Lead',
+    'SELECT Id, Name, FirstName, LastName, Company, Title, Email, Phone, Status, LeadSource, Industry, Rating, Street, City, State, PostalCode, Country, IsConverted, ConvertedAccountId, ConvertedContactId, ConvertedOpportunityId, OwnerId, Description, LastActivityDate, CreatedDate, LastModifiedDate, SystemModstamp FROM Lead',
+  ],
+  [
+    'opportunities',
+    'Opportunity',
+    'SELECT Id, Name, AccountId, Amount, CloseDate, StageName, Probability, Type, LeadSource, NextStep, ForecastCategoryName, IsClosed, IsWon, OwnerId, Description, ContactId, CreatedDate, LastModifiedDate, SystemModstamp FROM Opportunity',
+  ],
+  [
+    'tasks',
+    'Task',
+    'SELECT Id, Subject, Status, Priority, ActivityDate, WhoId, WhatId, AccountId, OwnerId, Type, TaskSubtype, IsClosed, Description, CallDisposition, CreatedDate, LastModifiedDate, SystemModstamp FROM Task',
+  ],
+  [
+    'events',
+    'Event',
+    'SELECT Id, Subject, StartDateTime, EndDateTime, ActivityDate, IsAllDayEvent, DurationInMinutes, Location, ShowAs, WhoId, WhatId, AccountId, OwnerId, Type, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Event',
+  ],
+  [
+    'campaigns',
+    'Campaign',
+    'SELECT Id, Name, Type, Status, StartDate, EndDate, IsActive, ParentId, BudgetedCost, ActualCost, ExpectedRevenue, NumberOfLeads, NumberOfContacts, NumberOfOpportunities, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Campaign',
+  ],
+  [
+    'cases',
+    'Case',
+    'SELECT Id, CaseNumber, Subject, Status, Priority, Origin, Type, Reason, IsClosed, ClosedDate, AccountId, ContactId, OwnerId, SuppliedEmail, SuppliedName, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Case',
+  ],
   ['notes', 'Note', 'SELECT Id, Title, Body, ParentId, OwnerId, IsPrivate, CreatedDate, LastModifiedDate, SystemModstamp FROM Note'],
-  ['content_versions', 'ContentVersion', 'SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate, SystemModstamp FROM ContentVersion'],
-  ['attachments', 'Attachment', 'SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Attachment'],
-  ['users', 'User', 'SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate, SystemModstamp FROM User'],
-  ['opportunity_stages', 'OpportunityStage', 'SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM OpportunityStage'],
+  [
+    'content_versions',
+    'ContentVersion',
+    'SELECT Id, Title, Description, PathOnClient, FileType, FileExtension, ContentSize, VersionNumber, ContentDocumentId, IsLatest, OwnerId, CreatedDate, LastModifiedDate, SystemModstamp FROM ContentVersion',
+  ],
+  [
+    'attachments',
+    'Attachment',
+    'SELECT Id, Name, ParentId, ContentType, BodyLength, IsPrivate, OwnerId, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM Attachment',
+  ],
+  [
+    'users',
+    'User',
+    'SELECT Id, Username, Name, FirstName, LastName, Email, Alias, Title, Department, CompanyName, IsActive, UserType, ProfileId, UserRoleId, TimeZoneSidKey, LastLoginDate, AccountId, ContactId, Division, EmployeeNumber, Street, City, State, PostalCode, Country, CreatedDate, LastModifiedDate, SystemModstamp FROM User',
+  ],
+  [
+    'opportunity_stages',
+    'OpportunityStage',
+    'SELECT Id, MasterLabel, IsActive, SortOrder, IsClosed, IsWon, ForecastCategory, ForecastCategoryName, DefaultProbability, Description, CreatedDate, LastModifiedDate, SystemModstamp FROM OpportunityStage',
+  ],
 ];
 
 describe('salesforce SOQL lists (GET /query)', () => {
@@ -91,9 +366,13 @@ describe('salesforce SOQL lists (GET /query)', () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it.each(LISTS)('%s list sends the caller\'s q instead', async (entity, sobject) => {
+  it.each(LISTS)("%s list sends the caller's q instead", async (entity, sobject) => {
     const q = `SELECT Id FROM ${sobject} WHERE CreatedDate = LAST_N_DAYS:7 LIMIT 10`;
-    const scope = api().matchHeader('sforce-query-options', 'batchSize=200').get(`${API}/query`).query({ q }).reply(200, done([{ attributes: R[entity].attributes, Id: R[entity].Id }]));
+    const scope = api()
+      .matchHeader('sforce-query-options', 'batchSize=200')
+      .get(`${API}/query`)
+      .query({ q })
+      .reply(200, done([{ attributes: R[entity].attributes, Id: R[entity].Id }]));
 
     const res = await salesforce().execute(entity, 'list', { q });
 
@@ -103,7 +382,11 @@ describe('salesforce SOQL lists (GET /query)', () => {
 
   it('accounts list runs the q given, with batchSize=200 unless told otherwise', async () => {
     const q = "SELECT Id, Name, Industry FROM Account WHERE Industry = 'Transportation' ORDER BY Name";
-    const scope = api().matchHeader('sforce-query-options', 'batchSize=200').get(`${API}/query`).query({ q }).reply(200, done([R.accounts]));
+    const scope = api()
+      .matchHeader('sforce-query-options', 'batchSize=200')
+      .get(`${API}/query`)
+      .query({ q })
+      .reply(200, done([R.accounts]));
 
     const res = await salesforce().execute('accounts', 'list', { q });
 
@@ -115,18 +398,31 @@ describe('salesforce SOQL lists (GET /query)', () => {
 
   it('accounts list requires q; batchSize must stay within 200..2000', async () => {
     const scope = nock(INSTANCE);
-    const missing = await salesforce().execute('accounts', 'list', {}).catch((e: unknown) => e);
+    const missing = await salesforce()
+      .execute('accounts', 'list', {})
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ValidationError);
     expect((missing as ValidationError).issues).toEqual([expect.objectContaining({ field: 'q', rule: 'required' })]);
-    const small = await salesforce().execute('accounts', 'list', { q: 'SELECT Id FROM Account', batchSize: 100 }).catch((e: unknown) => e);
+    const small = await salesforce()
+      .execute('accounts', 'list', { q: 'SELECT Id FROM Account', batchSize: 100 })
+      .catch((e: unknown) => e);
     expect((small as ValidationError).issues).toEqual([expect.objectContaining({ field: 'batchSize', rule: 'minimum', limit: 200 })]);
     expect(scope.isDone()).toBe(true);
   });
 
   it('query list runs any SOQL query and sends the batchSize given', async () => {
     const q = 'SELECT Id, Name, StageName FROM Opportunity WHERE IsClosed = false LIMIT 50';
-    const row = { attributes: attrs('Opportunity', '006D000000CsaJpIAJ'), Id: '006D000000CsaJpIAJ', Name: 'Edge Emergency Generator', StageName: 'Id. Decision Makers' };
-    const scope = api().matchHeader('sforce-query-options', 'batchSize=1000').get(`${API}/query`).query({ q }).reply(200, done([row]));
+    const row = {
+      attributes: attrs('Opportunity', '006D000000CsaJpIAJ'),
+      Id: '006D000000CsaJpIAJ',
+      Name: 'Edge Emergency Generator',
+      StageName: 'Id. Decision Makers',
+    };
+    const scope = api()
+      .matchHeader('sforce-query-options', 'batchSize=1000')
+      .get(`${API}/query`)
+      .query({ q })
+      .reply(200, done([row]));
 
     const res = await salesforce().execute('query', 'list', { q, batchSize: 1000 });
 
@@ -142,7 +438,11 @@ describe('salesforce pagination (next_records_url: done / nextRecordsUrl)', () =
     const next = `${API}/query/01gD0000002HU6KIAW-200`;
     const a1 = { attributes: attrs('Account', '001D000000IRFmaIAH'), Id: '001D000000IRFmaIAH', Name: 'Test 1' };
     const a2 = { attributes: attrs('Account', '001D000000IomazIAB'), Id: '001D000000IomazIAB', Name: 'Test 2' };
-    const first = api().matchHeader('sforce-query-options', 'batchSize=200').get(`${API}/query`).query({ q }).reply(200, { totalSize: 201, done: false, nextRecordsUrl: next, records: [a1] });
+    const first = api()
+      .matchHeader('sforce-query-options', 'batchSize=200')
+      .get(`${API}/query`)
+      .query({ q })
+      .reply(200, { totalSize: 201, done: false, nextRecordsUrl: next, records: [a1] });
     // Query More Results: a plain GET of the URL, without q or the query options header.
     const more = nock(INSTANCE, { badheaders: ['sforce-query-options'] })
       .matchHeader('authorization', 'Bearer tok-00D')
@@ -165,7 +465,15 @@ describe('salesforce pagination (next_records_url: done / nextRecordsUrl)', () =
 
   it('walks two pages of a default-query list (contacts)', async () => {
     const next = `${API}/query/01gD0000002HU6KIAW-400`;
-    const c2 = { ...R.contacts, attributes: attrs('Contact', '003D000000QV9n3IAD'), Id: '003D000000QV9n3IAD', Name: 'Sean Forbes', FirstName: 'Sean', LastName: 'Forbes', Email: 'sean@edge.com' };
+    const c2 = {
+      ...R.contacts,
+      attributes: attrs('Contact', '003D000000QV9n3IAD'),
+      Id: '003D000000QV9n3IAD',
+      Name: 'Sean Forbes',
+      FirstName: 'Sean',
+      LastName: 'Forbes',
+      Email: 'sean@edge.com',
+    };
     const scope = api()
       .get(`${API}/query`)
       .query({ q: LISTS[0]![2] })
@@ -185,7 +493,9 @@ describe('salesforce pagination (next_records_url: done / nextRecordsUrl)', () =
 
   it('refuses a nextRecordsUrl that is not a Salesforce data path', async () => {
     const scope = nock(INSTANCE);
-    const err = await salesforce().execute('query', 'list', { q: 'SELECT Id FROM Account', nextRecordsUrl: 'https://evil.example/steal' }).catch((e: unknown) => e);
+    const err = await salesforce()
+      .execute('query', 'list', { q: 'SELECT Id FROM Account', nextRecordsUrl: 'https://evil.example/steal' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'nextRecordsUrl', rule: 'pattern' })]);
     expect(scope.isDone()).toBe(true);
@@ -219,7 +529,9 @@ describe('salesforce get (GET /sobjects/{sObject}/{id})', () => {
 
   it('wants an 18-character id', async () => {
     const scope = nock(INSTANCE);
-    const err = await salesforce().execute('accounts', 'get', { id: '001D000000IqhSL' }).catch((e: unknown) => e);
+    const err = await salesforce()
+      .execute('accounts', 'get', { id: '001D000000IqhSL' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'id', rule: 'pattern' })]);
     expect(scope.isDone()).toBe(true);
@@ -229,7 +541,9 @@ describe('salesforce get (GET /sobjects/{sObject}/{id})', () => {
     const scope = api()
       .get(`${API}/sobjects/Account/001D000000IqhSLIAA`)
       .reply(404, [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]);
-    const err = await salesforce().execute('accounts', 'get', { id: '001D000000IqhSLIAA' }).catch((e: unknown) => e);
+    const err = await salesforce()
+      .execute('accounts', 'get', { id: '001D000000IqhSLIAA' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).upstreamStatus).toBe(404);
     expect(scope.isDone()).toBe(true);
@@ -238,8 +552,28 @@ describe('salesforce get (GET /sobjects/{sObject}/{id})', () => {
 
 describe('salesforce accounts create / update / delete', () => {
   it('create posts the fields and returns {id, success, errors}', async () => {
-    const body = { Name: 'Express Logistics and Transport', AccountNumber: 'CC947211', Type: 'Customer - Channel', Industry: 'Transportation', Phone: '(503) 421-7800', Website: 'www.expressl&t.net', BillingStreet: '620 SW 5th Avenue Suite 400', BillingCity: 'Portland', BillingState: 'Oregon', BillingPostalCode: '97204', BillingCountry: 'USA', AnnualRevenue: 950000000, NumberOfEmployees: 12300, Description: 'Commercial logistics and transportation.', OwnerId: '005D0000001AzKrIAK', ParentId: '001D000000IRFmaIAH' };
-    const scope = api().matchHeader('content-type', 'application/json').post(`${API}/sobjects/Account`, body).reply(201, { id: '001D000000IqhSLIAZ', errors: [], success: true });
+    const body = {
+      Name: 'Express Logistics and Transport',
+      AccountNumber: 'CC947211',
+      Type: 'Customer - Channel',
+      Industry: 'Transportation',
+      Phone: '(503) 421-7800',
+      Website: 'www.expressl&t.net',
+      BillingStreet: '620 SW 5th Avenue Suite 400',
+      BillingCity: 'Portland',
+      BillingState: 'Oregon',
+      BillingPostalCode: '97204',
+      BillingCountry: 'USA',
+      AnnualRevenue: 950000000,
+      NumberOfEmployees: 12300,
+      Description: 'Commercial logistics and transportation.',
+      OwnerId: '005D0000001AzKrIAK',
+      ParentId: '001D000000IRFmaIAH',
+    };
+    const scope = api()
+      .matchHeader('content-type', 'application/json')
+      .post(`${API}/sobjects/Account`, body)
+      .reply(201, { id: '001D000000IqhSLIAZ', errors: [], success: true });
 
     const res = await salesforce().execute('accounts', 'create', body);
 
@@ -249,7 +583,9 @@ describe('salesforce accounts create / update / delete', () => {
 
   it('create needs Name and refuses unknown fields', async () => {
     const scope = nock(INSTANCE);
-    const err = await salesforce().execute('accounts', 'create', { Industry: 'Energy', Rating__c: 'Hot' }).catch((e: unknown) => e);
+    const err = await salesforce()
+      .execute('accounts', 'create', { Industry: 'Energy', Rating__c: 'Hot' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => [i.field, i.rule]).sort()).toEqual([
       ['Name', 'required'],
@@ -269,7 +605,9 @@ describe('salesforce accounts create / update / delete', () => {
 
   it('update refuses a call that changes nothing', async () => {
     const scope = nock(INSTANCE);
-    const err = await salesforce().execute('accounts', 'update', { id: '001D000000IqhSLIAZ' }).catch((e: unknown) => e);
+    const err = await salesforce()
+      .execute('accounts', 'update', { id: '001D000000IqhSLIAZ' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'params', rule: 'at_least_one_of' })]);
     expect(scope.isDone()).toBe(true);
@@ -287,9 +625,44 @@ describe('salesforce accounts create / update / delete', () => {
 
 describe('salesforce sobjects (generic CRUD by sobjectType)', () => {
   it('list describes the available objects (GET /sobjects)', async () => {
-    const account = { activateable: false, createable: true, custom: false, customSetting: false, deletable: true, deprecatedAndHidden: false, feedEnabled: true, keyPrefix: '001', label: 'Account', labelPlural: 'Accounts', layoutable: true, mergeable: true, mruEnabled: true, name: 'Account', queryable: true, replicateable: true, retrieveable: true, searchable: true, triggerable: true, undeletable: true, updateable: true, urls: { sobject: `${API}/sobjects/Account`, describe: `${API}/sobjects/Account/describe`, rowTemplate: `${API}/sobjects/Account/{ID}` } };
-    const invoice = { ...account, custom: true, feedEnabled: false, keyPrefix: 'a00', label: 'Invoice', labelPlural: 'Invoices', mergeable: false, name: 'Invoice__c', urls: { sobject: `${API}/sobjects/Invoice__c`, describe: `${API}/sobjects/Invoice__c/describe`, rowTemplate: `${API}/sobjects/Invoice__c/{ID}` } };
-    const scope = api().get(`${API}/sobjects`).reply(200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: [account, invoice] });
+    const account = {
+      activateable: false,
+      createable: true,
+      custom: false,
+      customSetting: false,
+      deletable: true,
+      deprecatedAndHidden: false,
+      feedEnabled: true,
+      keyPrefix: '001',
+      label: 'Account',
+      labelPlural: 'Accounts',
+      layoutable: true,
+      mergeable: true,
+      mruEnabled: true,
+      name: 'Account',
+      queryable: true,
+      replicateable: true,
+      retrieveable: true,
+      searchable: true,
+      triggerable: true,
+      undeletable: true,
+      updateable: true,
+      urls: { sobject: `${API}/sobjects/Account`, describe: `${API}/sobjects/Account/describe`, rowTemplate: `${API}/sobjects/Account/{ID}` },
+    };
+    const invoice = {
+      ...account,
+      custom: true,
+      feedEnabled: false,
+      keyPrefix: 'a00',
+      label: 'Invoice',
+      labelPlural: 'Invoices',
+      mergeable: false,
+      name: 'Invoice__c',
+      urls: { sobject: `${API}/sobjects/Invoice__c`, describe: `${API}/sobjects/Invoice__c/describe`, rowTemplate: `${API}/sobjects/Invoice__c/{ID}` },
+    };
+    const scope = api()
+      .get(`${API}/sobjects`)
+      .reply(200, { encoding: 'UTF-8', maxBatchSize: 200, sobjects: [account, invoice] });
 
     const res = await salesforce().execute('sobjects', 'list', {});
 
@@ -299,7 +672,9 @@ describe('salesforce sobjects (generic CRUD by sobjectType)', () => {
   });
 
   it('create posts free-form field values to /sobjects/{sobjectType}', async () => {
-    const scope = api().post(`${API}/sobjects/Lead`, { FirstName: 'Test', LastName: 'API', Company: 'Acme' }).reply(201, { id: '00QD000000FZj0qMAD', errors: [], success: true });
+    const scope = api()
+      .post(`${API}/sobjects/Lead`, { FirstName: 'Test', LastName: 'API', Company: 'Acme' })
+      .reply(201, { id: '00QD000000FZj0qMAD', errors: [], success: true });
 
     const res = await salesforce().execute('sobjects', 'create', { sobjectType: 'Lead', FirstName: 'Test', LastName: 'API', Company: 'Acme' });
 
@@ -337,7 +712,9 @@ describe('salesforce sobjects (generic CRUD by sobjectType)', () => {
 
   it('refuses an sobjectType that is not an API name (no path tricks)', async () => {
     const scope = nock(INSTANCE);
-    const err = await salesforce().execute('sobjects', 'get', { sobjectType: '../limits', id: '001D000000IqhSLIAZ' }).catch((e: unknown) => e);
+    const err = await salesforce()
+      .execute('sobjects', 'get', { sobjectType: '../limits', id: '001D000000IqhSLIAZ' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'sobjectType', rule: 'pattern' })]);
     expect(scope.isDone()).toBe(true);
@@ -393,7 +770,12 @@ describe('salesforce reports (Reports and Dashboards REST API)', () => {
     };
     const scope = api()
       .get(`${API}/analytics/reports/${reportId}/describe`)
-      .reply(200, { attributes: { describeUrl: listed.describeUrl, type: 'Report' }, reportMetadata, reportExtendedMetadata: { aggregateColumnInfo: {}, detailColumnInfo: {}, groupingColumnInfo: {} }, reportTypeMetadata: { categories: [] } });
+      .reply(200, {
+        attributes: { describeUrl: listed.describeUrl, type: 'Report' },
+        reportMetadata,
+        reportExtendedMetadata: { aggregateColumnInfo: {}, detailColumnInfo: {}, groupingColumnInfo: {} },
+        reportTypeMetadata: { categories: [] },
+      });
 
     const res = await salesforce().execute('reports', 'get', { id: reportId });
 
@@ -429,7 +811,12 @@ describe('salesforce OAuth2.0 (refresh token, instance_url as API host)', () => 
 
     expect(res.data).toEqual(R.users);
     expect(onTokenRefresh).toHaveBeenCalledTimes(1);
-    expect(onTokenRefresh.mock.calls[0]![0]).toMatchObject({ access_token: 'tok-new', refresh_token: 'rtok-5Aep861', rotated: false, kept: { instance_url: 'https://acme.my.salesforce.com' } });
+    expect(onTokenRefresh.mock.calls[0]![0]).toMatchObject({
+      access_token: 'tok-new',
+      refresh_token: 'rtok-5Aep861',
+      rotated: false,
+      kept: { instance_url: 'https://acme.my.salesforce.com' },
+    });
     expect(token.isDone()).toBe(true);
     expect(scope.isDone()).toBe(true);
   });
@@ -447,7 +834,9 @@ describe('salesforce OAuth2.0 (refresh token, instance_url as API host)', () => 
   });
 
   it('refreshes once after a 401 INVALID_SESSION_ID and retries with the new token', async () => {
-    const stale = api('tok-00D').get(`${API}/sobjects/Account/001D000000IqhSLIAZ`).reply(401, [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }]);
+    const stale = api('tok-00D')
+      .get(`${API}/sobjects/Account/001D000000IqhSLIAZ`)
+      .reply(401, [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }]);
     const token = nock(LOGIN).post(TOKEN_PATH, tokenBody).reply(200, tokenResponse(INSTANCE));
     const retry = api('tok-new').get(`${API}/sobjects/Account/001D000000IqhSLIAZ`).reply(200, R.accounts);
 
@@ -463,7 +852,9 @@ describe('salesforce OAuth2.0 (refresh token, instance_url as API host)', () => 
     const token = nock(LOGIN).post(TOKEN_PATH, tokenBody).reply(200, tokenResponse('https://acme.my.salesforce.com.evil.example'));
     const evil = nock('https://acme.my.salesforce.com.evil.example');
 
-    const err = await salesforce(REFRESH).execute('sobjects', 'list', {}).catch((e: unknown) => e);
+    const err = await salesforce(REFRESH)
+      .execute('sobjects', 'list', {})
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(UpstreamError);
     expect((err as Error).message).toMatch(/acme\.my\.salesforce\.com\.evil\.example is not one this connector may call/);
@@ -474,7 +865,9 @@ describe('salesforce OAuth2.0 (refresh token, instance_url as API host)', () => 
   it('a refused refresh is an AuthenticationError', async () => {
     const token = nock(LOGIN).post(TOKEN_PATH, tokenBody).reply(400, { error: 'invalid_grant', error_description: 'expired access/refresh token' });
 
-    const err = await salesforce(REFRESH).execute('sobjects', 'list', {}).catch((e: unknown) => e);
+    const err = await salesforce(REFRESH)
+      .execute('sobjects', 'list', {})
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(token.isDone()).toBe(true);
@@ -482,7 +875,9 @@ describe('salesforce OAuth2.0 (refresh token, instance_url as API host)', () => 
 
   it('an access_token without its instance_url cannot locate the org', async () => {
     const { instance_url: _unused, ...withoutInstance } = CREDS;
-    const err = await salesforce(withoutInstance).execute('sobjects', 'list', {}).catch((e: unknown) => e);
+    const err = await salesforce(withoutInstance)
+      .execute('sobjects', 'list', {})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredentialsError);
     expect((err as Error).message).toMatch(/instance_url/);
   });

@@ -133,7 +133,12 @@ const issue = {
   project: { id: '2', name: 'Pump Station', slug: 'pump-station' },
   shareId: null,
   shortId: 'PUMP-STATION-1',
-  stats: { '24h': [[1541455200.0, 473], [1541458800.0, 914]] },
+  stats: {
+    '24h': [
+      [1541455200.0, 473],
+      [1541458800.0, 914],
+    ],
+  },
   status: 'unresolved',
   statusDetails: {},
   subscriptionDetails: null,
@@ -313,9 +318,30 @@ const GETS: Array<[string, string, Rec, string, Record<string, string>, Rec]> = 
     {},
     eventDetail,
   ],
-  ['issue_events', 'get', { organization_slug: ORG, issue_id: '1', event_id: 'latest', environment: ['production'] }, `/organizations/${ORG}/issues/1/events/latest/`, { environment: 'production' }, eventDetail],
-  ['releases', 'get', { organization_slug: ORG, version: 'backend@1.2.0+45' }, `/organizations/${ORG}/releases/backend%401.2.0%2B45/`, {}, { ...release, version: 'backend@1.2.0+45' }],
-  ['teams', 'get', { organization_slug: ORG, team_slug: 'powerful-abolitionist', expand: 'projects', collapse: 'organization' }, `/teams/${ORG}/powerful-abolitionist/`, { expand: 'projects', collapse: 'organization' }, teamDetail],
+  [
+    'issue_events',
+    'get',
+    { organization_slug: ORG, issue_id: '1', event_id: 'latest', environment: ['production'] },
+    `/organizations/${ORG}/issues/1/events/latest/`,
+    { environment: 'production' },
+    eventDetail,
+  ],
+  [
+    'releases',
+    'get',
+    { organization_slug: ORG, version: 'backend@1.2.0+45' },
+    `/organizations/${ORG}/releases/backend%401.2.0%2B45/`,
+    {},
+    { ...release, version: 'backend@1.2.0+45' },
+  ],
+  [
+    'teams',
+    'get',
+    { organization_slug: ORG, team_slug: 'powerful-abolitionist', expand: 'projects', collapse: 'organization' },
+    `/teams/${ORG}/powerful-abolitionist/`,
+    { expand: 'projects', collapse: 'organization' },
+    teamDetail,
+  ],
 ];
 
 describe('sentry get', () => {
@@ -330,7 +356,9 @@ describe('sentry get', () => {
   });
 
   it('project_detail returns the fields that the listing omits', async () => {
-    const listScope = api().get(`/api/0/organizations/${ORG}/projects/`).reply(200, [project], lastPage(`/organizations/${ORG}/projects/`));
+    const listScope = api()
+      .get(`/api/0/organizations/${ORG}/projects/`)
+      .reply(200, [project], lastPage(`/organizations/${ORG}/projects/`));
     const detailScope = api().get(`/api/0/projects/${ORG}/pump-station/`).reply(200, projectDetail);
     const conn = sentry();
 
@@ -387,7 +415,9 @@ describe('sentry issues query', () => {
   it('rejects a statsPeriod other than 24h, 14d or "" before any request', async () => {
     const scope = nock(HOST);
 
-    const err = await sentry().execute('issues', 'list', { ...base, statsPeriod: '7d' }).catch((e: unknown) => e);
+    const err = await sentry()
+      .execute('issues', 'list', { ...base, statsPeriod: '7d' })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'statsPeriod', rule: 'enum' })]);
@@ -395,7 +425,9 @@ describe('sentry issues query', () => {
   });
 
   it('rejects issues list without project_slug', async () => {
-    const err = await sentry().execute('issues', 'list', { organization_slug: ORG }).catch((e: unknown) => e);
+    const err = await sentry()
+      .execute('issues', 'list', { organization_slug: ORG })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'project_slug', rule: 'required' })]);
@@ -428,7 +460,7 @@ describe('sentry pagination (Link header, rel="next" with results="true")', () =
     expect(scope.isDone()).toBe(true);
   });
 
-  it('walks two pages of an issue\'s events', async () => {
+  it("walks two pages of an issue's events", async () => {
     const path = `/organizations/${ORG}/issues/1/events/`;
     const url = `${HOST}/api/0${path}`;
     const second = { ...event, id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', eventID: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' };
@@ -455,7 +487,9 @@ describe('sentry pagination (Link header, rel="next" with results="true")', () =
       .get(`/api/0/organizations/${ORG}/projects/`)
       .reply(200, [project], { Link: link('https://evil.example/api/0/organizations/x/projects/', { cursor: '0:100:0', results: true }) });
 
-    const err = await sentry().execute('projects', 'list', { organization_slug: ORG }).catch((e: unknown) => e);
+    const err = await sentry()
+      .execute('projects', 'list', { organization_slug: ORG })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(UpstreamError);
     expect(scope.isDone()).toBe(true);

@@ -18,8 +18,7 @@ const CREDENTIALS = {
 
 type Rec = Record<string, unknown>;
 
-const snap = () =>
-  createConnector('snapchat-marketing', { credentials: { ...CREDENTIALS, access_token: ACCESS_TOKEN }, http: { retries: 0 } });
+const snap = () => createConnector('snapchat-marketing', { credentials: { ...CREDENTIALS, access_token: ACCESS_TOKEN }, http: { retries: 0 } });
 
 /** A scope that only matches requests with the bearer access token. */
 const api = (token = ACCESS_TOKEN) => nock(API).matchHeader('authorization', `Bearer ${token}`).matchHeader('accept', 'application/json');
@@ -231,7 +230,9 @@ describe('snapchat-marketing list', () => {
 describe('snapchat-marketing get', () => {
   it.each(GETS)('%s get -> GET /v1%s/{id} (the record itself)', async (entity, prefix) => {
     const record: Rec = R[entity];
-    const scope = api().get(`/v1${prefix}/${record.id}`).reply(200, envelope(entity, SINGULAR[entity], [record]));
+    const scope = api()
+      .get(`/v1${prefix}/${record.id}`)
+      .reply(200, envelope(entity, SINGULAR[entity], [record]));
 
     const res = await snap().execute(entity, 'get', { id: record.id });
 
@@ -243,7 +244,8 @@ describe('snapchat-marketing get', () => {
 
 describe('snapchat-marketing pagination (paging.next_link)', () => {
   it('walks two pages of campaigns with the cursor and limit of next_link', async () => {
-    const cursor = 'CnEKFgoJY3JlYXRlZEF0EgkIoLnp8JLP0QISU2oKc35hZHNhcGlzY3ItCxIDQWRzIiQzMmFkZmYzMC1iNDk0LTQ4NWQtODMwYi04MjZlNDAzZTVkNjgMogEVYWQtbWFuYWdlci1wcm9kdWN0aW9uGAAgAQ';
+    const cursor =
+      'CnEKFgoJY3JlYXRlZEF0EgkIoLnp8JLP0QISU2oKc35hZHNhcGlzY3ItCxIDQWRzIiQzMmFkZmYzMC1iNDk0LTQ4NWQtODMwYi04MjZlNDAzZTVkNjgMogEVYWQtbWFuYWdlci1wcm9kdWN0aW9uGAAgAQ';
     const next = `${API}/v1/adaccounts/${AD_ACCOUNT_ID}/campaigns?cursor=${cursor}&limit=50`;
     const second = { ...R.campaigns, id: '2a1b9c3d-7e5f-4a6b-8c9d-0e1f2a3b4c5d', name: 'Second Campaign', status: 'ACTIVE' };
     const scope = api()
@@ -278,27 +280,43 @@ describe('snapchat-marketing OAuth2.0', () => {
         '/login/oauth2/access_token',
         `grant_type=refresh_token&refresh_token=${refreshToken}&client_id=${CREDENTIALS.client_id}&client_secret=${CREDENTIALS.client_secret}`,
       )
-      .reply(200, { access_token: 'fresh-access-token', token_type: 'Bearer', expires_in: 1800, refresh_token: 'hCgwKCjE2ODk3MzYwMTIiAQgYASAC', scope: 'snapchat-marketing-api' });
+      .reply(200, {
+        access_token: 'fresh-access-token',
+        token_type: 'Bearer',
+        expires_in: 1800,
+        refresh_token: 'hCgwKCjE2ODk3MzYwMTIiAQgYASAC',
+        scope: 'snapchat-marketing-api',
+      });
 
   it('refreshes the token before the first call (form body with client credentials) and sends it as Bearer', async () => {
     const onTokenRefresh = vi.fn();
     const token = tokenEndpoint();
-    const scope = api('fresh-access-token').get('/v1/me/organizations').reply(200, envelope('organizations', 'organization', [R.organizations]));
+    const scope = api('fresh-access-token')
+      .get('/v1/me/organizations')
+      .reply(200, envelope('organizations', 'organization', [R.organizations]));
     const conn = createConnector('snapchat-marketing', { credentials: CREDENTIALS, onTokenRefresh, http: { retries: 0 } });
 
     const res = await conn.execute('organizations', 'list', {});
 
     expect(res.data).toEqual([R.organizations]);
     expect(onTokenRefresh).toHaveBeenCalledTimes(1);
-    expect(onTokenRefresh.mock.calls[0]![0]).toMatchObject({ access_token: 'fresh-access-token', refresh_token: 'hCgwKCjE2ODk3MzYwMTIiAQgYASAC', rotated: true });
+    expect(onTokenRefresh.mock.calls[0]![0]).toMatchObject({
+      access_token: 'fresh-access-token',
+      refresh_token: 'hCgwKCjE2ODk3MzYwMTIiAQgYASAC',
+      rotated: true,
+    });
     expect(token.isDone()).toBe(true);
     expect(scope.isDone()).toBe(true);
   });
 
   it('refreshes once after a 401 on the given access token and retries', async () => {
-    const stale = api().get(`/v1/adaccounts/${AD_ACCOUNT_ID}`).reply(401, { request_status: 'ERROR', request_id: REQUEST_ID, debug_message: 'Unauthorized', display_message: 'Unauthorized', error_code: 'E3003' });
+    const stale = api()
+      .get(`/v1/adaccounts/${AD_ACCOUNT_ID}`)
+      .reply(401, { request_status: 'ERROR', request_id: REQUEST_ID, debug_message: 'Unauthorized', display_message: 'Unauthorized', error_code: 'E3003' });
     const token = tokenEndpoint();
-    const retry = api('fresh-access-token').get(`/v1/adaccounts/${AD_ACCOUNT_ID}`).reply(200, envelope('adaccounts', 'adaccount', [R.adaccounts]));
+    const retry = api('fresh-access-token')
+      .get(`/v1/adaccounts/${AD_ACCOUNT_ID}`)
+      .reply(200, envelope('adaccounts', 'adaccount', [R.adaccounts]));
 
     const res = await snap().execute('adaccounts', 'get', { id: AD_ACCOUNT_ID });
 
@@ -323,7 +341,9 @@ describe('snapchat-marketing validation', () => {
   it('rejects a limit below 50 or above 1000 before any request', async () => {
     const scope = nock(API);
     for (const limit of [49, 1001]) {
-      const err = await snap().execute('ads', 'list', { ad_squad_id: AD_SQUAD_ID, limit }).catch((e: unknown) => e);
+      const err = await snap()
+        .execute('ads', 'list', { ad_squad_id: AD_SQUAD_ID, limit })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'limit', rule: limit < 50 ? 'minimum' : 'maximum' })]);
     }
@@ -331,14 +351,18 @@ describe('snapchat-marketing validation', () => {
   });
 
   it('rejects a child list without its parent id', async () => {
-    const err = await snap().execute('adsquads', 'list', {}).catch((e: unknown) => e);
+    const err = await snap()
+      .execute('adsquads', 'list', {})
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'campaign_id', rule: 'required' })]);
   });
 
   it('organizations list takes no params', async () => {
-    const err = await snap().execute('organizations', 'list', { per_page: 50 }).catch((e: unknown) => e);
+    const err = await snap()
+      .execute('organizations', 'list', { per_page: 50 })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
   });

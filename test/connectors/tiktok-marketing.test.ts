@@ -181,9 +181,30 @@ const R = {
     modify_time: '2025-03-01T09:50:00Z',
   },
   spark_ads: {
-    item_info: { item_id: '7340123456789012345', item_type: 'VIDEO', text: 'Morning trail run #acme', status: 'HESITATE_RECOMMEND', auth_code: '#a1B2c3D4e5F6g7H8i9J0', anchor_list: null },
-    auth_info: { ad_auth_status: 'AUTHORIZED', auth_start_time: '2025-02-20 00:00:00', auth_end_time: '2025-08-20 00:00:00', invite_start_time: '2025-02-19 12:00:00' },
-    video_info: { duration: 13.538, width: 720, height: 1280, size: 13861358, bit_rate: 8191081, preview_url: 'https://v16m.tiktokcdn.com/preview.mp4', poster_url: 'https://p16.tiktokcdn.com/poster.jpg', signature: 'd41d8cd98f00b204e9800998ecf8427e' },
+    item_info: {
+      item_id: '7340123456789012345',
+      item_type: 'VIDEO',
+      text: 'Morning trail run #acme',
+      status: 'HESITATE_RECOMMEND',
+      auth_code: '#a1B2c3D4e5F6g7H8i9J0',
+      anchor_list: null,
+    },
+    auth_info: {
+      ad_auth_status: 'AUTHORIZED',
+      auth_start_time: '2025-02-20 00:00:00',
+      auth_end_time: '2025-08-20 00:00:00',
+      invite_start_time: '2025-02-19 12:00:00',
+    },
+    video_info: {
+      duration: 13.538,
+      width: 720,
+      height: 1280,
+      size: 13861358,
+      bit_rate: 8191081,
+      preview_url: 'https://v16m.tiktokcdn.com/preview.mp4',
+      poster_url: 'https://p16.tiktokcdn.com/poster.jpg',
+      signature: 'd41d8cd98f00b204e9800998ecf8427e',
+    },
     user_info: { identity_id: '7234567890123456789', identity_type: 'AUTH_CODE', tiktok_name: 'trailrunner_ana' },
   },
   catalogs: {
@@ -233,7 +254,9 @@ describe('tiktok-marketing advertisers', () => {
     async (advertiserIds) => {
       const scope = nock(API);
 
-      const err = await tiktok().execute('advertisers', 'list', { advertiser_ids: advertiserIds }).catch((e: unknown) => e);
+      const err = await tiktok()
+        .execute('advertisers', 'list', { advertiser_ids: advertiserIds })
+        .catch((e: unknown) => e);
 
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'advertiser_ids', rule: 'pattern' })]);
@@ -302,7 +325,9 @@ describe('tiktok-marketing lists', () => {
       ['campaigns', 1001, 1000],
     ];
     for (const [entity, pageSize, limit] of cases) {
-      const err = await tiktok().execute(entity, 'list', { advertiser_id: ADVERTISER_ID, page_size: pageSize }).catch((e: unknown) => e);
+      const err = await tiktok()
+        .execute(entity, 'list', { advertiser_id: ADVERTISER_ID, page_size: pageSize })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).issues).toEqual([expect.objectContaining({ field: 'page_size', rule: 'maximum', limit })]);
     }
@@ -315,7 +340,9 @@ describe('tiktok-marketing lists', () => {
       .query({ advertiser_id: ADVERTISER_ID })
       .reply(401, { code: 40105, message: 'Access token is incorrect or has been revoked.', request_id: REQUEST_ID, data: {} });
 
-    const err = await tiktok().execute('campaigns', 'list', { advertiser_id: ADVERTISER_ID }).catch((e: unknown) => e);
+    const err = await tiktok()
+      .execute('campaigns', 'list', { advertiser_id: ADVERTISER_ID })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(scope.isDone()).toBe(true);
@@ -327,11 +354,10 @@ describe('tiktok-marketing lists', () => {
     [40105, 'Access token is incorrect or has been revoked.', AuthenticationError],
     [40100, 'Too many requests.', RateLimitedError],
   ])('maps an HTTP 200 body with code %s to the matching error', async (code, message, errorClass) => {
-    const scope = api()
-      .get(`${BASE}/campaign/get/`)
-      .query({ advertiser_id: ADVERTISER_ID })
-      .reply(200, { code, message, request_id: REQUEST_ID, data: {} });
-    const err = (await tiktok().execute('campaigns', 'list', { advertiser_id: ADVERTISER_ID }).catch((e: unknown) => e)) as Error;
+    const scope = api().get(`${BASE}/campaign/get/`).query({ advertiser_id: ADVERTISER_ID }).reply(200, { code, message, request_id: REQUEST_ID, data: {} });
+    const err = (await tiktok()
+      .execute('campaigns', 'list', { advertiser_id: ADVERTISER_ID })
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(errorClass);
     expect(err.message).toContain(`code ${code}: ${message}`);
     expect(scope.isDone()).toBe(true);
@@ -351,7 +377,10 @@ const REPORTS: Array<[string, string, string, string, Rec | null, Record<string,
     '["spend","cash_spend","voucher_spend","impressions","clicks","ctr","cpc","cpm","reach","frequency","conversion","cost_per_conversion","video_play_actions","video_watched_2s","video_watched_6s","likes","comments","shares","follows","profile_visits"]',
     DATES,
     {},
-    { dimensions: { advertiser_id: ADVERTISER_ID, stat_time_day: '2025-03-01 00:00:00' }, metrics: { spend: '412.37', cash_spend: '412.37', voucher_spend: '0.00', impressions: '183201', clicks: '2210', ctr: '1.21', reach: '120433' } },
+    {
+      dimensions: { advertiser_id: ADVERTISER_ID, stat_time_day: '2025-03-01 00:00:00' },
+      metrics: { spend: '412.37', cash_spend: '412.37', voucher_spend: '0.00', impressions: '183201', clicks: '2210', ctr: '1.21', reach: '120433' },
+    },
   ],
   [
     'campaigns_reports_daily',
@@ -360,7 +389,10 @@ const REPORTS: Array<[string, string, string, string, Rec | null, Record<string,
     '["campaign_name","spend","impressions","clicks","ctr","cpc","cpm","reach","frequency","conversion","cost_per_conversion","video_play_actions","video_watched_2s","video_watched_6s","likes","comments","shares","follows","profile_visits"]',
     DATES,
     {},
-    { dimensions: { campaign_id: '1780000000000000001', stat_time_day: '2025-03-01 00:00:00' }, metrics: { campaign_name: 'Spring sale - traffic', spend: '210.00', impressions: '90122', clicks: '1104' } },
+    {
+      dimensions: { campaign_id: '1780000000000000001', stat_time_day: '2025-03-01 00:00:00' },
+      metrics: { campaign_name: 'Spring sale - traffic', spend: '210.00', impressions: '90122', clicks: '1104' },
+    },
   ],
   [
     'ad_groups_reports_daily',
@@ -369,7 +401,10 @@ const REPORTS: Array<[string, string, string, string, Rec | null, Record<string,
     '["campaign_name","campaign_id","adgroup_name","spend","impressions","clicks","ctr","cpc","cpm","reach","frequency","conversion","cost_per_conversion","video_play_actions","video_watched_2s","video_watched_6s","likes","comments","shares","follows","profile_visits"]',
     DATES,
     {},
-    { dimensions: { adgroup_id: '1780000000000000101', stat_time_day: '2025-03-01 00:00:00' }, metrics: { adgroup_name: 'US 18-34 runners', campaign_id: '1780000000000000001', spend: '98.40', impressions: '40210' } },
+    {
+      dimensions: { adgroup_id: '1780000000000000101', stat_time_day: '2025-03-01 00:00:00' },
+      metrics: { adgroup_name: 'US 18-34 runners', campaign_id: '1780000000000000001', spend: '98.40', impressions: '40210' },
+    },
   ],
   [
     'ads_reports_daily',
@@ -378,7 +413,10 @@ const REPORTS: Array<[string, string, string, string, Rec | null, Record<string,
     ADS_METRICS,
     DATES,
     {},
-    { dimensions: { ad_id: '1780000000000001001', stat_time_day: '2025-03-01 00:00:00' }, metrics: { ad_name: 'Spring sale - video 1', ad_text: 'Run further this spring: 30% off all trail shoes.', spend: '55.10', impressions: '21009' } },
+    {
+      dimensions: { ad_id: '1780000000000001001', stat_time_day: '2025-03-01 00:00:00' },
+      metrics: { ad_name: 'Spring sale - video 1', ad_text: 'Run further this spring: 30% off all trail shoes.', spend: '55.10', impressions: '21009' },
+    },
   ],
   [
     'ads_reports_hourly',
@@ -387,7 +425,10 @@ const REPORTS: Array<[string, string, string, string, Rec | null, Record<string,
     ADS_METRICS,
     { start_date: '2025-03-01', end_date: '2025-03-01' },
     {},
-    { dimensions: { ad_id: '1780000000000001001', stat_time_hour: '2025-03-01 14:00:00' }, metrics: { ad_name: 'Spring sale - video 1', spend: '4.12', impressions: '1530' } },
+    {
+      dimensions: { ad_id: '1780000000000001001', stat_time_hour: '2025-03-01 14:00:00' },
+      metrics: { ad_name: 'Spring sale - video 1', spend: '4.12', impressions: '1530' },
+    },
   ],
   [
     'ads_reports_lifetime',
@@ -417,7 +458,15 @@ describe('tiktok-marketing reports (GET /report/integrated/get/)', () => {
 
   it('sends the caller metrics instead of the default and walks two report pages', async () => {
     const metrics = '["spend","impressions"]';
-    const query = { advertiser_id: ADVERTISER_ID, ...DATES, page_size: '1', metrics, report_type: 'BASIC', data_level: 'AUCTION_CAMPAIGN', dimensions: '["campaign_id","stat_time_day"]' };
+    const query = {
+      advertiser_id: ADVERTISER_ID,
+      ...DATES,
+      page_size: '1',
+      metrics,
+      report_type: 'BASIC',
+      data_level: 'AUCTION_CAMPAIGN',
+      dimensions: '["campaign_id","stat_time_day"]',
+    };
     const day1 = { dimensions: { campaign_id: '1780000000000000001', stat_time_day: '2025-03-01 00:00:00' }, metrics: { spend: '30.00', impressions: '1200' } };
     const day2 = { dimensions: { campaign_id: '1780000000000000001', stat_time_day: '2025-03-02 00:00:00' }, metrics: { spend: '31.50', impressions: '1302' } };
     const scope = api()
@@ -441,7 +490,9 @@ describe('tiktok-marketing reports (GET /report/integrated/get/)', () => {
   });
 
   it('requires advertiser_id, start_date and end_date (YYYY-MM-DD) for daily reports', async () => {
-    const missing = await tiktok().execute('ads_reports_daily', 'list', {}).catch((e: unknown) => e);
+    const missing = await tiktok()
+      .execute('ads_reports_daily', 'list', {})
+      .catch((e: unknown) => e);
     const malformed = await tiktok()
       .execute('ads_reports_daily', 'list', { advertiser_id: ADVERTISER_ID, start_date: '03/01/2025', end_date: '2025-03-07T00:00:00Z' })
       .catch((e: unknown) => e);
@@ -461,7 +512,13 @@ describe('tiktok-marketing reports (GET /report/integrated/get/)', () => {
     const scope = nock(API);
 
     const err = await tiktok()
-      .execute('ads_reports_daily', 'list', { advertiser_id: ADVERTISER_ID, ...DATES, report_type: 'AUDIENCE', data_level: 'AUCTION_CAMPAIGN', dimensions: '["campaign_id"]' })
+      .execute('ads_reports_daily', 'list', {
+        advertiser_id: ADVERTISER_ID,
+        ...DATES,
+        report_type: 'AUDIENCE',
+        data_level: 'AUCTION_CAMPAIGN',
+        dimensions: '["campaign_id"]',
+      })
       .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
@@ -474,7 +531,9 @@ describe('tiktok-marketing reports (GET /report/integrated/get/)', () => {
   });
 
   it('lifetime reports take no dates', async () => {
-    const err = await tiktok().execute('ads_reports_lifetime', 'list', { advertiser_id: ADVERTISER_ID, ...DATES }).catch((e: unknown) => e);
+    const err = await tiktok()
+      .execute('ads_reports_lifetime', 'list', { advertiser_id: ADVERTISER_ID, ...DATES })
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => i.field).sort()).toEqual(['end_date', 'start_date']);
@@ -483,7 +542,13 @@ describe('tiktok-marketing reports (GET /report/integrated/get/)', () => {
 
 describe('user (the connector check)', () => {
   it('gets the user who authorized the app: GET /user/info/ with the Access-Token header, the record under data', async () => {
-    const user = { core_user_id: '7011111111111111111', display_name: 'Acme Ads', email: 'ads@acme.example', avatar_url: 'https://p16.tiktokcdn.com/a.png', create_time: 1700000000 };
+    const user = {
+      core_user_id: '7011111111111111111',
+      display_name: 'Acme Ads',
+      email: 'ads@acme.example',
+      avatar_url: 'https://p16.tiktokcdn.com/a.png',
+      create_time: 1700000000,
+    };
     const scope = api().get(`${BASE}/user/info/`).reply(200, ok(user));
     await expect(tiktok().execute('user', 'get', {})).resolves.toMatchObject({ data: user });
     expect(scope.isDone()).toBe(true);

@@ -52,11 +52,14 @@ const FORM_DETAIL: Rec = {
     show_progress_bar: true,
     show_typeform_branding: true,
   },
-  welcome_screens: [
-    { id: 'KUfkBs6gWq', ref: 'welcome', title: 'Tell us how we did', properties: { show_button: true, button_text: 'Start' } },
-  ],
+  welcome_screens: [{ id: 'KUfkBs6gWq', ref: 'welcome', title: 'Tell us how we did', properties: { show_button: true, button_text: 'Start' } }],
   thankyou_screens: [
-    { id: 'DefaultTyScreen', ref: 'default_tys', title: 'Thanks for completing this typeform', properties: { show_button: true, share_icons: true, button_mode: 'reload', button_text: 'again' } },
+    {
+      id: 'DefaultTyScreen',
+      ref: 'default_tys',
+      title: 'Thanks for completing this typeform',
+      properties: { show_button: true, share_icons: true, button_mode: 'reload', button_text: 'again' },
+    },
   ],
   fields: [
     {
@@ -141,7 +144,10 @@ describe('typeform forms.list', () => {
   });
 
   it('without params sends no query and starts from page 1', async () => {
-    const scope = api().get('/forms').query({}).reply(200, { total_items: 1, page_count: 1, items: [FORM_1] });
+    const scope = api()
+      .get('/forms')
+      .query({})
+      .reply(200, { total_items: 1, page_count: 1, items: [FORM_1] });
 
     const res = await typeform().execute('forms', 'list', {});
     expect(res.data).toEqual([FORM_1]);
@@ -259,7 +265,10 @@ describe('typeform responses.list', () => {
   });
 
   it('reads responses of an EU account from api.eu.typeform.com', async () => {
-    const scope = api(EU_API).get('/forms/u6nXL7/responses').query({ page_size: '1' }).reply(200, { total_items: 1, page_count: 1, items: [RESPONSE_1] });
+    const scope = api(EU_API)
+      .get('/forms/u6nXL7/responses')
+      .query({ page_size: '1' })
+      .reply(200, { total_items: 1, page_count: 1, items: [RESPONSE_1] });
 
     const res = await typeform({ api_host: 'api.eu.typeform.com' }).execute('responses', 'list', { form_id: 'u6nXL7', page_size: 1 });
     expect(res.data).toEqual([RESPONSE_1]);

@@ -124,7 +124,16 @@ const chatRecord = (id: string, ts: string) => ({
   unread: false,
   deleted: false,
   history: [
-    { channel: '#', department_id: 1, department_name: 'Billing Department', msg: 'Hi, I need help with an invoice', name: 'John', nick: 'visitor:1.12345', timestamp: ts, type: 'chat.msg' },
+    {
+      channel: '#',
+      department_id: 1,
+      department_name: 'Billing Department',
+      msg: 'Hi, I need help with an invoice',
+      name: 'John',
+      nick: 'visitor:1.12345',
+      timestamp: ts,
+      type: 'chat.msg',
+    },
   ],
   engagements: [],
   conversions: [],
@@ -208,7 +217,11 @@ const trigger = {
   enabled: 1,
   id: 4,
   name: 'Good Trigger',
-  definition: { event: 'chat_requested', condition: ['and', ['eq', '@visitor_page_url', 'https://acme.com/pricing']], actions: [['sendMessageToVisitor', 'Acme', 'Need help with pricing?']] },
+  definition: {
+    event: 'chat_requested',
+    condition: ['and', ['eq', '@visitor_page_url', 'https://acme.com/pricing']],
+    actions: [['sendMessageToVisitor', 'Acme', 'Need help with pricing?']],
+  },
 };
 const routingSettings = {
   routing_mode: 'assigned',
@@ -440,9 +453,7 @@ describe('zendesk-chat incremental exports', () => {
 
 describe('zendesk-chat configuration', () => {
   it('rejects a subdomain that is not a bare host label', () => {
-    expect(() =>
-      createConnector('zendesk-chat', { credentials: { access_token: TOKEN }, config: { subdomain: 'evil.example/x#' } }),
-    ).toThrow(ValidationError);
+    expect(() => createConnector('zendesk-chat', { credentials: { access_token: TOKEN }, config: { subdomain: 'evil.example/x#' } })).toThrow(ValidationError);
   });
 
   it('offers no bans list (the vendor splits bans into two arrays)', async () => {

@@ -32,8 +32,7 @@ const talkOAuth = () =>
     http: { retries: 0 },
   });
 
-const api = (authorization = BASIC) =>
-  nock(HOST).matchHeader('authorization', authorization).matchHeader('accept', 'application/json');
+const api = (authorization = BASIC) => nock(HOST).matchHeader('authorization', authorization).matchHeader('accept', 'application/json');
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => {
@@ -309,7 +308,10 @@ const LISTS: Array<[string, string, string, Rec]> = [
 
 describe('zendesk-talk list', () => {
   it.each(LISTS)('%s list -> GET /api/v2/channels/voice%s (no params)', async (entity, path, key, record) => {
-    const scope = api().get(`${BASE}${path}`).query({}).reply(200, envelope(key, [record]));
+    const scope = api()
+      .get(`${BASE}${path}`)
+      .query({})
+      .reply(200, envelope(key, [record]));
 
     const res = await talk().execute(entity, 'list', {});
 
@@ -380,7 +382,10 @@ const GETS: Array<[string, string, Rec, string, Rec]> = [
 
 describe('zendesk-talk get', () => {
   it.each(GETS)('%s get -> GET /api/v2/channels/voice%s', async (entity, path, params, key, record) => {
-    const scope = api().get(`${BASE}${path}`).query({}).reply(200, { [key]: record });
+    const scope = api()
+      .get(`${BASE}${path}`)
+      .query({})
+      .reply(200, { [key]: record });
 
     const res = await talk().execute(entity, 'get', params);
 
@@ -395,7 +400,10 @@ describe('zendesk-talk get', () => {
     ['current_queue_activity', '/stats/current_queue_activity', currentQueueActivity],
   ];
   it.each(STATS)('%s get -> GET /api/v2/channels/voice%s (no params)', async (entity, path, record) => {
-    const scope = api().get(`${BASE}${path}`).query({}).reply(200, { [entity]: record });
+    const scope = api()
+      .get(`${BASE}${path}`)
+      .query({})
+      .reply(200, { [entity]: record });
 
     const res = await talk().execute(entity, 'get', {});
 
@@ -487,7 +495,10 @@ describe('zendesk-talk incremental exports', () => {
 // ---------------------------------------------------------------------------------------------
 describe('zendesk-talk auth', () => {
   it('sends the OAuth access token as bearer on a list', async () => {
-    const scope = api(`Bearer ${ACCESS_TOKEN}`).get(`${BASE}/addresses`).query({}).reply(200, envelope('addresses', [address]));
+    const scope = api(`Bearer ${ACCESS_TOKEN}`)
+      .get(`${BASE}/addresses`)
+      .query({})
+      .reply(200, envelope('addresses', [address]));
 
     const res = await talkOAuth().execute('addresses', 'list', {});
 
@@ -507,9 +518,9 @@ describe('zendesk-talk auth', () => {
   });
 
   it('rejects a subdomain that is not a bare host label', () => {
-    expect(() =>
-      createConnector('zendesk-talk', { credentials: { email: EMAIL, api_token: API_TOKEN }, config: { subdomain: 'acme.evil.com' } }),
-    ).toThrow(ValidationError);
+    expect(() => createConnector('zendesk-talk', { credentials: { email: EMAIL, api_token: API_TOKEN }, config: { subdomain: 'acme.evil.com' } })).toThrow(
+      ValidationError,
+    );
   });
 
   it('offers only get for the single-object stats', async () => {

@@ -51,7 +51,15 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
   beforeAll(async () => {
     store = await openStore(kind === 'postgres' ? { databaseUrl: await freshPostgresDatabase() } : { dataDir: 'memory://' });
     const keyring = new Keyring(randomBytes(32));
-    const config = { host: '127.0.0.1', port: 0, dataDir: '/nonexistent', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 } as ServiceConfig;
+    const config = {
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: '/nonexistent',
+      upstreamBaseUrls: {},
+      logLevel: 'silent',
+      tokenTtlSeconds: 900,
+      bodyLimitBytes: 1_048_576,
+    } as ServiceConfig;
     ctx = composeService({ store, keyring, config }).ctx;
     const { organization_id: organizationId } = await createOrganization(store.db, 'Acme');
     const workspace = await ensureWorkspace(store.db, organizationId, 'default');
@@ -59,8 +67,16 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     await store.db
       .insertInto('connectors')
       .values({
-        id: connectorId, organization_id: organizationId, workspace_id: workspace.id, connector_type: 'linear', definition_id: connectorModules.linear!.definition.definitionId,
-        name: 'Linear', auth_option: 'API Key', config: '{}', replication_config: '{}', ...sealCredentials(keyring, connectorId, { api_key: 'key' }),
+        id: connectorId,
+        organization_id: organizationId,
+        workspace_id: workspace.id,
+        connector_type: 'linear',
+        definition_id: connectorModules.linear!.definition.definitionId,
+        name: 'Linear',
+        auth_option: 'API Key',
+        config: '{}',
+        replication_config: '{}',
+        ...sealCredentials(keyring, connectorId, { api_key: 'key' }),
       })
       .execute();
     scope = { organizationId, connectorId, connectorType: 'linear', displayName: 'Linear', entity };
@@ -75,9 +91,21 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     ];
     await store.db
       .insertInto('context_records')
-      .values(records.map((record) => ({ connector_id: connectorId, organization_id: organizationId, entity: 'issues', record_id: record.id, data: JSON.stringify(record), content_hash: 'seeded' })))
+      .values(
+        records.map((record) => ({
+          connector_id: connectorId,
+          organization_id: organizationId,
+          entity: 'issues',
+          record_id: record.id,
+          data: JSON.stringify(record),
+          content_hash: 'seeded',
+        })),
+      )
       .execute();
-    await store.db.insertInto('context_sync_state').values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() }).execute();
+    await store.db
+      .insertInto('context_sync_state')
+      .values({ connector_id: connectorId, entity: 'issues', status: 'ready', last_synced_at: new Date() })
+      .execute();
     await sql`ANALYZE context_records`.execute(store.db);
   });
 
@@ -104,7 +132,9 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
     const needing = { version: 10_000, name: 'test', sql: 'CREATE EXTENSION IF NOT EXISTS switchyard_no_such_extension;' };
     const refused = await migrate(store.db, [...migrations, needing]).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(MissingExtensionError);
-    expect((refused as Error).message).toMatch(/^The PostgreSQL server lacks the switchyard_no_such_extension extension .*CREATE EXTENSION switchyard_no_such_extension in this database\.$/);
+    expect((refused as Error).message).toMatch(
+      /^The PostgreSQL server lacks the switchyard_no_such_extension extension .*CREATE EXTENSION switchyard_no_such_extension in this database\.$/,
+    );
     const { rows } = await sql<{ count: number }>`SELECT count(*)::int AS count FROM schema_migrations WHERE version = 10000`.execute(store.db);
     expect(rows[0]?.count).toBe(0);
   });
@@ -115,7 +145,19 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
   });
 
   it('fuzzy matches exactly the records whose field reaches word_similarity 0.5, escaped characters included', async () => {
-    const queries = ['refnd reqest', 'shiping label', 'exports invoice', 'billing export', 'dark mod', 'cafe creme', 'login safri', 'logn brokn', 'supprt', 'alpha tsk', 'quantum'];
+    const queries = [
+      'refnd reqest',
+      'shiping label',
+      'exports invoice',
+      'billing export',
+      'dark mod',
+      'cafe creme',
+      'login safri',
+      'logn brokn',
+      'supprt',
+      'alpha tsk',
+      'quantum',
+    ];
     for (const query of queries) {
       const expected = await reference(sql<boolean>`jsonb_typeof(r.data -> 'title') = 'string' AND word_similarity(${query}, r.data ->> 'title') >= 0.5`);
       expect(await searched({ fuzzy: { title: query } }), query).toEqual(expected);
@@ -172,7 +214,14 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
   /** The plan of one query of a search, as the search writes it, planned without the named plan types. */
   async function plan(filter: unknown, sort: unknown, phase: number, disabled: string[]): Promise<string> {
     const order = sortPlan(parseSort(sort, entity, 'query.sort', []), 'r');
-    const query = recordsQuery({ ...scope, entity: 'issues' }, compileFilter(filter, entity, 'r'), sql<boolean>`true`, order, order.phases()[phase] ?? order.phases()[0]!, 101);
+    const query = recordsQuery(
+      { ...scope, entity: 'issues' },
+      compileFilter(filter, entity, 'r'),
+      sql<boolean>`true`,
+      order,
+      order.phases()[phase] ?? order.phases()[0]!,
+      101,
+    );
     return store.db.transaction().execute(async (trx) => {
       for (const setting of disabled) await sql`SELECT set_config(${setting}, 'off', true)`.execute(trx);
       const { rows } = await sql<Record<string, string>>`EXPLAIN ${query}`.execute(trx);
@@ -184,17 +233,29 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
   async function conditionPlan(filter: unknown): Promise<string> {
     return store.db.transaction().execute(async (trx) => {
       await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`.execute(trx);
-      const { rows } = await sql<Record<string, string>>`EXPLAIN SELECT r.record_id FROM context_records AS r WHERE ${compileFilter(filter, entity, 'r')}`.execute(trx);
+      const { rows } = await sql<
+        Record<string, string>
+      >`EXPLAIN SELECT r.record_id FROM context_records AS r WHERE ${compileFilter(filter, entity, 'r')}`.execute(trx);
       return rows.map((row) => Object.values(row)[0]).join('\n');
     });
   }
 
-  it('EXPLAIN: fuzzy and the text operators can be served by the field\'s trigram index, or the record text\'s', async () => {
-    const title = [{ fuzzy: { title: 'refnd reqest' } }, { contains: { title: 'request' } }, { keyword: { title: 'safari' } }, { startswith: { title: 'login br' } }];
+  it("EXPLAIN: fuzzy and the text operators can be served by the field's trigram index, or the record text's", async () => {
+    const title = [
+      { fuzzy: { title: 'refnd reqest' } },
+      { contains: { title: 'request' } },
+      { keyword: { title: 'safari' } },
+      { startswith: { title: 'login br' } },
+    ];
     for (const filter of title) {
       expect(await conditionPlan(filter), JSON.stringify(filter)).toMatch(/Bitmap Index Scan on "?context_records_trgm_title/);
     }
-    const other = [{ fuzzy: { description: 'refnd reqest' } }, { contains: { id: 'newline' } }, { keyword: { 'state.name': 'todo' } }, { like: { url: '%/ENG-4_' } }];
+    const other = [
+      { fuzzy: { description: 'refnd reqest' } },
+      { contains: { id: 'newline' } },
+      { keyword: { 'state.name': 'todo' } },
+      { like: { url: '%/ENG-4_' } },
+    ];
     for (const filter of other) {
       expect(await conditionPlan(filter), JSON.stringify(filter)).toMatch(/Bitmap Index Scan on context_records_text/);
     }
@@ -202,7 +263,11 @@ describe.each(storeKinds())('filter search indexes (%s)', (kind) => {
 
   it('EXPLAIN: a sorted search reads the sort index in order (forward for asc, backward for desc)', async () => {
     const filter = { or: [{ contains: { title: 'task' } }, { eq: { title: 42 } }] };
-    expect(await plan(filter, [{ title: 'asc' }], 1, ['enable_sort', 'enable_seqscan', 'enable_bitmapscan'])).toMatch(/Index Scan using context_records_sort_title/);
-    expect(await plan(filter, [{ updatedAt: 'desc' }], 1, ['enable_sort', 'enable_seqscan', 'enable_bitmapscan'])).toMatch(/Index Scan Backward using "context_records_sort_updatedAt"/);
+    expect(await plan(filter, [{ title: 'asc' }], 1, ['enable_sort', 'enable_seqscan', 'enable_bitmapscan'])).toMatch(
+      /Index Scan using context_records_sort_title/,
+    );
+    expect(await plan(filter, [{ updatedAt: 'desc' }], 1, ['enable_sort', 'enable_seqscan', 'enable_bitmapscan'])).toMatch(
+      /Index Scan Backward using "context_records_sort_updatedAt"/,
+    );
   });
 });

@@ -45,7 +45,9 @@ describe('compileFilter', () => {
     expect(range.sql).toContain(`"r"."data" ? 'createdAt'`);
     expect(range.sql).toContain(`left(("r"."data" ->> 'createdAt'), 10) >= $1`);
     // UTC timestamps to the second compare as text; the others are parsed (switchyard_instant)
-    expect(range.sql).toContain(`(CASE WHEN ("r"."data" ->> 'createdAt') ~ $2 AND left(("r"."data" ->> 'createdAt'), 19) COLLATE "C" <> $3 THEN left(("r"."data" ->> 'createdAt'), 19) COLLATE "C" > $4 ELSE (switchyard_instant(("r"."data" ->> 'createdAt')) >= $5::numeric) END)`);
+    expect(range.sql).toContain(
+      `(CASE WHEN ("r"."data" ->> 'createdAt') ~ $2 AND left(("r"."data" ->> 'createdAt'), 19) COLLATE "C" <> $3 THEN left(("r"."data" ->> 'createdAt'), 19) COLLATE "C" > $4 ELSE (switchyard_instant(("r"."data" ->> 'createdAt')) >= $5::numeric) END)`,
+    );
     // the day bound is the UTC date of the instant minus a day (offsets shift a local date by less than that)
     expect(range.parameters).toEqual(['2024-01-30', expect.stringMatching(/^\^/), '2024-01-31T22:00:00', '2024-01-31T22:00:00', '1706738400']);
     // a field the schema types as a number keeps Unix seconds: no text-only day condition
@@ -57,7 +59,17 @@ describe('compileFilter', () => {
   it('compiles a lower and an upper instant bound on one field together (one check of the text per record)', () => {
     const both = compiled(compileFilter({ gte: { createdAt: '2024-01-01T00:00:00Z' }, lt: { createdAt: '2024-01-08T00:00:00Z' } }, issues, 'r'));
     expect(both.sql.match(/~ \$/g)).toHaveLength(1);
-    expect(both.parameters).toEqual(['2023-12-31', '2024-01-09', expect.stringMatching(/^\^/), '2024-01-01T00:00:00', '2024-01-08T00:00:00', '2024-01-01T00:00:00', '2024-01-08T00:00:00', '1704067200', '1704672000']);
+    expect(both.parameters).toEqual([
+      '2023-12-31',
+      '2024-01-09',
+      expect.stringMatching(/^\^/),
+      '2024-01-01T00:00:00',
+      '2024-01-08T00:00:00',
+      '2024-01-01T00:00:00',
+      '2024-01-08T00:00:00',
+      '1704067200',
+      '1704672000',
+    ]);
     // bounds on different fields, or not both instants, stay separate
     const apart = compiled(compileFilter({ gte: { createdAt: '2024-01-01T00:00:00Z' }, lt: { updatedAt: '2024-01-08T00:00:00Z', priority: 3 } }, issues, 'r'));
     expect(apart.sql.match(/~ \$/g)).toHaveLength(2);
@@ -72,7 +84,11 @@ describe('compileFilter', () => {
   });
 
   it('writes field names as escaped literals', () => {
-    const entity: EntityDefinition = { ...issues, search: { ...issues.search, fields: ["it's"] }, record: { ...issues.record, fields: { "it's": { type: 'string' } } } };
+    const entity: EntityDefinition = {
+      ...issues,
+      search: { ...issues.search, fields: ["it's"] },
+      record: { ...issues.record, fields: { "it's": { type: 'string' } } },
+    };
     const { sql: text } = compiled(compileFilter({ startswith: { "it's": 'x' } }, entity, 'r'));
     expect(text).toContain(`("r"."data" ->> 'it''s')`);
   });
@@ -86,7 +102,13 @@ describe('compileFilter', () => {
     ]);
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/^Invalid semantic\.filter: semantic\.filter\.and\[0\]\.eq: unknown field 'titel'; searchable fields: id, identifier, title/);
-    const deep = thrown(() => compileFilter(Array.from({ length: 40 }).reduce<unknown>((inner) => ({ not: inner }), { eq: { id: 'x' } }), issues, 'r'));
+    const deep = thrown(() =>
+      compileFilter(
+        Array.from({ length: 40 }).reduce<unknown>((inner) => ({ not: inner }), { eq: { id: 'x' } }),
+        issues,
+        'r',
+      ),
+    );
     expect(deep.issues[0]?.rule).toBe('too_deep');
   });
 
@@ -110,9 +132,26 @@ describe('instants in JS and in SQL agree', () => {
 
   it('switchyard_instant (stored values) and isoInstantSeconds (comparison values) read the same texts the same way', async () => {
     const texts = [
-      '2024-01-01', '2024-01-01T10:00:00Z', '2024-01-01t10:00:00z', '2024-01-01 10:00:00', '2024-01-01T10:00Z', '2024-01-01T10:00:00.123456789+02:00',
-      '2024-01-01T10:00:00-0530', '2024-01-01T10:00:00-05', '2024-02-29', '2023-02-29', '2024-04-31', '2024-13-01', '2024-01-01T24:00:00Z',
-      '1969-12-31T23:59:59.5Z', '0050-06-01', '9999-12-31T23:59:59Z', '2024-01-01T10:00:00 +02:00', '20240101', 'soon', '2024-01-01T10:00:00.Z',
+      '2024-01-01',
+      '2024-01-01T10:00:00Z',
+      '2024-01-01t10:00:00z',
+      '2024-01-01 10:00:00',
+      '2024-01-01T10:00Z',
+      '2024-01-01T10:00:00.123456789+02:00',
+      '2024-01-01T10:00:00-0530',
+      '2024-01-01T10:00:00-05',
+      '2024-02-29',
+      '2023-02-29',
+      '2024-04-31',
+      '2024-13-01',
+      '2024-01-01T24:00:00Z',
+      '1969-12-31T23:59:59.5Z',
+      '0050-06-01',
+      '9999-12-31T23:59:59Z',
+      '2024-01-01T10:00:00 +02:00',
+      '20240101',
+      'soon',
+      '2024-01-01T10:00:00.Z',
     ];
     for (const text of texts) {
       const row = await sql<{ v: string | null }>`SELECT switchyard_instant(${text})::text AS v`.execute(store.db);
@@ -121,22 +160,49 @@ describe('instants in JS and in SQL agree', () => {
       expect(fromSql === null ? null : Number(fromSql), text).toBe(fromJs === null ? null : Number(fromJs));
     }
     const keys = await sql<{ a: string; b: string; c: string | null; d: string | null }>`
-      SELECT switchyard_key('12.5'::jsonb)::text AS a, switchyard_key('"-7"'::jsonb)::text AS b, switchyard_key('"abc"'::jsonb)::text AS c, switchyard_key('true'::jsonb)::text AS d`.execute(store.db);
+      SELECT switchyard_key('12.5'::jsonb)::text AS a, switchyard_key('"-7"'::jsonb)::text AS b, switchyard_key('"abc"'::jsonb)::text AS c, switchyard_key('true'::jsonb)::text AS d`.execute(
+      store.db,
+    );
     expect(keys.rows[0]).toEqual({ a: '12.5', b: '-7', c: null, d: null });
   });
 
   it('range and eq conditions on instants decide exactly as comparing the parsed instants would, on every path (day bounds, UTC text, parsing)', async () => {
     const stored = [
-      '2024-01-20T12:00:00Z', '2024-01-20T12:00:00.000Z', '2024-01-20T12:00:00.5Z', '2024-01-20T11:59:59.999+00:00', '2024-01-20T12:00:00z',
-      '2024-01-20T14:00:00+02:00', '2024-01-19T23:30:00-12:30', '2024-01-21T00:30:00+13:00', '2024-01-20', '2024-01-21', '2024-01-20 12:00:00',
-      '2024-01-31T12:00:00Z', '2024-02-29T00:00:00Z', '2024-02-30T00:00:00Z', '2024-01-20T25:00:00Z', '2024-01-20T12:00Z', 'not a date', '',
+      '2024-01-20T12:00:00Z',
+      '2024-01-20T12:00:00.000Z',
+      '2024-01-20T12:00:00.5Z',
+      '2024-01-20T11:59:59.999+00:00',
+      '2024-01-20T12:00:00z',
+      '2024-01-20T14:00:00+02:00',
+      '2024-01-19T23:30:00-12:30',
+      '2024-01-21T00:30:00+13:00',
+      '2024-01-20',
+      '2024-01-21',
+      '2024-01-20 12:00:00',
+      '2024-01-31T12:00:00Z',
+      '2024-02-29T00:00:00Z',
+      '2024-02-30T00:00:00Z',
+      '2024-01-20T25:00:00Z',
+      '2024-01-20T12:00Z',
+      'not a date',
+      '',
     ];
-    const values = ['2024-01-20T12:00:00Z', '2024-01-20T12:00:00.25Z', '2024-01-20T11:00:00-01:00', '2024-01-20', '2024-01-31T12:00:00.000001Z', '2024-02-29T00:00:00+01:00'];
+    const values = [
+      '2024-01-20T12:00:00Z',
+      '2024-01-20T12:00:00.25Z',
+      '2024-01-20T11:00:00-01:00',
+      '2024-01-20',
+      '2024-01-31T12:00:00.000001Z',
+      '2024-02-29T00:00:00+01:00',
+    ];
     const rows = sql.join(stored.map((text) => sql`(${JSON.stringify({ createdAt: text })}::jsonb)`));
     for (const value of values) {
       for (const [operator, holds] of [
-        ['gt', (a: number, b: number) => a > b], ['gte', (a: number, b: number) => a >= b], ['lt', (a: number, b: number) => a < b],
-        ['lte', (a: number, b: number) => a <= b], ['eq', (a: number, b: number) => a === b],
+        ['gt', (a: number, b: number) => a > b],
+        ['gte', (a: number, b: number) => a >= b],
+        ['lt', (a: number, b: number) => a < b],
+        ['lte', (a: number, b: number) => a <= b],
+        ['eq', (a: number, b: number) => a === b],
       ] as const) {
         const condition = compileFilter({ [operator]: { createdAt: value } }, issues, 'r');
         const result = await sql<{ ok: boolean | null }>`SELECT (${condition}) AS ok FROM (VALUES ${rows}) AS r(data)`.execute(store.db);
@@ -144,9 +210,16 @@ describe('instants in JS and in SQL agree', () => {
           const instant = isoInstantSeconds(text);
           return instant !== undefined && holds(Number(instant), Number(isoInstantSeconds(value)));
         });
-        expect(result.rows.map((row) => row.ok === true), `${operator} ${value}`).toEqual(expected);
+        expect(
+          result.rows.map((row) => row.ok === true),
+          `${operator} ${value}`,
+        ).toEqual(expected);
       }
-      for (const [lower, upper] of [['gt', 'lt'], ['gte', 'lte'], ['gte', 'lt']] as const) {
+      for (const [lower, upper] of [
+        ['gt', 'lt'],
+        ['gte', 'lte'],
+        ['gte', 'lt'],
+      ] as const) {
         const until = '2024-01-21T00:30:00+00:30';
         const condition = compileFilter({ [lower]: { createdAt: value }, [upper]: { createdAt: until } }, issues, 'r');
         const result = await sql<{ ok: boolean | null }>`SELECT (${condition}) AS ok FROM (VALUES ${rows}) AS r(data)`.execute(store.db);
@@ -158,7 +231,10 @@ describe('instants in JS and in SQL agree', () => {
           const at = Number(instant);
           return (lower === 'gt' ? at > from : at >= from) && (upper === 'lt' ? at < to : at <= to);
         });
-        expect(result.rows.map((row) => row.ok === true), `${lower} ${value} ${upper} ${until}`).toEqual(expected);
+        expect(
+          result.rows.map((row) => row.ok === true),
+          `${lower} ${value} ${upper} ${until}`,
+        ).toEqual(expected);
       }
     }
   });
@@ -176,7 +252,9 @@ describe('instants in JS and in SQL agree', () => {
     const days = await plan(compileFilter({ gte: { createdAt: '2024-01-01' }, lt: { createdAt: '2024-01-08' } }, issues, 'r'), true);
     expect(days).toContain('context_records_day_createdAt');
     // both day bounds in the index condition: the range reads only its own days (widened by one for offsets)
-    expect(days).toContain(`Index Cond: ((connector_id = '00000000-0000-0000-0000-000000000000'::uuid) AND (entity = 'issues'::text) AND ("left"((data ->> 'createdAt'::text), 10) >= '2023-12-31'::text) AND ("left"((data ->> 'createdAt'::text), 10) <= '2024-01-09'::text))`);
+    expect(days).toContain(
+      `Index Cond: ((connector_id = '00000000-0000-0000-0000-000000000000'::uuid) AND (entity = 'issues'::text) AND ("left"((data ->> 'createdAt'::text), 10) >= '2023-12-31'::text) AND ("left"((data ->> 'createdAt'::text), 10) <= '2024-01-09'::text))`,
+    );
   });
 });
 
@@ -184,7 +262,10 @@ describe('projectFields', () => {
   it('keeps the nesting of each path, walks arrays, leaves out what is missing', () => {
     const record = { id: 1, state: { id: 's', name: 'Todo' }, tags: [{ id: 1, name: 'a' }, { id: 2 }], nothing: null };
     expect(projectFields(record, ['id', 'state.name', 'tags.name', 'nothing', 'absent', 'state.absent.deeper'])).toEqual({
-      id: 1, state: { name: 'Todo' }, tags: [{ name: 'a' }, {}], nothing: null,
+      id: 1,
+      state: { name: 'Todo' },
+      tags: [{ name: 'a' }, {}],
+      nothing: null,
     });
     expect(projectFields(record, ['state', 'state.name'])).toEqual({ state: { id: 's', name: 'Todo' } });
   });

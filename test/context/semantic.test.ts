@@ -12,7 +12,12 @@ const norm = (a: Float32Array) => Math.sqrt(dot(a, a));
 describe('offline vocabulary', () => {
   it('is the committed 50k-word, 100-dimension, 8-bit file described by vocabulary.json', () => {
     const vocabulary = loadVocabulary();
-    const metadata = JSON.parse(readFileSync(new URL('../../src/context/semantic/vocabulary.json', import.meta.url), 'utf8')) as { words: number; dimensions: number; sha256: string; bytes: number };
+    const metadata = JSON.parse(readFileSync(new URL('../../src/context/semantic/vocabulary.json', import.meta.url), 'utf8')) as {
+      words: number;
+      dimensions: number;
+      sha256: string;
+      bytes: number;
+    };
     expect(vocabulary.size).toBe(50_000);
     expect(vocabulary.dimensions).toBe(100);
     expect(metadata).toMatchObject({ words: 50_000, dimensions: 100, sha256: vocabulary.digest, bytes: readFileSync(VOCABULARY_PATH).length });
@@ -21,7 +26,12 @@ describe('offline vocabulary', () => {
   });
 
   it('encodes and decodes a vocabulary file losslessly, and rejects a damaged one', () => {
-    const data = { dimensions: 3, words: ['alpha', 'beta', 'café'], scales: Float32Array.from([0.5, 0.25, 1]), vectors: Int8Array.from([1, -2, 3, 127, -127, 0, 5, 6, 7]) };
+    const data = {
+      dimensions: 3,
+      words: ['alpha', 'beta', 'café'],
+      scales: Float32Array.from([0.5, 0.25, 1]),
+      vectors: Int8Array.from([1, -2, 3, 127, -127, 0, 5, 6, 7]),
+    };
     const file = encodeVocabulary(data);
     const decoded = decodeVocabulary(file);
     expect(decoded.words).toEqual(data.words);
@@ -80,7 +90,11 @@ describe('offline embedding provider', () => {
   });
 
   it('scores a paraphrase well above unrelated text (refund / money back)', async () => {
-    const [refund, unrelated, query] = await provider.embed(['Customer asks for a refund of the payment.', 'The dashboard chart uses the wrong colors.', 'money back']);
+    const [refund, unrelated, query] = await provider.embed([
+      'Customer asks for a refund of the payment.',
+      'The dashboard chart uses the wrong colors.',
+      'money back',
+    ]);
     expect(dot(refund!, query!)).toBeGreaterThan(0.3);
     expect(dot(refund!, query!) - dot(unrelated!, query!)).toBeGreaterThan(0.2);
   });
@@ -169,7 +183,17 @@ describe('OpenAI-compatible provider', () => {
       .post('/embeddings', { model: 'text-embedding-3-small', input: ['first text', 'second text'] })
       .reply(function reply() {
         authorization = this.req.headers.authorization;
-        return [200, { object: 'list', data: [{ index: 1, embedding: [0, 3, 4] }, { index: 0, embedding: [2, 0, 0] }], model: 'text-embedding-3-small' }];
+        return [
+          200,
+          {
+            object: 'list',
+            data: [
+              { index: 1, embedding: [0, 3, 4] },
+              { index: 0, embedding: [2, 0, 0] },
+            ],
+            model: 'text-embedding-3-small',
+          },
+        ];
       });
     const provider = new OpenAICompatibleEmbeddingProvider({ url: `${URL_BASE}/`, model: 'text-embedding-3-small', apiKey: 'sk-secret-key-123' });
     const vectors = await provider.embed(['first text', 'second text']);
@@ -182,12 +206,22 @@ describe('OpenAI-compatible provider', () => {
 
   it('sends no Authorization header without a key, batches inputs, retries a 5xx', async () => {
     const seen: Array<string | undefined> = [];
-    nock(URL_BASE).post('/embeddings').reply(503, { error: { message: 'busy' } });
+    nock(URL_BASE)
+      .post('/embeddings')
+      .reply(503, { error: { message: 'busy' } });
     nock(URL_BASE)
       .post('/embeddings', { model: 'm', input: ['a', 'b'] })
       .reply(function reply() {
         seen.push(this.req.headers.authorization);
-        return [200, { data: [{ index: 0, embedding: [1, 0] }, { index: 1, embedding: [0, 1] }] }];
+        return [
+          200,
+          {
+            data: [
+              { index: 0, embedding: [1, 0] },
+              { index: 1, embedding: [0, 1] },
+            ],
+          },
+        ];
       });
     nock(URL_BASE)
       .post('/embeddings', { model: 'm', input: ['c'] })
@@ -200,7 +234,9 @@ describe('OpenAI-compatible provider', () => {
   });
 
   it('reports a rejected request without the key, and a malformed answer', async () => {
-    nock(URL_BASE).post('/embeddings').reply(401, { error: { message: 'Incorrect API key provided' } });
+    nock(URL_BASE)
+      .post('/embeddings')
+      .reply(401, { error: { message: 'Incorrect API key provided' } });
     const provider = new OpenAICompatibleEmbeddingProvider({ url: URL_BASE, model: 'm', apiKey: 'sk-secret-key-123', retries: 0 });
     const error = (await provider.embed(['a']).then(
       () => new Error('resolved'),

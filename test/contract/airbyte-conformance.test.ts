@@ -27,7 +27,6 @@ const reference = JSON.parse(readFileSync(fileURLToPath(new URL('./reference/air
   paths: Record<string, Record<string, Operation>>;
 };
 
-
 /** Airbyte data-pipeline operations: Switchyard answers 501 in its error envelope. */
 const DATA_PIPELINE = [
   'GET /api/v1/integrations/definitions/destinations',
@@ -85,7 +84,8 @@ describe('conformance with the Airbyte Agent API description (every operation)',
   const headers = () => ({ 'x-organization-id': tenant.organizationId });
   const api = (method: Method, path: string, body?: unknown, client?: ApiClient) =>
     (client ?? tenant.api).request(method, path, { headers: headers(), ...(body !== undefined && { body }) }).then((response) => ({ response, body }));
-  const company = () => nock(HARVEST_API).matchHeader('authorization', `Bearer ${PAT}`).matchHeader('harvest-account-id', ACCOUNT_ID).get('/v2/company').reply(200, COMPANY);
+  const company = () =>
+    nock(HARVEST_API).matchHeader('authorization', `Bearer ${PAT}`).matchHeader('harvest-account-id', ACCOUNT_ID).get('/v2/company').reply(200, COMPANY);
   const credentials = { api_token: PAT, account_id: ACCOUNT_ID };
   /** Every optional field of Airbyte's create/check request, as null or with a documented value Switchyard ignores. */
   const airbyteExtras = {
@@ -113,20 +113,42 @@ describe('conformance with the Airbyte Agent API description (every operation)',
         return result;
       },
     },
-    { operation: 'GET /api/v1/account/applications/scoped-token/info', call: async () => api('GET', '/api/v1/account/applications/scoped-token/info', undefined, scoped) },
-    { operation: 'POST /api/v1/account/applications/widget-token', call: async () => api('POST', '/api/v1/account/applications/widget-token', { workspace_name: 'default', allowed_origin: 'https://app.example.com' }) },
+    {
+      operation: 'GET /api/v1/account/applications/scoped-token/info',
+      call: async () => api('GET', '/api/v1/account/applications/scoped-token/info', undefined, scoped),
+    },
+    {
+      operation: 'POST /api/v1/account/applications/widget-token',
+      call: async () => api('POST', '/api/v1/account/applications/widget-token', { workspace_name: 'default', allowed_origin: 'https://app.example.com' }),
+    },
     { operation: 'GET /api/v1/integrations/definitions/sources', call: async () => api('GET', '/api/v1/integrations/definitions/sources?name=harv') },
-    { operation: 'GET /api/v1/integrations/definitions/sources/{id}', call: async () => api('GET', `/api/v1/integrations/definitions/sources/${harvest?.definitionId}`) },
+    {
+      operation: 'GET /api/v1/integrations/definitions/sources/{id}',
+      call: async () => api('GET', `/api/v1/integrations/definitions/sources/${harvest?.definitionId}`),
+    },
     {
       operation: 'POST /api/v1/integrations/connectors/check',
       vendor: company,
-      call: async () => api('POST', '/api/v1/integrations/connectors/check', { workspace_name: 'default', connector_type: 'harvest', name: null, credentials, ...airbyteExtras }),
+      call: async () =>
+        api('POST', '/api/v1/integrations/connectors/check', {
+          workspace_name: 'default',
+          connector_type: 'harvest',
+          name: null,
+          credentials,
+          ...airbyteExtras,
+        }),
     },
     {
       operation: 'POST /api/v1/integrations/connectors',
       vendor: company,
       call: async () => {
-        const result = await api('POST', '/api/v1/integrations/connectors', { workspace_name: 'default', connector_type: 'harvest', name: null, credentials, ...airbyteExtras });
+        const result = await api('POST', '/api/v1/integrations/connectors', {
+          workspace_name: 'default',
+          connector_type: 'harvest',
+          name: null,
+          credentials,
+          ...airbyteExtras,
+        });
         state.connectorId = (result.response.body as { id: string }).id;
         state.workspaceId = (result.response.body as { workspace_id: string }).workspace_id;
         return result;
@@ -134,10 +156,15 @@ describe('conformance with the Airbyte Agent API description (every operation)',
     },
     {
       operation: 'GET /api/v1/integrations/connectors',
-      call: async () => api('GET', `/api/v1/integrations/connectors?workspace_name=default&workspace_id=${state.workspaceId}&definition_id=${harvest?.definitionId}`),
+      call: async () =>
+        api('GET', `/api/v1/integrations/connectors?workspace_name=default&workspace_id=${state.workspaceId}&definition_id=${harvest?.definitionId}`),
     },
     { operation: 'GET /api/v1/integrations/connectors/{id}', call: async () => api('GET', `/api/v1/integrations/connectors/${state.connectorId}`) },
-    { operation: 'PUT /api/v1/integrations/connectors/{id}', call: async () => api('PUT', `/api/v1/integrations/connectors/${state.connectorId}`, { name: 'Harvest (renamed)', replication_config: null, entities: null }) },
+    {
+      operation: 'PUT /api/v1/integrations/connectors/{id}',
+      call: async () =>
+        api('PUT', `/api/v1/integrations/connectors/${state.connectorId}`, { name: 'Harvest (renamed)', replication_config: null, entities: null }),
+    },
     {
       operation: 'POST /api/v1/integrations/connectors/{id}/check',
       vendor: company,
@@ -147,21 +174,55 @@ describe('conformance with the Airbyte Agent API description (every operation)',
       operation: 'POST /api/v1/integrations/connectors/{id}/execute',
       vendor: company,
       call: async () =>
-        api('POST', `/api/v1/integrations/connectors/${state.connectorId}/execute`, { entity: 'company', action: 'get', params: {}, select_fields: null, exclude_fields: null, skip_truncation: true, intent: null }),
+        api('POST', `/api/v1/integrations/connectors/${state.connectorId}/execute`, {
+          entity: 'company',
+          action: 'get',
+          params: {},
+          select_fields: null,
+          exclude_fields: null,
+          skip_truncation: true,
+          intent: null,
+        }),
     },
-    { operation: 'GET /api/v1/integrations/connectors/{id}/inspect', call: async () => api('GET', `/api/v1/integrations/connectors/${state.connectorId}/inspect`) },
-    { operation: 'DELETE /api/v1/integrations/connectors/{id}', status: 202, call: async () => api('DELETE', `/api/v1/integrations/connectors/${state.connectorId}`) },
-    { operation: 'GET /api/v1/integrations/definitions/destinations', call: async () => api('GET', `/api/v1/integrations/definitions/destinations?actorDefinitionIds=${ABSENT}`) },
-    { operation: 'GET /api/v1/integrations/definitions/destinations/{id}', call: async () => api('GET', `/api/v1/integrations/definitions/destinations/${ABSENT}`) },
-    { operation: 'GET /api/v1/integrations/templates/connections', call: async () => api('GET', '/api/v1/integrations/templates/connections?tags=a&tags_mode=any') },
+    {
+      operation: 'GET /api/v1/integrations/connectors/{id}/inspect',
+      call: async () => api('GET', `/api/v1/integrations/connectors/${state.connectorId}/inspect`),
+    },
+    {
+      operation: 'DELETE /api/v1/integrations/connectors/{id}',
+      status: 202,
+      call: async () => api('DELETE', `/api/v1/integrations/connectors/${state.connectorId}`),
+    },
+    {
+      operation: 'GET /api/v1/integrations/definitions/destinations',
+      call: async () => api('GET', `/api/v1/integrations/definitions/destinations?actorDefinitionIds=${ABSENT}`),
+    },
+    {
+      operation: 'GET /api/v1/integrations/definitions/destinations/{id}',
+      call: async () => api('GET', `/api/v1/integrations/definitions/destinations/${ABSENT}`),
+    },
+    {
+      operation: 'GET /api/v1/integrations/templates/connections',
+      call: async () => api('GET', '/api/v1/integrations/templates/connections?tags=a&tags_mode=any'),
+    },
     {
       operation: 'POST /api/v1/integrations/templates/connections',
-      call: async () => api('POST', '/api/v1/integrations/templates/connections', { destination_name: 'Warehouse', destination_definition_id: ABSENT, destination_config: {} }),
+      call: async () =>
+        api('POST', '/api/v1/integrations/templates/connections', { destination_name: 'Warehouse', destination_definition_id: ABSENT, destination_config: {} }),
     },
-    { operation: 'POST /api/v1/integrations/templates/connections/cron/describe', call: async () => api('POST', '/api/v1/integrations/templates/connections/cron/describe', { cron_expression: '0 0 12 * * ?' }) },
+    {
+      operation: 'POST /api/v1/integrations/templates/connections/cron/describe',
+      call: async () => api('POST', '/api/v1/integrations/templates/connections/cron/describe', { cron_expression: '0 0 12 * * ?' }),
+    },
     { operation: 'GET /api/v1/integrations/templates/connections/{id}', call: async () => api('GET', `/api/v1/integrations/templates/connections/${ABSENT}`) },
-    { operation: 'PATCH /api/v1/integrations/templates/connections/{id}', call: async () => api('PATCH', `/api/v1/integrations/templates/connections/${ABSENT}`, { destination_name: 'Renamed' }) },
-    { operation: 'DELETE /api/v1/integrations/templates/connections/{id}', call: async () => api('DELETE', `/api/v1/integrations/templates/connections/${ABSENT}`) },
+    {
+      operation: 'PATCH /api/v1/integrations/templates/connections/{id}',
+      call: async () => api('PATCH', `/api/v1/integrations/templates/connections/${ABSENT}`, { destination_name: 'Renamed' }),
+    },
+    {
+      operation: 'DELETE /api/v1/integrations/templates/connections/{id}',
+      call: async () => api('DELETE', `/api/v1/integrations/templates/connections/${ABSENT}`),
+    },
     {
       operation: 'POST /api/v1/integrations/templates/sources',
       call: async () => {
@@ -171,23 +232,49 @@ describe('conformance with the Airbyte Agent API description (every operation)',
       },
     },
     { operation: 'GET /api/v1/integrations/templates/sources', call: async () => api('GET', '/api/v1/integrations/templates/sources?use_global=true') },
-    { operation: 'GET /api/v1/integrations/templates/sources/{id}', call: async () => api('GET', `/api/v1/integrations/templates/sources/${state.templateId}`) },
-    { operation: 'PATCH /api/v1/integrations/templates/sources/{id}', call: async () => api('PATCH', `/api/v1/integrations/templates/sources/${state.templateId}`, { name: 'Harvest' }) },
-    { operation: 'DELETE /api/v1/integrations/templates/sources/{id}', call: async () => api('DELETE', `/api/v1/integrations/templates/sources/${state.templateId}`) },
-    { operation: 'PUT /api/v1/oauth/credentials', call: async () => api('PUT', '/api/v1/oauth/credentials', { connector_type: 'harvest', connector_definition_id: null, configuration: { client_id: 'harvest-app-id', client_secret: 'harvest-app-secret' } }) },
-    { operation: 'DELETE /api/v1/oauth/credentials/connector_type/{connector_type}', status: 204, call: async () => api('DELETE', '/api/v1/oauth/credentials/connector_type/harvest') },
+    {
+      operation: 'GET /api/v1/integrations/templates/sources/{id}',
+      call: async () => api('GET', `/api/v1/integrations/templates/sources/${state.templateId}`),
+    },
+    {
+      operation: 'PATCH /api/v1/integrations/templates/sources/{id}',
+      call: async () => api('PATCH', `/api/v1/integrations/templates/sources/${state.templateId}`, { name: 'Harvest' }),
+    },
+    {
+      operation: 'DELETE /api/v1/integrations/templates/sources/{id}',
+      call: async () => api('DELETE', `/api/v1/integrations/templates/sources/${state.templateId}`),
+    },
+    {
+      operation: 'PUT /api/v1/oauth/credentials',
+      call: async () =>
+        api('PUT', '/api/v1/oauth/credentials', {
+          connector_type: 'harvest',
+          connector_definition_id: null,
+          configuration: { client_id: 'harvest-app-id', client_secret: 'harvest-app-secret' },
+        }),
+    },
+    {
+      operation: 'DELETE /api/v1/oauth/credentials/connector_type/{connector_type}',
+      status: 204,
+      call: async () => api('DELETE', '/api/v1/oauth/credentials/connector_type/harvest'),
+    },
     { operation: 'GET /api/v1/skills', call: async () => api('GET', `/api/v1/skills?limit=5&organization_id=${tenant.organizationId}`) },
     { operation: 'GET /api/v1/skills/docs', call: async () => api('GET', '/api/v1/skills/docs?id=connector:harvest&section=users.list') },
     { operation: 'GET /api/v1/skills/search', call: async () => api('GET', '/api/v1/skills/search?query=time%20entries&limit=3') },
     { operation: 'GET /api/v1/workspaces', call: async () => api('GET', '/api/v1/workspaces?limit=5&status=active&name_contains=conf') },
     { operation: 'GET /api/v1/workspaces/stats', call: async () => api('GET', '/api/v1/workspaces/stats') },
     { operation: 'GET /api/v1/workspaces/{workspace_id}', call: async () => api('GET', `/api/v1/workspaces/${state.workspaceId}`) },
-    { operation: 'PUT /api/v1/workspaces/{workspace_id}', call: async () => api('PUT', `/api/v1/workspaces/${state.workspaceId}`, { name: null, status: null, cache_enabled: true }) },
+    {
+      operation: 'PUT /api/v1/workspaces/{workspace_id}',
+      call: async () => api('PUT', `/api/v1/workspaces/${state.workspaceId}`, { name: null, status: null, cache_enabled: true }),
+    },
     {
       operation: 'DELETE /api/v1/workspaces/{workspace_id}',
       call: async () => {
         const doomed = await api('POST', '/api/v1/account/applications/scoped-token', { workspace_name: 'conformance-doomed' });
-        const info = await scoped.request('GET', '/api/v1/account/applications/scoped-token/info', { token: (doomed.response.body as { token: string }).token });
+        const info = await scoped.request('GET', '/api/v1/account/applications/scoped-token/info', {
+          token: (doomed.response.body as { token: string }).token,
+        });
         return api('DELETE', `/api/v1/workspaces/${(info.body as { workspace_id: string }).workspace_id}`);
       },
     },
@@ -236,7 +323,8 @@ describe('conformance with the Airbyte Agent API description (every operation)',
 
   function validateAgainst(schema: Rec, value: unknown, what: string): void {
     const ref = typeof schema.$ref === 'string' ? schema.$ref : undefined;
-    const validator = ref !== undefined ? ajv.getSchema(`app_public${ref}`) : ajv.compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...withRefsInto(schema) });
+    const validator =
+      ref !== undefined ? ajv.getSchema(`app_public${ref}`) : ajv.compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...withRefsInto(schema) });
     if (!validator) throw new Error(`no schema ${ref}`);
     if (!validator(value)) violations.push(`${what}: ${ajv.errorsText(validator.errors)}`);
   }

@@ -5,13 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkManifest, runContract } from '../../codegen/contract/check.js';
 import { checkGraphqlAction, graphqlLoaded, parseGraphqlSchema } from '../../codegen/contract/graphql.js';
 import { parseManifest } from '../../codegen/contract/manifests.js';
-import {
-  checkOpenApiAction,
-  findSpecPath,
-  normalizePath,
-  openApiFromObject,
-  openApiLoaded,
-} from '../../codegen/contract/openapi.js';
+import { checkOpenApiAction, findSpecPath, normalizePath, openApiFromObject, openApiLoaded } from '../../codegen/contract/openapi.js';
 import { exitCodeFor, formatReport, NO_SPEC } from '../../codegen/contract/report.js';
 import { applyWaivers } from '../../codegen/contract/waivers.js';
 import type { ActionDef, ActionRef, Mismatch, ParamDef } from '../../codegen/contract/types.js';
@@ -147,9 +141,7 @@ describe('openapi: paths and methods', () => {
 describe('openapi: params', () => {
   it('reports a missing query param', () => {
     const ms = check(act('GET', '/users', { page: { in: 'query' }, sort: { in: 'query' } }));
-    expect(ms).toEqual([
-      expect.objectContaining({ kind: 'param_missing', param: 'sort', message: "query param 'sort' not in spec", where: 'GET /users' }),
-    ]);
+    expect(ms).toEqual([expect.objectContaining({ kind: 'param_missing', param: 'sort', message: "query param 'sort' not in spec", where: 'GET /users' })]);
   });
 
   it('uses the wire name of a param', () => {
@@ -168,13 +160,9 @@ describe('openapi: params', () => {
 
   it('reports a param at the wrong location', () => {
     const asHeader = check(act('GET', '/users', { page: { in: 'header' } }));
-    expect(asHeader).toEqual([
-      expect.objectContaining({ kind: 'param_location', message: "param 'page' is in: header here but in: query in the spec" }),
-    ]);
+    expect(asHeader).toEqual([expect.objectContaining({ kind: 'param_location', message: "param 'page' is in: header here but in: query in the spec" })]);
     const bodyAsQuery = check(act('POST', '/users', { email: { in: 'query' } }));
-    expect(bodyAsQuery).toEqual([
-      expect.objectContaining({ kind: 'param_location', message: "param 'email' is in: query here but in: body in the spec" }),
-    ]);
+    expect(bodyAsQuery).toEqual([expect.objectContaining({ kind: 'param_location', message: "param 'email' is in: query here but in: body in the spec" })]);
     expect(kinds(check(act('GET', '/users', { q: { in: 'variables' } })))).toEqual(['param_location']);
   });
 
@@ -221,10 +209,13 @@ describe('openapi: params', () => {
 
 describe('graphql', () => {
   it('accepts a valid document whose params map to declared variables', () => {
-    const a = gql('query Issues($first: Int, $after: String) { issues(first: $first, after: $after) { nodes { id title } pageInfo { hasNextPage endCursor } } }', {
-      first: { in: 'variables' },
-      after: { in: 'variables' },
-    });
+    const a = gql(
+      'query Issues($first: Int, $after: String) { issues(first: $first, after: $after) { nodes { id title } pageInfo { hasNextPage endCursor } } }',
+      {
+        first: { in: 'variables' },
+        after: { in: 'variables' },
+      },
+    );
     expect(checkGraphqlAction(schema, { action: a, baseUrl: 'https://api.example.com' })).toEqual([]);
   });
 
@@ -307,10 +298,7 @@ describe('waivers', () => {
     - { action: users.delete, reason: "Delete exists in the API; the spec predates it." }`;
     const r = checkManifest(parseManifest(manifestYaml(waivers), 'demo.yaml'), loaded);
     expect(r.unwaived).toEqual([]);
-    expect(r.waived.map((w) => `${subjectOf(w.mismatch)}:${w.waiver.reason.slice(0, 10)}`)).toEqual([
-      'users.list:Documented',
-      'users.delete:Delete exi',
-    ]);
+    expect(r.waived.map((w) => `${subjectOf(w.mismatch)}:${w.waiver.reason.slice(0, 10)}`)).toEqual(['users.list:Documented', 'users.delete:Delete exi']);
     expect(exitCodeFor([r])).toBe(0);
   });
 
@@ -372,8 +360,14 @@ entities:
           id: { in: variables, schema: { type: string } }
 `,
     );
-    writeFileSync(path.join(manifests, 'plain.yaml'), 'connector_type: plain\nbase_url: https://x.example.com\nentities:\n  a:\n    actions:\n      list: { method: GET, path: /a }\n');
-    writeFileSync(path.join(manifests, 'lost.yaml'), 'connector_type: lost\nbase_url: https://x.example.com\nvendor_spec: { format: openapi, file: nowhere/openapi.json }\nentities:\n  a:\n    actions:\n      list: { method: GET, path: /a }\n');
+    writeFileSync(
+      path.join(manifests, 'plain.yaml'),
+      'connector_type: plain\nbase_url: https://x.example.com\nentities:\n  a:\n    actions:\n      list: { method: GET, path: /a }\n',
+    );
+    writeFileSync(
+      path.join(manifests, 'lost.yaml'),
+      'connector_type: lost\nbase_url: https://x.example.com\nvendor_spec: { format: openapi, file: nowhere/openapi.json }\nentities:\n  a:\n    actions:\n      list: { method: GET, path: /a }\n',
+    );
     writeFileSync(path.join(manifests, 'schema', 'ignored.yaml'), 'not: [a manifest');
 
     const results = await runContract({ manifestsDir: manifests, specsDir: specs });

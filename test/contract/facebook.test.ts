@@ -31,7 +31,12 @@ const FILES: Record<string, unknown> = {
   AdAccount: {
     apis: [
       { method: 'GET', endpoint: 'campaigns', return: 'Campaign', params: [p('effective_status', 'list<string>'), p('date_preset')] },
-      { method: 'POST', endpoint: 'campaigns', return: 'Campaign', params: [p('name'), p('objective'), p('special_ad_categories', 'list<string>', true), p('promoted_object', 'Object')] },
+      {
+        method: 'POST',
+        endpoint: 'campaigns',
+        return: 'Campaign',
+        params: [p('name'), p('objective'), p('special_ad_categories', 'list<string>', true), p('promoted_object', 'Object')],
+      },
       { method: 'GET', name: '#get', return: 'AdAccount', params: [] },
     ],
     fields: [],
@@ -73,11 +78,7 @@ const kinds = (ms: Mismatch[]) => ms.map((m) => `${m.kind}${m.param ? `:${m.para
 describe('facebook_sdk_codegen: loading the node specs', () => {
   it('keeps node files and skips files that are not node specs', () => {
     expect([...spec.nodes.keys()].sort()).toEqual(['AdAccount', 'AdsPixel', 'AdsPixelStatsResult', 'Campaign', 'User']);
-    expect(spec.nodes.get('AdAccount')?.apis.map((a) => `${a.method} ${a.endpoint ?? a.name}`)).toEqual([
-      'GET campaigns',
-      'POST campaigns',
-      'GET #get',
-    ]);
+    expect(spec.nodes.get('AdAccount')?.apis.map((a) => `${a.method} ${a.endpoint ?? a.name}`)).toEqual(['GET campaigns', 'POST campaigns', 'GET #get']);
   });
 
   it('refuses a catalogue without any node spec', () => {
@@ -108,7 +109,12 @@ describe('facebook_sdk_codegen: paths and methods', () => {
     expect(check(ok)).toEqual([]);
     const bad = check(act('GET', '/act_{account_id}/campaigns', { account_id: path_, bogus: q(), status_filter: q('statuses[]') }));
     expect(kinds(bad)).toEqual(['param_missing:bogus', 'param_missing:status_filter']);
-    expect(bad[0]).toMatchObject({ entity: 'things', action: 'x', where: 'GET AdAccount/campaigns', message: "query param 'bogus' is not a parameter of GET AdAccount/campaigns" });
+    expect(bad[0]).toMatchObject({
+      entity: 'things',
+      action: 'x',
+      where: 'GET AdAccount/campaigns',
+      message: "query param 'bogus' is not a parameter of GET AdAccount/campaigns",
+    });
     expect(bad[1]).toMatchObject({ wire: 'statuses[]', message: "query param 'statuses' is not a parameter of GET AdAccount/campaigns" });
   });
 
@@ -131,7 +137,11 @@ describe('facebook_sdk_codegen: paths and methods', () => {
     expect(check(act('POST', '/{campaign_id}', { campaign_id: path_, name: b(), status: b() }))).toEqual([]);
     const del = check(act('DELETE', '/{campaign_id}', { campaign_id: path_ }));
     expect(del).toEqual([
-      expect.objectContaining({ kind: 'method_missing', where: 'DELETE Campaign', message: 'node Campaign has no DELETE operation (spec has GET (#get), POST (#update))' }),
+      expect.objectContaining({
+        kind: 'method_missing',
+        where: 'DELETE Campaign',
+        message: 'node Campaign has no DELETE operation (spec has GET (#get), POST (#update))',
+      }),
     ]);
   });
 
@@ -143,9 +153,7 @@ describe('facebook_sdk_codegen: paths and methods', () => {
       expect.objectContaining({ kind: 'method_missing', message: 'edge AdAccount/campaigns has no DELETE (spec has GET, POST)' }),
     ]);
     expect(kinds(check(act('GET', '/act_{account_id}/campaigns/{campaign_id}', { account_id: path_, campaign_id: path_ })))).toEqual(['path_missing']);
-    expect(check(act('GET', '/ads_archive', { search_terms: q() }))).toEqual([
-      expect.objectContaining({ kind: 'path_missing', where: 'GET /ads_archive' }),
-    ]);
+    expect(check(act('GET', '/ads_archive', { search_terms: q() }))).toEqual([expect.objectContaining({ kind: 'path_missing', where: 'GET /ads_archive' })]);
   });
 
   it('follows an edge to its GET return type (/me/adaccounts/campaigns)', () => {

@@ -45,11 +45,20 @@ const FILES: Record<string, unknown> = {
     rawModeData: '{\n"Name":"test"\n}\n',
   }),
   'collections/apis/rest/sobject_rows.json': v1('SObject Rows', 'GET', '{{_endpoint}}/services/data/v{{version}}/sobjects/<SOBJECT_API_NAME>/<RECORD_ID>'),
-  'collections/apis/rest/sobject_rows_update.json': v1('SObject Rows Update', 'PATCH', '{{_endpoint}}/services/data/v{{version}}/sobjects/<SOBJECT_API_NAME>/<RECORD_ID>', {
-    dataMode: 'raw',
-    rawModeData: '{\n\t"field API name": "value"\n}',
-  }),
-  'collections/apis/rest/sobject_rows_delete.json': v1('SObject Rows Delete', 'DELETE', '{{_endpoint}}/services/data/v{{version}}/sobjects/<SOBJECT_API_NAME>/<RECORD_ID>'),
+  'collections/apis/rest/sobject_rows_update.json': v1(
+    'SObject Rows Update',
+    'PATCH',
+    '{{_endpoint}}/services/data/v{{version}}/sobjects/<SOBJECT_API_NAME>/<RECORD_ID>',
+    {
+      dataMode: 'raw',
+      rawModeData: '{\n\t"field API name": "value"\n}',
+    },
+  ),
+  'collections/apis/rest/sobject_rows_delete.json': v1(
+    'SObject Rows Delete',
+    'DELETE',
+    '{{_endpoint}}/services/data/v{{version}}/sobjects/<SOBJECT_API_NAME>/<RECORD_ID>',
+  ),
   'collections/apis/rest/sobject_describe.json': v1('SObject Describe', 'GET', '{{_endpoint}}/services/data/v{{version}}/sobjects/<SOBJECT_API_NAME>/describe'),
   'collections/apis/bulk/get_job.json': v1('Get Job Info', 'GET', '{{_endpoint}}/services/data/v{{version}}/jobs/ingest/{{_jobId}}'),
   'collections/apis/auth/refresh_token.json': v1('OAuth Refresh Token', 'POST', '{{url}}{{site}}/services/oauth2/token', {
@@ -207,7 +216,10 @@ describe('postman_collection: params', () => {
   it('checks query params against the request query, header params against its headers', () => {
     const ms = check(act('GET', '/query', { q: q(), nextRecordsUrl: q(), batchSize: h('Sforce-Query-Options'), ct: h('content-type') }));
     expect(kinds(ms)).toEqual(['param_missing:nextRecordsUrl', 'param_missing:batchSize']);
-    expect(ms[0]).toMatchObject({ where: 'GET /services/data/v{{version}}/query (Query)', message: "query param 'nextRecordsUrl' is not in the collection's request" });
+    expect(ms[0]).toMatchObject({
+      where: 'GET /services/data/v{{version}}/query (Query)',
+      message: "query param 'nextRecordsUrl' is not in the collection's request",
+    });
     expect(ms[1]).toMatchObject({ wire: 'Sforce-Query-Options', message: "header 'Sforce-Query-Options' is not in the collection's request" });
     expect(kinds(check(act('GET', '/query', { q: h() })))).toEqual(['param_location:q']);
     expect(kinds(check(act('GET', '/query', { ct: q('Content-Type') })))).toEqual(['param_location:ct']);

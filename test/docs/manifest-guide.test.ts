@@ -70,7 +70,9 @@ describe('docs/manifest-guide.md', () => {
   };
 
   it('finds the rule names (sanity check of the extraction)', () => {
-    expect([...ruleSources['codegen/manifest/validate.ts']]).toEqual(expect.arrayContaining(['unknown-key', 'missing-key', 'enum', 'key-name', 'unknown-config', 'duplicate-param', 'unknown-pagination']));
+    expect([...ruleSources['codegen/manifest/validate.ts']]).toEqual(
+      expect.arrayContaining(['unknown-key', 'missing-key', 'enum', 'key-name', 'unknown-config', 'duplicate-param', 'unknown-pagination']),
+    );
     expect([...ruleSources['codegen/manifest/load.ts']].sort()).toEqual(['duplicate-key', 'yaml-syntax']);
     expect([...ruleSources['codegen/pipeline.ts']].sort()).toEqual(['duplicate-connector', 'duplicate-definition-id', 'file-name']);
     expect([...ruleSources['codegen/manifest/authoring-rules.ts']].sort()).toEqual(['body-on-read', 'missing-records-path']);

@@ -53,7 +53,10 @@ describe('README walkthrough', { timeout: 240_000 }, () => {
 
   it('runs from an empty data folder to an executed operation', async (context) => {
     if (missingTools.length > 0) {
-      if (isCi()) throw new Error(`The README walkthrough needs ${missingTools.join(' and ')} on PATH (apt-get install -y ${missingTools.join(' ')}); .ci/run installs them.`);
+      if (isCi())
+        throw new Error(
+          `The README walkthrough needs ${missingTools.join(' and ')} on PATH (apt-get install -y ${missingTools.join(' ')}); .ci/run installs them.`,
+        );
       context.skip();
     }
     const dataDir = path.join(root, 'data');
@@ -87,7 +90,11 @@ describe('README walkthrough', { timeout: 240_000 }, () => {
     expect(harvest.requests).toContainEqual({ method: 'GET', target: '/users?per_page=2', ...credentials });
     // Step 5 printed the entities with their actions, step 6 the answer shown in the README.
     expect(stdout).toContain('"users"');
-    const answer = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as { status: string; result: { id: number }[]; connector_metadata: { next_params?: unknown } };
+    const answer = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as {
+      status: string;
+      result: { id: number }[];
+      connector_metadata: { next_params?: unknown };
+    };
     expect(answer.status).toBe('success');
     expect(answer.result.map((user) => user.id)).toEqual([3230547, 1782959]);
     expect(answer.connector_metadata.next_params).toEqual({ page: 2, per_page: 2 });

@@ -84,7 +84,9 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
     const listed = json(await client.callTool({ name: 'list_connectors', arguments: {} }));
     expect(listed.mode).toBe('hosted');
-    expect(listed.connectors).toEqual([expect.objectContaining({ id: connectorId, connector_type: 'intercom', name: 'Support inbox', workspace_name: 'default' })]);
+    expect(listed.connectors).toEqual([
+      expect.objectContaining({ id: connectorId, connector_type: 'intercom', name: 'Support inbox', workspace_name: 'default' }),
+    ]);
 
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['switchyard://skills/intercom']);
@@ -98,11 +100,18 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
   it('executes a paged list, following next_params, against the vendor stand-in', async () => {
     const client = await connect(tenant.api.token);
     upstream.requests.length = 0;
-    const first = json(await client.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'list', params: { per_page: 2 } } }));
+    const first = json(
+      await client.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'list', params: { per_page: 2 } } }),
+    );
     expect((first.records as Array<{ id: string }>).map((r) => r.id)).toEqual(['c1', 'c2']);
     expect(first.next_params).toEqual({ starting_after: 'c2' });
     expect(first.pagination).toEqual({ next_page: 'c2' });
-    const second = json(await client.callTool({ name: 'execute', arguments: { connector: 'intercom', entity: 'contacts', action: 'list', params: { per_page: 2, ...(first.next_params as object) } } }));
+    const second = json(
+      await client.callTool({
+        name: 'execute',
+        arguments: { connector: 'intercom', entity: 'contacts', action: 'list', params: { per_page: 2, ...(first.next_params as object) } },
+      }),
+    );
     expect((second.records as Array<{ id: string }>).map((r) => r.id)).toEqual(['c3', 'c4']);
     expect(upstream.requests.map((r) => [r.method, r.path, r.query])).toEqual([
       ['GET', '/contacts', { per_page: '2' }],
@@ -114,11 +123,17 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
   it('turns a wrong call into a tool error naming the field, without any secret', async () => {
     const client = await connect(tenant.api.token);
-    const missing = (await client.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'get', params: {} } })) as CallToolResult;
+    const missing = (await client.callTool({
+      name: 'execute',
+      arguments: { connector: connectorId, entity: 'contacts', action: 'get', params: {} },
+    })) as CallToolResult;
     expect(missing.isError).toBe(true);
     expect(text(missing)).toContain('id');
     expect(text(missing)).toMatch(/rule: required/);
-    const wrongType = (await client.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'list', params: { per_page: 500 } } })) as CallToolResult;
+    const wrongType = (await client.callTool({
+      name: 'execute',
+      arguments: { connector: connectorId, entity: 'contacts', action: 'list', params: { per_page: 500 } },
+    })) as CallToolResult;
     expect(wrongType.isError).toBe(true);
     expect(text(wrongType)).toMatch(/- per_page: .*rule: maximum; limit: 150/);
     const badArgs = (await client.callTool({ name: 'execute', arguments: { connector: connectorId, action: 'list' } })) as CallToolResult;
@@ -131,12 +146,32 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const all = await connect(tenant.api.token, '?action_tools=true');
     const { tools } = await all.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect(byName.get('intercom__contacts__list')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
-    expect(byName.get('intercom__contacts__create')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
-    expect(byName.get('intercom__contacts__delete')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
+    expect(byName.get('intercom__contacts__list')?.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
+    expect(byName.get('intercom__contacts__create')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    expect(byName.get('intercom__contacts__delete')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
     // A POST that only searches is read-only because its manifest says so.
     expect(byName.get('intercom__conversations__api_search')?.annotations).toMatchObject({ readOnlyHint: true });
-    expect(byName.get('intercom__contacts__get')?.inputSchema).toMatchObject({ type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'string', minLength: 1 } } });
+    expect(byName.get('intercom__contacts__get')?.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['id'],
+      additionalProperties: false,
+      properties: { id: { type: 'string', minLength: 1 } },
+    });
 
     upstream.requests.length = 0;
     const got = json(await all.callTool({ name: 'intercom__contacts__get', arguments: { id: 'c3' } }));
@@ -147,10 +182,22 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
     const limited = await connect(tenant.api.token, '?allow=intercom:contacts.list,intercom:contacts.get');
     const names = (await limited.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(['list_connectors', 'describe', 'search_actions', 'execute', 'context_store_search', 'read_docs', 'intercom__contacts__list', 'intercom__contacts__get']);
-    const refused = (await limited.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'delete', params: { id: 'c1' } } })) as CallToolResult;
+    expect(names).toEqual([
+      'list_connectors',
+      'describe',
+      'search_actions',
+      'execute',
+      'context_store_search',
+      'read_docs',
+      'intercom__contacts__list',
+      'intercom__contacts__get',
+    ]);
+    const refused = (await limited.callTool({
+      name: 'execute',
+      arguments: { connector: connectorId, entity: 'contacts', action: 'delete', params: { id: 'c1' } },
+    })) as CallToolResult;
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toContain('not in this session\'s allow-list');
+    expect(text(refused)).toContain("not in this session's allow-list");
 
     const badAllow = await fetch(`${service.url}/mcp?allow=intercom:contacts.explode`, {
       method: 'POST',

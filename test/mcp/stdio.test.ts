@@ -66,7 +66,10 @@ describe('switchyard mcp over stdio', () => {
       expect(hints('intercom__contacts__list')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
       expect(hints('intercom__contacts__create')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
       expect(hints('intercom__tags__delete')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-      expect(json(await client.callTool({ name: 'list_connectors', arguments: {} }))).toMatchObject({ mode: 'library', connectors: [{ id: 'intercom', connector_type: 'intercom' }] });
+      expect(json(await client.callTool({ name: 'list_connectors', arguments: {} }))).toMatchObject({
+        mode: 'library',
+        connectors: [{ id: 'intercom', connector_type: 'intercom' }],
+      });
     });
 
     it('reads a skill doc resource', async () => {
@@ -78,7 +81,9 @@ describe('switchyard mcp over stdio', () => {
 
     it('executes reads and a write against the stand-in, sending exactly the declared request', async () => {
       upstream.requests.length = 0;
-      const listed = json(await client.callTool({ name: 'execute', arguments: { connector: 'intercom', entity: 'contacts', action: 'list', params: { per_page: 3 } } }));
+      const listed = json(
+        await client.callTool({ name: 'execute', arguments: { connector: 'intercom', entity: 'contacts', action: 'list', params: { per_page: 3 } } }),
+      );
       expect((listed.records as Array<{ id: string }>).map((r) => r.id)).toEqual(['c1', 'c2', 'c3']);
       expect(listed.next_params).toEqual({ starting_after: 'c3' });
       const created = json(await client.callTool({ name: 'intercom__contacts__create', arguments: { role: 'lead', email: 'new@example.com' } }));
@@ -111,7 +116,10 @@ describe('switchyard mcp over stdio', () => {
         let offset = 0;
         for (let call = 0; call < 10; call += 1) {
           const result = json(
-            await small.callTool({ name: 'execute', arguments: { connector: 'intercom', entity: 'contacts', action: 'list', params: { per_page: 50 }, record_offset: offset } }),
+            await small.callTool({
+              name: 'execute',
+              arguments: { connector: 'intercom', entity: 'contacts', action: 'list', params: { per_page: 50 }, record_offset: offset },
+            }),
           );
           const records = result.records as Array<{ id: string; custom_attributes: { notes: string } }>;
           expect(records).toHaveLength(1);
@@ -146,7 +154,9 @@ describe('switchyard mcp over stdio', () => {
         credentials: { access_token: 'intercom-secret-token' },
       });
       connectorId = created.body.id;
-      ({ client } = await launch(['--url', service.url], { SWITCHYARD_CREDENTIALS: JSON.stringify({ client_id: tenant.clientId, client_secret: tenant.clientSecret }) }));
+      ({ client } = await launch(['--url', service.url], {
+        SWITCHYARD_CREDENTIALS: JSON.stringify({ client_id: tenant.clientId, client_secret: tenant.clientSecret }),
+      }));
     }, 120_000);
     afterAll(async () => {
       await client?.close();
@@ -157,9 +167,13 @@ describe('switchyard mcp over stdio', () => {
       const { tools } = await client.listTools();
       expect(tools.length).toBeLessThan(10);
       expect(tools.map((t) => t.name)).toContain('context_store_search');
-      expect(json(await client.callTool({ name: 'list_connectors', arguments: {} })).connectors).toEqual([expect.objectContaining({ id: connectorId, connector_type: 'intercom' })]);
+      expect(json(await client.callTool({ name: 'list_connectors', arguments: {} })).connectors).toEqual([
+        expect.objectContaining({ id: connectorId, connector_type: 'intercom' }),
+      ]);
 
-      const got = json(await client.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'get', params: { id: 'c2' } } }));
+      const got = json(
+        await client.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'get', params: { id: 'c2' } } }),
+      );
       expect(got.record).toMatchObject({ id: 'c2', email: 'person2@example.com' });
 
       expect((await tenant.api.post(`/api/v1/integrations/connectors/${connectorId}/sync`, { entity: 'contacts' })).status).toBe(202);
@@ -178,7 +192,10 @@ describe('switchyard mcp over stdio', () => {
       expect((body.records as Array<{ id: string }>).map((r) => r.id)).toHaveLength(2);
       expect(body.meta).toMatchObject({ has_more: true });
 
-      const wrong = (await client.callTool({ name: 'execute', arguments: { connector: connectorId, entity: 'contacts', action: 'get', params: { id: '' } } })) as CallToolResult;
+      const wrong = (await client.callTool({
+        name: 'execute',
+        arguments: { connector: connectorId, entity: 'contacts', action: 'get', params: { id: '' } },
+      })) as CallToolResult;
       expect(wrong.isError).toBe(true);
       expect(text(wrong)).toMatch(/- id: .*rule: minLength/);
     });

@@ -18,7 +18,11 @@ import { SwitchyardMcp } from '../../src/mcp/server.js';
 class CatalogBackend implements McpBackend {
   readonly mode = 'hosted';
   readonly list: McpConnector[] = Object.keys(connectorModules).flatMap((type) =>
-    [1, 2].map((n) => ({ id: `00000000-0000-4000-8000-${String(Object.keys(connectorModules).indexOf(type) * 10 + n).padStart(12, '0')}`, connector_type: type, name: `${type} ${n}` })),
+    [1, 2].map((n) => ({
+      id: `00000000-0000-4000-8000-${String(Object.keys(connectorModules).indexOf(type) * 10 + n).padStart(12, '0')}`,
+      connector_type: type,
+      name: `${type} ${n}`,
+    })),
   );
   async connectors() {
     return this.list;

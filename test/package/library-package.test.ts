@@ -58,27 +58,37 @@ describe('the library package', { timeout: 900_000 }, () => {
     // Skill docs ship once, as the generated Markdown the runtime reads.
     expect(files).toContain('docs/connectors/jira.md');
     expect(files.filter((f) => !/^(dist\/|docs\/connectors\/[a-z0-9-]+\.md$|bin\/switchyard\.js$|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
-    expect(files.some((f) => /(^|\/)(test|bench|codegen)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+    expect(files.some((f) => /(^|\/)(test|bench|codegen)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toBe(false);
 
     const project = path.join(dir, 'consumer');
     await run('mkdir', ['-p', project]);
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, info?.filename ?? '')], { cwd: project });
-    const installed = JSON.parse((await run('npm', ['ls', '--all', '--json'], { cwd: project })).stdout) as { dependencies: Record<string, { dependencies?: Record<string, unknown> }> };
+    const installed = JSON.parse((await run('npm', ['ls', '--all', '--json'], { cwd: project })).stdout) as {
+      dependencies: Record<string, { dependencies?: Record<string, unknown> }>;
+    };
     const names = Object.keys(installed.dependencies.switchyard?.dependencies ?? {}).sort();
     expect(names).toEqual(['ajv', 'ajv-formats', 'commander', 'ky']);
 
     writeFileSync(path.join(project, 'example.ts'), readmeLibraryExample());
     writeFileSync(
       path.join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: [], lib: ['ES2022', 'DOM'] }, files: ['example.ts', 'env.d.ts'] }),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: [], lib: ['ES2022', 'DOM'] },
+        files: ['example.ts', 'env.d.ts'],
+      }),
     );
     // The consumer has no @types/node: declare the one Node global the example reads.
     writeFileSync(path.join(project, 'env.d.ts'), 'declare const process: { env: Record<string, string | undefined> };\n');
-    const tsc = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project }).catch((error: { stdout: string }) => error);
+    const tsc = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project }).catch(
+      (error: { stdout: string }) => error,
+    );
     expect(tsc.stdout).toBe('');
 
-    const output = await run(process.execPath, [path.join(project, 'out', 'example.js')], { cwd: project, env: { PATH: process.env.PATH ?? '', JIRA_TOKEN: 'jira-token-0001', JIRA_BASE_URL: jiraUrl } });
+    const output = await run(process.execPath, [path.join(project, 'out', 'example.js')], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', JIRA_TOKEN: 'jira-token-0001', JIRA_BASE_URL: jiraUrl },
+    });
     expect(output.stderr).toBe('');
     expect(output.stdout).toContain('ABC-1');
     const basic = `Basic ${Buffer.from('me@acme.com:jira-token-0001').toString('base64')}`;
@@ -88,7 +98,8 @@ describe('the library package', { timeout: 900_000 }, () => {
     const cli = await run(path.join(project, 'node_modules', '.bin', 'switchyard'), ['connectors'], { cwd: project });
     expect(cli.stdout).toContain('jira');
 
-    const docsScript = "const d = await (await import('switchyard')).loadSkillDocs('jira'); console.log(JSON.stringify([d.version, d.sections.map((s) => s.id).slice(0, 3), d.sections[2].blocks[0]]));";
+    const docsScript =
+      "const d = await (await import('switchyard')).loadSkillDocs('jira'); console.log(JSON.stringify([d.version, d.sections.map((s) => s.id).slice(0, 3), d.sections[2].blocks[0]]));";
     const docs = await run(process.execPath, ['--input-type=module', '-e', docsScript], { cwd: project });
     const [docsVersion, sectionIds, firstBlock] = JSON.parse(docs.stdout) as [string, string[], unknown];
     expect(docsVersion).toMatch(/^[0-9a-f]{12}$/);

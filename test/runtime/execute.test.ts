@@ -29,7 +29,9 @@ describe('execute: validation, operations and credentials', () => {
     const byRule = Object.fromEntries(error.issues.map((i) => [i.rule, i.field]));
     expect(byRule).toMatchObject({ required: 'issueIdOrKey', type: 'fields', unknown: 'bogus' });
 
-    const search = (await jira.execute('issues', 'api_search', { jql: 'project = A', maxResults: 5001, failFast: 'yes' }).catch((e: unknown) => e)) as ValidationError;
+    const search = (await jira
+      .execute('issues', 'api_search', { jql: 'project = A', maxResults: 5001, failFast: 'yes' })
+      .catch((e: unknown) => e)) as ValidationError;
     expect(search.issues).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ field: 'maxResults', rule: 'maximum', limit: 5000 }),
@@ -59,9 +61,9 @@ describe('execute: validation, operations and credentials', () => {
 
   it('infers the auth option from the fields given, or reports what each option needs', () => {
     expect(createConnector('harvest', { credentials: harvestCredentials }).authOptionTitle).toBe('Personal Access Token');
-    expect(
-      createConnector('harvest', { credentials: { client_id: 'a', client_secret: 'b', refresh_token: 'c', account_id: '1' } }).authOptionTitle,
-    ).toBe('OAuth2.0');
+    expect(createConnector('harvest', { credentials: { client_id: 'a', client_secret: 'b', refresh_token: 'c', account_id: '1' } }).authOptionTitle).toBe(
+      'OAuth2.0',
+    );
     const error = (() => {
       try {
         createConnector('harvest', { credentials: { account_id: '1', password: 'hunter2' } });

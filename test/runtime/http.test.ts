@@ -1,13 +1,6 @@
 import nock from 'nock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createConnector,
-  NotFoundError,
-  RateLimitedError,
-  UpstreamError,
-  UpstreamRejectedError,
-  UpstreamTimeoutError,
-} from '../../runtime/index.js';
+import { createConnector, NotFoundError, RateLimitedError, UpstreamError, UpstreamRejectedError, UpstreamTimeoutError } from '../../runtime/index.js';
 import { parseRetryAfter } from '../../runtime/http.js';
 
 const API = 'https://api.harvestapp.com';
@@ -51,14 +44,19 @@ describe('HTTP behaviour', () => {
 
   it('stops after the configured retries and reports the last upstream status', async () => {
     nock(API).get('/v2/users').times(4).reply(503, { message: 'down' });
-    const error = (await createConnector('harvest', { credentials, http: fast }).execute('users', 'list').catch((e: unknown) => e)) as UpstreamError;
+    const error = (await createConnector('harvest', { credentials, http: fast })
+      .execute('users', 'list')
+      .catch((e: unknown) => e)) as UpstreamError;
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.upstreamStatus).toBe(503);
     expect(nock.pendingMocks()).toEqual([]);
   });
 
   it('never sends a create twice: a 503 on a GraphQL mutation is not retried', async () => {
-    const mutation = nock('https://api.linear.app').post('/graphql').once().reply(503, { errors: [{ message: 'unavailable' }] });
+    const mutation = nock('https://api.linear.app')
+      .post('/graphql')
+      .once()
+      .reply(503, { errors: [{ message: 'unavailable' }] });
     const spare = nock('https://api.linear.app').post('/graphql').reply(200, { data: {} });
     const error = await linear()
       .execute('issues', 'create', { teamId: 't1', title: 'Broken' })
@@ -69,7 +67,9 @@ describe('HTTP behaviour', () => {
   });
 
   it('does not retry a 429 on a create either, and passes Retry-After on', async () => {
-    nock('https://api.linear.app').post('/graphql').reply(429, { errors: [{ message: 'ratelimited' }] }, { 'Retry-After': '7' });
+    nock('https://api.linear.app')
+      .post('/graphql')
+      .reply(429, { errors: [{ message: 'ratelimited' }] }, { 'Retry-After': '7' });
     const error = (await linear()
       .execute('issues', 'create', { teamId: 't1', title: 'x' })
       .catch((e: unknown) => e)) as RateLimitedError;
@@ -79,7 +79,9 @@ describe('HTTP behaviour', () => {
 
   it('returns a Retry-After beyond the cap to the caller instead of waiting', async () => {
     nock(API).get('/v2/users').reply(429, {}, { 'Retry-After': '3600' });
-    const error = (await createConnector('harvest', { credentials, http: fast }).execute('users', 'list').catch((e: unknown) => e)) as RateLimitedError;
+    const error = (await createConnector('harvest', { credentials, http: fast })
+      .execute('users', 'list')
+      .catch((e: unknown) => e)) as RateLimitedError;
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error.retryAfterSeconds).toBe(3600);
   });
@@ -132,7 +134,9 @@ describe('HTTP behaviour', () => {
 
   it('never puts a credential in an error message, even when the vendor echoes it', async () => {
     nock(API).get('/v2/users').reply(403, { message: 'token pat-secret-token has no access' });
-    const error = (await createConnector('harvest', { credentials, http: fast }).execute('users', 'list').catch((e: unknown) => e)) as Error;
+    const error = (await createConnector('harvest', { credentials, http: fast })
+      .execute('users', 'list')
+      .catch((e: unknown) => e)) as Error;
     expect(error.message).toContain('[redacted]');
     expect(error.message).not.toContain('pat-secret-token');
   });

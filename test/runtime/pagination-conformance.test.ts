@@ -81,7 +81,9 @@ function page(action: ActionDefinition & { pagination: PaginationDefinition }, s
       put(view, def.is_last, !more);
       return { view, recordCount: 1 };
     case 'link_header': {
-      const attributes = Object.entries(def.require_attributes ?? {}).map(([k, v]) => `; ${k}="${v}"`).join('');
+      const attributes = Object.entries(def.require_attributes ?? {})
+        .map(([k, v]) => `; ${k}="${v}"`)
+        .join('');
       const wire = action.params[def.cursor_param]?.wire ?? def.cursor_param;
       if (more) view.headers.set('link', `<${ORIGIN}${action.path}?${wire}=${encodeURIComponent(next)}>; rel="${def.rel}"${attributes}`);
       return { view, recordCount: 1 };

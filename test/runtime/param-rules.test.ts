@@ -22,7 +22,11 @@ function moduleWith(action: Partial<ActionDefinition>, validator: CompiledValida
       {
         type: 'oauth2_refresh',
         optionTitle: 'OAuth',
-        fields: { client_id: { description: '', required: true, secret: false }, client_secret: { description: '', required: true, secret: true }, refresh_token: { description: '', required: true, secret: true } },
+        fields: {
+          client_id: { description: '', required: true, secret: false },
+          client_secret: { description: '', required: true, secret: true },
+          refresh_token: { description: '', required: true, secret: true },
+        },
         headers: {},
         tokenUrl: 'https://auth.acme.example/token',
         clientAuth: 'body',
@@ -69,7 +73,14 @@ describe('runtime param rules', () => {
   });
 
   it('value_template writes the wire form and reads it back from a next link', async () => {
-    const filter = { in: 'query' as const, wire: 'filter', required: true, schema: { enum: ['email', 'sms'] }, sendDefault: false, valueTemplate: "equals(messages.channel,'{value}')" };
+    const filter = {
+      in: 'query' as const,
+      wire: 'filter',
+      required: true,
+      schema: { enum: ['email', 'sms'] },
+      sendDefault: false,
+      valueTemplate: "equals(messages.channel,'{value}')",
+    };
     const cursor = { in: 'query' as const, wire: 'page[cursor]', required: false, schema: { type: 'string' }, sendDefault: false };
     const connector = new Connector(
       moduleWith({
@@ -81,7 +92,10 @@ describe('runtime param rules', () => {
     );
     const next = "https://api.acme.example/things?filter=equals(messages.channel,'sms')&page[cursor]=c2";
     nock('https://auth.acme.example').post('/token').matchHeader('acme-version', '2025-01-01').reply(200, { access_token: 'tok', expires_in: 3600 });
-    nock('https://api.acme.example').get('/things').query({ filter: "equals(messages.channel,'sms')" }).reply(200, { data: [{ id: '1' }], links: { next } });
+    nock('https://api.acme.example')
+      .get('/things')
+      .query({ filter: "equals(messages.channel,'sms')" })
+      .reply(200, { data: [{ id: '1' }], links: { next } });
     const page = await connector.execute('things', 'list', { filter: 'sms' });
     expect(page.next_params).toEqual({ filter: 'sms', 'page[cursor]': 'c2' });
     expect(nock.pendingMocks()).toEqual([]);
@@ -89,14 +103,22 @@ describe('runtime param rules', () => {
 
   it('at_most_one_of refuses two exclusive params before sending', async () => {
     const optional = { in: 'body' as const, required: false, schema: { type: 'string' }, sendDefault: false };
-    const connector = new Connector(moduleWith({ params: { parent: { ...optional, wire: 'parent' }, discussion_id: { ...optional, wire: 'discussion_id' } }, atMostOneOf: ['parent', 'discussion_id'] }), { credentials });
+    const connector = new Connector(
+      moduleWith({
+        params: { parent: { ...optional, wire: 'parent' }, discussion_id: { ...optional, wire: 'discussion_id' } },
+        atMostOneOf: ['parent', 'discussion_id'],
+      }),
+      { credentials },
+    );
     const error = (await connector.execute('things', 'list', { parent: 'p', discussion_id: 'd' }).catch((e: unknown) => e)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.issues[0]).toMatchObject({ field: 'params', rule: 'at_most_one_of', limit: ['parent', 'discussion_id'] });
   });
 
   it('a oneOf matched by several shapes is reported, so the request is never sent', async () => {
-    const issues = issuesFromValidator([{ instancePath: '/parent', keyword: 'oneOf', params: { passingSchemas: [0, 1] }, message: 'must match exactly one schema in oneOf' }]);
+    const issues = issuesFromValidator([
+      { instancePath: '/parent', keyword: 'oneOf', params: { passingSchemas: [0, 1] }, message: 'must match exactly one schema in oneOf' },
+    ]);
     expect(issues).toEqual([{ field: 'parent', rule: 'oneOf', message: 'parent matches more than one of the allowed shapes; give exactly one' }]);
     const failing = Object.assign(() => false, { errors: [{ instancePath: '', keyword: 'anyOf', params: {}, message: 'must match a schema in anyOf' }] });
     const connector = new Connector(moduleWith({}, failing), { credentials });

@@ -7,8 +7,7 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConnector, limitPlan, ValidationError, connectorModules, type ActionDefinition } from '../../runtime/index.js';
 
-const harvestApi = () =>
-  nock('https://api.harvestapp.com').matchHeader('authorization', 'Bearer harvest-pat-0001').matchHeader('harvest-account-id', '123456');
+const harvestApi = () => nock('https://api.harvestapp.com').matchHeader('authorization', 'Bearer harvest-pat-0001').matchHeader('harvest-account-id', '123456');
 const harvest = () => createConnector('harvest', { credentials: { api_token: 'harvest-pat-0001', account_id: '123456' } });
 const usersPage = { users: [{ id: 1 }], links: { next: null } };
 
@@ -38,7 +37,10 @@ describe('the universal limit', () => {
   it('Harvest: limit 1 is sent as per_page=1, as text too', async () => {
     harvestApi().get('/v2/users').query({ per_page: '1' }).reply(200, usersPage);
     await harvest().execute('users', 'list', { limit: 1 });
-    harvestApi().get('/v2/clients').query({ per_page: '7' }).reply(200, { clients: [], links: { next: null } });
+    harvestApi()
+      .get('/v2/clients')
+      .query({ per_page: '7' })
+      .reply(200, { clients: [], links: { next: null } });
     await harvest().execute('clients', 'list', { limit: '7' });
   });
 

@@ -76,7 +76,8 @@ afterEach(() => {
 });
 
 const intercom = () => createConnector('intercom', { credentials: { access_token: INTERCOM_TOKEN }, baseUrl: vendor.origin, http: noRetry });
-const tiktok = (http: Record<string, number> = noRetry) => createConnector('tiktok-marketing', { credentials: { access_token: TIKTOK_TOKEN }, baseUrl: vendor.origin, http });
+const tiktok = (http: Record<string, number> = noRetry) =>
+  createConnector('tiktok-marketing', { credentials: { access_token: TIKTOK_TOKEN }, baseUrl: vendor.origin, http });
 const harvest = (http: Record<string, number> = noRetry) => createConnector('harvest', { credentials: HARVEST, baseUrl: vendor.origin, http });
 const campaignsPage = { code: 0, message: 'OK', data: { list: [{ campaign_id: '1' }], page_info: { page: 1, page_size: 10, total_number: 1, total_page: 1 } } };
 
@@ -106,8 +107,7 @@ describe('redirects of requests that change data', () => {
 
 describe('redirects of reads', () => {
   it('follows a same-origin redirect, keeping the credential headers', async () => {
-    vendor.handle = (seen, response) =>
-      seen.url.startsWith('/moved/') ? json(response, 200, campaignsPage) : redirect(response, 302, `/moved${seen.url}`);
+    vendor.handle = (seen, response) => (seen.url.startsWith('/moved/') ? json(response, 200, campaignsPage) : redirect(response, 302, `/moved${seen.url}`));
     const result = await tiktok().execute('campaigns', 'list', { advertiser_id: '7' });
     expect(result.data).toEqual([{ campaign_id: '1' }]);
     expect(vendor.seen).toHaveLength(2);
@@ -141,8 +141,7 @@ describe('redirects of reads', () => {
   }
 
   it('keeps the credential headers dropped when a later hop comes back to the vendor', async () => {
-    vendor.handle = (seen, response) =>
-      seen.url.startsWith('/back') ? json(response, 200, campaignsPage) : redirect(response, 302, `${foreign.origin}/hop`);
+    vendor.handle = (seen, response) => (seen.url.startsWith('/back') ? json(response, 200, campaignsPage) : redirect(response, 302, `${foreign.origin}/hop`));
     foreign.handle = (_seen, response) => redirect(response, 302, `${vendor.origin}/back`);
     await tiktok().execute('campaigns', 'list', { advertiser_id: '7' });
     expect(vendor.seen).toHaveLength(2);
@@ -162,7 +161,9 @@ describe('redirects of reads', () => {
 
   it('a loop is not retried: retries apply to 429/5xx and network errors only', async () => {
     vendor.handle = (seen, response) => redirect(response, 301, seen.url);
-    await expect(tiktok({ retries: 3, retryBaseMs: 1, retryMaxMs: 2, maxRedirects: 1 }).execute('campaigns', 'list', { advertiser_id: '7' })).rejects.toBeInstanceOf(UpstreamError);
+    await expect(
+      tiktok({ retries: 3, retryBaseMs: 1, retryMaxMs: 2, maxRedirects: 1 }).execute('campaigns', 'list', { advertiser_id: '7' }),
+    ).rejects.toBeInstanceOf(UpstreamError);
     expect(vendor.seen).toHaveLength(2);
   });
 });

@@ -61,7 +61,11 @@ async function startOn(dataDir: string): Promise<RunningService> {
 }
 
 async function tokenFor(api: ApiClient, clientId: string, clientSecret: string, organizationId: string): Promise<string> {
-  const response = await api.post<{ access_token: string; organization_id: string }>(TOKEN, { client_id: clientId, client_secret: clientSecret }, { headers: { 'x-organization-id': organizationId } });
+  const response = await api.post<{ access_token: string; organization_id: string }>(
+    TOKEN,
+    { client_id: clientId, client_secret: clientSecret },
+    { headers: { 'x-organization-id': organizationId } },
+  );
   expect(response.status).toBe(200);
   expect(response.body.organization_id).toBe(organizationId);
   return response.body.access_token;
@@ -117,7 +121,9 @@ describe('switchyard admin (embedded store, key file)', { timeout: 120_000 }, ()
       `No organization ${unknown} in this store. Create one with \`switchyard admin create-org --name NAME\`.`,
     );
     expect(refused(runCli(['admin', 'create-client', '--org', 'acme'], env))).toMatch(/^No organization acme in this store/);
-    expect(refused(runCli(['admin', 'create-client'], env))).toBe('Give the organization with --org ORG_ID (repeat --org for a client in several organizations).');
+    expect(refused(runCli(['admin', 'create-client'], env))).toBe(
+      'Give the organization with --org ORG_ID (repeat --org for a client in several organizations).',
+    );
     expect(refused(runCli(['admin', 'create-org', '--name', '  '], env))).toBe('--name must not be empty.');
     expect(refused(runCli(['admin', 'create-org'], env))).toBe("error: required option '--name <name>' not specified");
     expect(refused(runCli(['admin', 'create-org', '--name', 'X'], { ...env, DATABASE_URL: 'mysql://db' }))).toBe(
@@ -136,7 +142,11 @@ describe('switchyard admin (embedded store, key file)', { timeout: 120_000 }, ()
     const ambiguous = await api.post(TOKEN, { client_id: client.client_id, client_secret: client.client_secret });
     expect(ambiguous.status).toBe(400);
     // Stored only as a slow hash.
-    const stored = await service.store.db.selectFrom('api_clients').select(['name', 'secret_hash']).where('id', '=', client.client_id).executeTakeFirstOrThrow();
+    const stored = await service.store.db
+      .selectFrom('api_clients')
+      .select(['name', 'secret_hash'])
+      .where('id', '=', client.client_id)
+      .executeTakeFirstOrThrow();
     expect(stored.name).toBe('ci');
     expect(stored.secret_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
     expect(stored.secret_hash).not.toContain(client.client_secret);
@@ -146,7 +156,9 @@ describe('switchyard admin (embedded store, key file)', { timeout: 120_000 }, ()
   it('the CLI is refused while the service holds the embedded store', () => {
     const message = refused(runCli(['admin', 'create-org', '--name', 'Gamma'], env));
     // The CLI now falls back to the running service's admin API; here nothing answers on it.
-    expect(message).toMatch(/^The embedded store is in use, and the running service's admin API at \S+ does not answer \(.+\): set SWITCHYARD_URL to its address\.$/);
+    expect(message).toMatch(
+      /^The embedded store is in use, and the running service's admin API at \S+ does not answer \(.+\): set SWITCHYARD_URL to its address\.$/,
+    );
     // Key rotation has no admin API: it names the lock.
     expect(refused(runCli(['admin', 'rotate-key'], env))).toBe(
       `The embedded store in ${path.join(dataDir, 'pglite')} is in use by process ${process.pid} (is \`npm start\` running?). Stop it, or use DATABASE_URL for a shared PostgreSQL.`,

@@ -64,7 +64,9 @@ describe.each(storeKinds())('the admin API (%s)', (kind) => {
     expect(organizations.body.data).toContainEqual(expect.objectContaining({ organization_id: org.body.organization_id, name: 'Acme' }));
     const clients = await admin.get<{ data: Array<Record<string, unknown>> }>(`${ADMIN}/clients?organization_id=${org.body.organization_id}`);
     expect(clients.status).toBe(200);
-    expect(clients.body.data).toEqual([{ client_id: client.body.client_id, name: 'ci', organization_ids: [org.body.organization_id], created_at: expect.any(String) }]);
+    expect(clients.body.data).toEqual([
+      { client_id: client.body.client_id, name: 'ci', organization_ids: [org.body.organization_id], created_at: expect.any(String) },
+    ]);
     expect(JSON.stringify(clients.body)).not.toContain(client.body.client_secret);
   });
 
@@ -96,10 +98,17 @@ describe.each(storeKinds())('the admin API (%s)', (kind) => {
 
   it('reports the key-rotation state: the current key and the credentials per key id', async () => {
     const tenant = await createTenant(service, 'Keys');
-    await insertConnector(service, tenant.organizationId, { connectorType: 'harvest', authOption: 'Personal Access Token', credentials: { api_token: 'pat-0001', account_id: '1' } });
-    const state = await admin.get<{ key_id: string; pending_key_id: string | null; connectors_by_key: Array<{ key_id: string; connectors: number }>; rotated: boolean }>(
-      `${ADMIN}/key-rotation`,
-    );
+    await insertConnector(service, tenant.organizationId, {
+      connectorType: 'harvest',
+      authOption: 'Personal Access Token',
+      credentials: { api_token: 'pat-0001', account_id: '1' },
+    });
+    const state = await admin.get<{
+      key_id: string;
+      pending_key_id: string | null;
+      connectors_by_key: Array<{ key_id: string; connectors: number }>;
+      rotated: boolean;
+    }>(`${ADMIN}/key-rotation`);
     expect(state.status).toBe(200);
     expect(state.body.key_id).toBe(service.keyring.currentKeyId);
     expect(state.body.pending_key_id).toBeNull();
@@ -148,7 +157,10 @@ describe('npm start with the embedded store: provisioning while it runs', { time
     const client = runCli(['admin', 'create-client', '--org', organization_id, '--json'], env);
     expect(client.status).toBe(0);
     const created = JSON.parse(client.stdout) as { client_id: string; client_secret: string };
-    const token = await new ApiClient(running.url).post('/api/v1/account/applications/token', { client_id: created.client_id, client_secret: created.client_secret });
+    const token = await new ApiClient(running.url).post('/api/v1/account/applications/token', {
+      client_id: created.client_id,
+      client_secret: created.client_secret,
+    });
     expect(token.status).toBe(200);
 
     const stopped = await running.stop();

@@ -28,10 +28,7 @@ interface ErrorBody {
   errors: Array<{ field: string | null; error_code: string; message: string }>;
 }
 
-const harvestApi = () =>
-  nock('https://api.harvestapp.com')
-    .matchHeader('authorization', `Bearer ${PAT}`)
-    .matchHeader('harvest-account-id', '123456');
+const harvestApi = () => nock('https://api.harvestapp.com').matchHeader('authorization', `Bearer ${PAT}`).matchHeader('harvest-account-id', '123456');
 
 describe.each(storeKinds())('a client written for Airbyte (%s)', (kind) => {
   let service: TestService;
@@ -58,7 +55,11 @@ describe.each(storeKinds())('a client written for Airbyte (%s)', (kind) => {
       credentials: { option_title: 'personal access token', token: PAT, account_id: 123456 },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body).toMatchObject({ connector_type: 'harvest', definition_id: connectorModules.harvest?.definition.definitionId, auth_option: 'Personal Access Token' });
+    expect(response.body).toMatchObject({
+      connector_type: 'harvest',
+      definition_id: connectorModules.harvest?.definition.definitionId,
+      auth_option: 'Personal Access Token',
+    });
     harvest = response.body.id;
     expect((await storedCredentials(service, harvest)).credentials).toEqual({ api_token: PAT, account_id: '123456' });
   });
@@ -76,7 +77,12 @@ describe.each(storeKinds())('a client written for Airbyte (%s)', (kind) => {
   });
 
   it('takes option_title null, and config numbers as text', async () => {
-    const klaviyo = await tenant.api.post<ConnectorBody>(CREATE, { workspace_name: 'default', connector_type: 'klaviyo', name: 'K', credentials: { option_title: null, api_key: 'pk_klaviyo_0001' } });
+    const klaviyo = await tenant.api.post<ConnectorBody>(CREATE, {
+      workspace_name: 'default',
+      connector_type: 'klaviyo',
+      name: 'K',
+      credentials: { option_title: null, api_key: 'pk_klaviyo_0001' },
+    });
     expect(klaviyo.status, JSON.stringify(klaviyo.body)).toBe(200);
     const jira = await tenant.api.post<ConnectorBody>(CREATE, {
       workspace_name: 'default',
@@ -108,17 +114,25 @@ describe.each(storeKinds())('a client written for Airbyte (%s)', (kind) => {
   });
 
   it('executes with params null', async () => {
-    harvestApi().get('/v2/users').reply(200, { users: [{ id: 1 }], links: { next: null } });
+    harvestApi()
+      .get('/v2/users')
+      .reply(200, { users: [{ id: 1 }], links: { next: null } });
     const response = await tenant.api.post<{ result: unknown }>(`${CONNECTORS}/${harvest}/execute`, { entity: 'users', action: 'list', params: null });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.result).toEqual([{ id: 1 }]);
   });
 
   it("answers Airbyte's health check ({limit: 1}) with per_page=1, and clamps larger limits", async () => {
-    harvestApi().get('/v2/users').query({ per_page: '1' }).reply(200, { users: [{ id: 1 }], links: { next: null } });
+    harvestApi()
+      .get('/v2/users')
+      .query({ per_page: '1' })
+      .reply(200, { users: [{ id: 1 }], links: { next: null } });
     const check = await tenant.api.post<{ result: unknown }>(`${CONNECTORS}/${harvest}/execute`, { entity: 'users', action: 'list', params: { limit: 1 } });
     expect(check.status, JSON.stringify(check.body)).toBe(200);
-    harvestApi().get('/v2/users').query({ per_page: '2000' }).reply(200, { users: [], links: { next: null } });
+    harvestApi()
+      .get('/v2/users')
+      .query({ per_page: '2000' })
+      .reply(200, { users: [], links: { next: null } });
     const big = await tenant.api.post(`${CONNECTORS}/${harvest}/execute`, { entity: 'users', action: 'list', params: { limit: 10_000 } });
     expect(big.status).toBe(200);
   });
@@ -134,7 +148,9 @@ describe.each(storeKinds())('a client written for Airbyte (%s)', (kind) => {
   });
 
   it('inspect describes the universal limit of each list', async () => {
-    const inspect = await tenant.api.get<{ entities: Array<{ name: string; actions: Array<{ name: string; limit?: Rec }> }> }>(`${CONNECTORS}/${harvest}/inspect`);
+    const inspect = await tenant.api.get<{ entities: Array<{ name: string; actions: Array<{ name: string; limit?: Rec }> }> }>(
+      `${CONNECTORS}/${harvest}/inspect`,
+    );
     expect(inspect.status).toBe(200);
     const users = inspect.body.entities.find((e) => e.name === 'users');
     expect(users?.actions.find((a) => a.name === 'list')?.limit).toEqual({

@@ -26,7 +26,11 @@ function cpA(from: string, to: string): void {
 }
 
 async function token(url: string, client: { client_id: string; client_secret: string }): Promise<string> {
-  const response = await fetch(`${url}/api/v1/account/applications/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }) });
+  const response = await fetch(`${url}/api/v1/account/applications/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: client.client_id, client_secret: client.client_secret }),
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   return ((await response.json()) as { access_token: string }).access_token;
 }
@@ -60,7 +64,12 @@ describe('cold backup and restore of the embedded store (README)', { timeout: 24
     const connectorAnswer = await fetch(`${service.url}/api/v1/integrations/connectors`, {
       method: 'POST',
       headers: { authorization: `Bearer ${before}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ workspace_name: 'default', connector_type: 'harvest', name: 'Harvest', credentials: { api_token: HARVEST_PAT, account_id: HARVEST_ACCOUNT } }),
+      body: JSON.stringify({
+        workspace_name: 'default',
+        connector_type: 'harvest',
+        name: 'Harvest',
+        credentials: { api_token: HARVEST_PAT, account_id: HARVEST_ACCOUNT },
+      }),
     });
     expect(connectorAnswer.status, await connectorAnswer.clone().text()).toBe(200);
     const { id: connectorId } = (await connectorAnswer.json()) as { id: string };
@@ -145,7 +154,12 @@ describe.skipIf(!postgresUrl)('pg_dump and pg_restore of the PostgreSQL store (R
     const connectorAnswer = await fetch(`${service.url}/api/v1/integrations/connectors`, {
       method: 'POST',
       headers: { authorization: `Bearer ${await token(service.url, client)}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ workspace_name: 'default', connector_type: 'harvest', name: 'Harvest', credentials: { api_token: HARVEST_PAT, account_id: HARVEST_ACCOUNT } }),
+      body: JSON.stringify({
+        workspace_name: 'default',
+        connector_type: 'harvest',
+        name: 'Harvest',
+        credentials: { api_token: HARVEST_PAT, account_id: HARVEST_ACCOUNT },
+      }),
     });
     expect(connectorAnswer.status, await connectorAnswer.clone().text()).toBe(200);
     const { id: connectorId } = (await connectorAnswer.json()) as { id: string };

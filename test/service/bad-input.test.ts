@@ -134,7 +134,11 @@ describe('bad input is a 4xx in the envelope', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.errors[0]?.error_code).toBe('unknown_operation');
     }
-    const param = await tenant.api.post<ErrorBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'users', action: 'list', params: { toString: 'x' } });
+    const param = await tenant.api.post<ErrorBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'users',
+      action: 'list',
+      params: { toString: 'x' },
+    });
     expect(param.status).toBe(400);
     const credentials = await tenant.api.post<ErrorBody>('/api/v1/integrations/connectors', {
       workspace_name: 'default',
@@ -208,7 +212,9 @@ describe('bad input is a 4xx in the envelope', () => {
   it('fuzz: a few thousand seeded requests across every route answer no 5xx', async () => {
     const openapi = await tenant.api.get<{ paths: Record<string, Record<string, unknown>> }>('/api/v1/openapi.json');
     expect(openapi.status).toBe(200);
-    const routes = Object.entries(openapi.body.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ path, method: method.toUpperCase() })));
+    const routes = Object.entries(openapi.body.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => ({ path, method: method.toUpperCase() })),
+    );
     expect(routes.length).toBeGreaterThan(10);
 
     // mulberry32: a small seeded generator, so a failure replays exactly.
@@ -221,21 +227,85 @@ describe('bad input is a 4xx in the envelope', () => {
     };
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
     const strings = [
-      '', ' ', 'a', 'users', 'list', 'get', 'default', 'harvest', 'toString', 'constructor', '__proto__', 'hasOwnProperty',
-      '\u0000', 'a\u0000b', '\n', '\\', '%', '_', '%\\', "'", '"', '😀', '\ud800', 'x'.repeat(300), 'x'.repeat(5000),
-      connectorId, '00000000-0000-4000-8000-000000000000', 'not-a-uuid', '-1', '1e309', 'null', 'true', '{}', '[]',
+      '',
+      ' ',
+      'a',
+      'users',
+      'list',
+      'get',
+      'default',
+      'harvest',
+      'toString',
+      'constructor',
+      '__proto__',
+      'hasOwnProperty',
+      '\u0000',
+      'a\u0000b',
+      '\n',
+      '\\',
+      '%',
+      '_',
+      '%\\',
+      "'",
+      '"',
+      '😀',
+      '\ud800',
+      'x'.repeat(300),
+      'x'.repeat(5000),
+      connectorId,
+      '00000000-0000-4000-8000-000000000000',
+      'not-a-uuid',
+      '-1',
+      '1e309',
+      'null',
+      'true',
+      '{}',
+      '[]',
     ];
-    const keys = ['entity', 'action', 'params', 'name', 'workspace_name', 'connector_type', 'definition_id', 'credentials', 'replication_config', 'status', 'query', 'filter', 'like', 'eq', 'in', 'limit', 'cursor', 'select_fields', 'exclude_fields', 'client_id', 'client_secret', 'toString', '__proto__', 'constructor', '\u0000'];
+    const keys = [
+      'entity',
+      'action',
+      'params',
+      'name',
+      'workspace_name',
+      'connector_type',
+      'definition_id',
+      'credentials',
+      'replication_config',
+      'status',
+      'query',
+      'filter',
+      'like',
+      'eq',
+      'in',
+      'limit',
+      'cursor',
+      'select_fields',
+      'exclude_fields',
+      'client_id',
+      'client_secret',
+      'toString',
+      '__proto__',
+      'constructor',
+      '\u0000',
+    ];
     const value = (depth: number): unknown => {
       const kind = Math.floor(random() * (depth > 2 ? 5 : 7));
       switch (kind) {
-        case 0: return pick(strings);
-        case 1: return pick([0, -1, 1.5, 1e308, -0, 2 ** 53, 100]);
-        case 2: return pick([true, false, null]);
-        case 3: return pick(strings);
-        case 4: return pick(strings);
-        case 5: return Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1));
-        default: return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [pick(keys), value(depth + 1)]));
+        case 0:
+          return pick(strings);
+        case 1:
+          return pick([0, -1, 1.5, 1e308, -0, 2 ** 53, 100]);
+        case 2:
+          return pick([true, false, null]);
+        case 3:
+          return pick(strings);
+        case 4:
+          return pick(strings);
+        case 5:
+          return Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1));
+        default:
+          return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [pick(keys), value(depth + 1)]));
       }
     };
     const encode = (text: string) => {
@@ -246,7 +316,7 @@ describe('bad input is a 4xx in the envelope', () => {
         return text; // an unpaired surrogate: sent as is
       }
     };
-    const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+    const asText = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
     const statuses = new Map<number, number>();
     const failures: string[] = [];
     for (let i = 0; i < 2500; i++) {
@@ -262,7 +332,10 @@ describe('bad input is a 4xx in the envelope', () => {
       try {
         response = await fetch(service.url + path, {
           method,
-          headers: { ...(random() < 0.9 && { authorization: `Bearer ${tenant.api.token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+          headers: {
+            ...(random() < 0.9 && { authorization: `Bearer ${tenant.api.token}` }),
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
           body,
         });
       } catch {

@@ -8,7 +8,15 @@ import type { ServiceConfig } from '../../src/config.js';
 import { openStore } from '../../src/db/database.js';
 import { Keyring } from '../../src/security/keyring.js';
 
-const config: ServiceConfig = { host: '127.0.0.1', port: 0, dataDir: 'memory://', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 };
+const config: ServiceConfig = {
+  host: '127.0.0.1',
+  port: 0,
+  dataDir: 'memory://',
+  upstreamBaseUrls: {},
+  logLevel: 'silent',
+  tokenTtlSeconds: 900,
+  bodyLimitBytes: 1_048_576,
+};
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -43,9 +51,15 @@ describe('the composition root (src/composition.ts)', () => {
   });
 
   it('is the only place parts are kept: no module-level registry keyed by a service, no test back door', () => {
-    const offenders = sources(path.join(REPO_ROOT, 'src')).filter((file) => /new WeakMap<ServiceContext|forgetConnectorInstances|configureSyncService/.test(readFileSync(file, 'utf8')));
+    const offenders = sources(path.join(REPO_ROOT, 'src')).filter((file) =>
+      /new WeakMap<ServiceContext|forgetConnectorInstances|configureSyncService/.test(readFileSync(file, 'utf8')),
+    );
     expect(offenders.map((file) => path.relative(REPO_ROOT, file))).toEqual([]);
-    const starters = sources(path.join(REPO_ROOT, 'src')).filter((file) => /\b(startScheduling|startSemanticIndexing)\(/.test(readFileSync(file, 'utf8')) && !/export function startSemanticIndexing|async startScheduling\(/.test(readFileSync(file, 'utf8')));
+    const starters = sources(path.join(REPO_ROOT, 'src')).filter(
+      (file) =>
+        /\b(startScheduling|startSemanticIndexing)\(/.test(readFileSync(file, 'utf8')) &&
+        !/export function startSemanticIndexing|async startScheduling\(/.test(readFileSync(file, 'utf8')),
+    );
     expect(starters.map((file) => path.relative(REPO_ROOT, file))).toEqual(['src/composition.ts']);
     expect(readFileSync(path.join(REPO_ROOT, 'src/routes/sync.ts'), 'utf8')).not.toContain("addHook('onClose'");
   });

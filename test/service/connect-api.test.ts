@@ -19,7 +19,10 @@ interface ErrorBody {
   message: string;
   errors: Array<{ field: string | null; message: string; error_code: string }>;
 }
-type Template = Record<string, unknown> & { id: string; user_config_spec: { connectionSpecification: { properties: Record<string, unknown>; required: string[] } } };
+type Template = Record<string, unknown> & {
+  id: string;
+  user_config_spec: { connectionSpecification: { properties: Record<string, unknown>; required: string[] } };
+};
 
 describe.each(storeKinds())('connect API on %s', (kind) => {
   let service: TestService;
@@ -37,11 +40,23 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
     let jiraTemplate: Template;
 
     it('creates a template with preset settings, in the reference shape, leaving the presets out of the user spec', async () => {
-      const response = await tenant.api.post<Template>(TEMPLATES, { actor_definition_id: jira.definitionId, partial_default_config: { subdomain: 'acme' }, name: null, customization: null, mode: null });
+      const response = await tenant.api.post<Template>(TEMPLATES, {
+        actor_definition_id: jira.definitionId,
+        partial_default_config: { subdomain: 'acme' },
+        name: null,
+        customization: null,
+        mode: null,
+      });
       expect(response.status).toBe(200);
       expect(referenceErrors('SourceTemplateCreateResponse', response.body)).toEqual([]);
       jiraTemplate = response.body;
-      expect(response.body).toMatchObject({ name: jira.displayName, source_definition_id: jira.definitionId, partial_default_config: { subdomain: 'acme' }, mode: 'REPLICATION', tags: [] });
+      expect(response.body).toMatchObject({
+        name: jira.displayName,
+        source_definition_id: jira.definitionId,
+        partial_default_config: { subdomain: 'acme' },
+        mode: 'REPLICATION',
+        tags: [],
+      });
       const spec = response.body.user_config_spec.connectionSpecification;
       expect(Object.keys(spec.properties)).toContain('credentials');
       expect(Object.keys(spec.properties)).not.toContain('subdomain');
@@ -94,13 +109,17 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
       expect(got.body.connector_name).toBe('jira');
       expect((await other.api.get(`${TEMPLATES}/${jiraTemplate.id}`)).status).toBe(404);
 
-      const patched = await tenant.api.request<Template>('PATCH', `${TEMPLATES}/${clone.body.id}`, { body: { name: 'Jira EU', partial_default_config: { subdomain: 'acme-eu' }, propagate: null, mode: 'DIRECT' } });
+      const patched = await tenant.api.request<Template>('PATCH', `${TEMPLATES}/${clone.body.id}`, {
+        body: { name: 'Jira EU', partial_default_config: { subdomain: 'acme-eu' }, propagate: null, mode: 'DIRECT' },
+      });
       expect(patched.status).toBe(200);
       expect(referenceErrors('SourceTemplateUpdateResponse', patched.body)).toEqual([]);
       expect(patched.body).toMatchObject({ name: 'Jira EU', partial_default_config: { subdomain: 'acme-eu' }, mode: 'DIRECT' });
       const empty = await tenant.api.request<ErrorBody>('PATCH', `${TEMPLATES}/${clone.body.id}`, { body: {} });
       expect(empty.status).toBe(422);
-      const badPreset = await tenant.api.request<ErrorBody>('PATCH', `${TEMPLATES}/${clone.body.id}`, { body: { partial_default_config: { subdomain: 'not a host/..' } } });
+      const badPreset = await tenant.api.request<ErrorBody>('PATCH', `${TEMPLATES}/${clone.body.id}`, {
+        body: { partial_default_config: { subdomain: 'not a host/..' } },
+      });
       expect(badPreset.status).toBe(422);
       expect(badPreset.body.errors[0]).toMatchObject({ field: 'partial_default_config.subdomain', error_code: 'pattern' });
 
@@ -115,10 +134,19 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
 
   describe('OAuth apps (bring your own)', () => {
     it('stores the client secret sealed, never returns it, and replaces it on a second PUT', async () => {
-      const first = await tenant.api.put<Record<string, string>>(OAUTH, { connector_type: 'Salesforce', connector_definition_id: null, configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } });
+      const first = await tenant.api.put<Record<string, string>>(OAUTH, {
+        connector_type: 'Salesforce',
+        connector_definition_id: null,
+        configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+      });
       expect(first.status).toBe(200);
       expect(referenceErrors('OAuthCredentialsResponse', first.body)).toEqual([]);
-      expect(first.body).toMatchObject({ scope_type: 'organization', scope_id: tenant.organizationId, connector_type: 'source', connector_definition_id: salesforce.definitionId });
+      expect(first.body).toMatchObject({
+        scope_type: 'organization',
+        scope_id: tenant.organizationId,
+        connector_type: 'source',
+        connector_definition_id: salesforce.definitionId,
+      });
       expect(JSON.stringify(first.body)).not.toContain(CLIENT_SECRET);
       expect(JSON.stringify(first.body)).not.toContain(CLIENT_ID);
 
@@ -126,7 +154,10 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
       expect(rows).toHaveLength(1);
       expect(JSON.stringify(rows)).not.toContain(CLIENT_SECRET);
 
-      const second = await tenant.api.put<Record<string, string>>(OAUTH, { connector_definition_id: salesforce.definitionId, configuration: { client_id: CLIENT_ID, client_secret: `${CLIENT_SECRET}-2` } });
+      const second = await tenant.api.put<Record<string, string>>(OAUTH, {
+        connector_definition_id: salesforce.definitionId,
+        configuration: { client_id: CLIENT_ID, client_secret: `${CLIENT_SECRET}-2` },
+      });
       expect(second.status).toBe(200);
       expect(second.body.id).toBe(first.body.id);
       expect(await service.store.db.selectFrom('oauth_apps').selectAll().execute()).toHaveLength(1);
@@ -139,7 +170,11 @@ describe.each(storeKinds())('connect API on %s', (kind) => {
       const missing = await tenant.api.put<ErrorBody>(OAUTH, { connector_type: 'harvest', configuration: { client_id: 'a', scope: 'x' } });
       expect(missing.status).toBe(422);
       expect(missing.body.errors.map((e) => e.field).sort()).toEqual(['configuration.client_secret', 'configuration.scope']);
-      const both = await tenant.api.put<ErrorBody>(OAUTH, { connector_type: 'harvest', connector_definition_id: harvest.definitionId, configuration: { client_id: 'a', client_secret: 'b' } });
+      const both = await tenant.api.put<ErrorBody>(OAUTH, {
+        connector_type: 'harvest',
+        connector_definition_id: harvest.definitionId,
+        configuration: { client_id: 'a', client_secret: 'b' },
+      });
       expect(both.status).toBe(422);
       const unknown = await tenant.api.put<ErrorBody>(OAUTH, { connector_type: 'nope', configuration: { client_id: 'a', client_secret: 'b' } });
       expect(unknown.status).toBe(400);

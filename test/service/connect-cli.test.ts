@@ -58,10 +58,14 @@ describe('switchyard connect', () => {
   }, 120_000);
 
   it('prints the page URL and waits until the connector made on the page exists', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'connect', 'harvest', '--workspace', 'cli-ws', '--enable', '--timeout', '90', '--json'], {
-      cwd: REPO_ROOT,
-      env: childEnv(env),
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'connect', 'harvest', '--workspace', 'cli-ws', '--enable', '--timeout', '90', '--json'],
+      {
+        cwd: REPO_ROOT,
+        env: childEnv(env),
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -77,8 +81,19 @@ describe('switchyard connect', () => {
 
       // What a person does in the browser: open the page and submit the token form.
       const page = await (await fetch(url)).text();
-      const fields = { token: attribute(page, 'token') ?? '', template: attribute(page, 'template') ?? '', option_title: 'Personal Access Token', name: 'My Harvest', 'credentials.api_token': TOKEN, 'credentials.account_id': '123456' };
-      const submitted = await fetch(`${service.url}/connect/connectors`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+      const fields = {
+        token: attribute(page, 'token') ?? '',
+        template: attribute(page, 'template') ?? '',
+        option_title: 'Personal Access Token',
+        name: 'My Harvest',
+        'credentials.api_token': TOKEN,
+        'credentials.account_id': '123456',
+      };
+      const submitted = await fetch(`${service.url}/connect/connectors`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
       expect(submitted.status).toBe(200);
 
       expect(await exited).toBe(0);

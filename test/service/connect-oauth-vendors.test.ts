@@ -36,7 +36,12 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     nock.enableNetConnect('127.0.0.1');
     service = await startTestService('pglite', { connectRedirectUris: [RETURN_TO] });
     tenant = await createTenant(service);
-    widgetToken = (await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', { workspace_name: 'customer-9', allowed_origin: 'https://app.example.com' })).body.token;
+    widgetToken = (
+      await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', {
+        workspace_name: 'customer-9',
+        allowed_origin: 'https://app.example.com',
+      })
+    ).body.token;
   });
   afterEach(() => {
     expect(nock.pendingMocks()).toEqual([]);
@@ -48,7 +53,14 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
   });
 
   async function template(connectorType: 'intercom' | 'zendesk-talk' | 'jira', config: Record<string, string>): Promise<string> {
-    expect((await tenant.api.put('/api/v1/oauth/credentials', { connector_type: connectorType, configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } })).status).toBe(200);
+    expect(
+      (
+        await tenant.api.put('/api/v1/oauth/credentials', {
+          connector_type: connectorType,
+          configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+        })
+      ).status,
+    ).toBe(200);
     const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', {
       actor_definition_id: connectorModules[connectorType]!.definition.definitionId,
       partial_default_config: config,
@@ -58,7 +70,10 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
   }
 
   async function start(templateId: string, optionTitle: string, extra: Record<string, string> = {}): Promise<URL> {
-    const response = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: templateId, option_title: optionTitle, name: 'Connected', ...extra }));
+    const response = await fetch(
+      `${service.url}/connect/oauth/start`,
+      form({ token: widgetToken, template: templateId, option_title: optionTitle, name: 'Connected', ...extra }),
+    );
     expect(response.status, await response.clone().text()).toBe(303);
     return new URL(response.headers.get('location') ?? '');
   }
@@ -82,7 +97,13 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     // answers with token and access_token and no refresh token.
     const exchange = nock('https://api.eu.intercom.io')
       .post('/auth/eagle/token', (body: Record<string, string>) => {
-        expect(body).toEqual({ grant_type: 'authorization_code', code: 'intercom-code-1', redirect_uri: `${service.url}/connect/oauth/callback`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+        expect(body).toEqual({
+          grant_type: 'authorization_code',
+          code: 'intercom-code-1',
+          redirect_uri: `${service.url}/connect/oauth/callback`,
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+        });
         return true;
       })
       .matchHeader('content-type', 'application/x-www-form-urlencoded')
@@ -107,8 +128,15 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', connectorId).executeTakeFirstOrThrow();
     expect(openCredentials(service.keyring, row.id, row)).toEqual({ access_token: 'ic-token-77' });
 
-    nock('https://api.eu.intercom.io').get('/admins').matchHeader('authorization', 'Bearer ic-token-77').reply(200, { type: 'admin.list', admins: [{ type: 'admin', id: '814860', name: 'Ana Lima' }] });
-    const listed = await tenant.api.post<{ result: unknown[] }>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'admins', action: 'list', params: {} });
+    nock('https://api.eu.intercom.io')
+      .get('/admins')
+      .matchHeader('authorization', 'Bearer ic-token-77')
+      .reply(200, { type: 'admin.list', admins: [{ type: 'admin', id: '814860', name: 'Ana Lima' }] });
+    const listed = await tenant.api.post<{ result: unknown[] }>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'admins',
+      action: 'list',
+      params: {},
+    });
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
     expect(listed.body.result).toEqual([{ type: 'admin', id: '814860', name: 'Ana Lima' }]);
   });
@@ -124,26 +152,45 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     expect((await service.store.db.selectFrom('connectors').select('id').execute()).length).toBe(before);
   });
 
-  it('exchanges ClickUp\'s code with its parameters in the query string of an empty POST (body_format: query)', async () => {
-    expect((await tenant.api.put('/api/v1/oauth/credentials', { connector_type: 'clickup', configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } })).status).toBe(200);
-    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', { actor_definition_id: connectorModules.clickup!.definition.definitionId, partial_default_config: {} });
+  it("exchanges ClickUp's code with its parameters in the query string of an empty POST (body_format: query)", async () => {
+    expect(
+      (await tenant.api.put('/api/v1/oauth/credentials', { connector_type: 'clickup', configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } }))
+        .status,
+    ).toBe(200);
+    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', {
+      actor_definition_id: connectorModules.clickup!.definition.definitionId,
+      partial_default_config: {},
+    });
     const consentUrl = await start(created.body.id, 'OAuth2 Access Token');
     expect(`${consentUrl.origin}${consentUrl.pathname}`).toBe('https://app.clickup.com/api');
     const state = consentUrl.searchParams.get('state') as string;
     const exchange = nock('https://api.clickup.com')
       .post('/api/v2/oauth/token', '')
-      .query({ grant_type: 'authorization_code', code: 'cu-code-1', redirect_uri: `${service.url}/connect/oauth/callback`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET })
+      .query({
+        grant_type: 'authorization_code',
+        code: 'cu-code-1',
+        redirect_uri: `${service.url}/connect/oauth/callback`,
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+      })
       .reply(200, { access_token: '4753994_cu-oauth-token' });
-    nock('https://api.clickup.com').get('/api/v2/user').matchHeader('authorization', 'Bearer 4753994_cu-oauth-token').reply(200, { user: { id: 4753994, username: 'Ana Lima' } });
+    nock('https://api.clickup.com')
+      .get('/api/v2/user')
+      .matchHeader('authorization', 'Bearer 4753994_cu-oauth-token')
+      .reply(200, { user: { id: 4753994, username: 'Ana Lima' } });
     const done = await fetch(`${service.url}/connect/oauth/callback?code=cu-code-1&state=${encodeURIComponent(state)}`);
     const html = await done.text();
     expect(done.status, html).toBe(200);
     expect(exchange.isDone()).toBe(true);
-    const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', attribute(html, 'data-connector-id') as string).executeTakeFirstOrThrow();
+    const row = await service.store.db
+      .selectFrom('connectors')
+      .selectAll()
+      .where('id', '=', attribute(html, 'data-connector-id') as string)
+      .executeTakeFirstOrThrow();
     expect(openCredentials(service.keyring, row.id, row)).toEqual({ access_token: '4753994_cu-oauth-token' });
   });
 
-  it('fills Jira\'s cloud id from accessible-resources (the manifest\'s lookup), matched on the configured site', async () => {
+  it("fills Jira's cloud id from accessible-resources (the manifest's lookup), matched on the configured site", async () => {
     const cloudId = '11223344-a1b2-3b33-c444-def123456789';
     const templateId = await template('jira', { subdomain: 'acme' });
     const consentUrl = await start(templateId, 'OAuth2.0');
@@ -160,9 +207,21 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     });
 
     const exchange = nock('https://auth.atlassian.com')
-      .post('/oauth/token', { grant_type: 'authorization_code', code: 'jira-code-1', redirect_uri: `${service.url}/connect/oauth/callback`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET })
+      .post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code: 'jira-code-1',
+        redirect_uri: `${service.url}/connect/oauth/callback`,
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+      })
       .matchHeader('content-type', 'application/json')
-      .reply(200, { access_token: 'atl-access-1', refresh_token: 'atl-refresh-1', expires_in: 3600, scope: 'read:jira-work read:jira-user write:jira-work offline_access', token_type: 'Bearer' });
+      .reply(200, {
+        access_token: 'atl-access-1',
+        refresh_token: 'atl-refresh-1',
+        expires_in: 3600,
+        scope: 'read:jira-work read:jira-user write:jira-work offline_access',
+        token_type: 'Bearer',
+      });
     const resources = nock('https://api.atlassian.com')
       .get('/oauth/token/accessible-resources')
       .matchHeader('authorization', 'Bearer atl-access-1')
@@ -180,8 +239,18 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     const html = await done.text();
     expect(done.status, html).toBe(200);
     expect(exchange.isDone() && resources.isDone() && check.isDone()).toBe(true);
-    const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', attribute(html, 'data-connector-id') as string).executeTakeFirstOrThrow();
-    expect(openCredentials(service.keyring, row.id, row)).toEqual({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: 'atl-refresh-1', access_token: 'atl-access-1', cloud_id: cloudId });
+    const row = await service.store.db
+      .selectFrom('connectors')
+      .selectAll()
+      .where('id', '=', attribute(html, 'data-connector-id') as string)
+      .executeTakeFirstOrThrow();
+    expect(openCredentials(service.keyring, row.id, row)).toEqual({
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      refresh_token: 'atl-refresh-1',
+      access_token: 'atl-access-1',
+      cloud_id: cloudId,
+    });
   });
 
   it('refuses a Jira consent whose token cannot reach the configured site, creating nothing', async () => {
@@ -189,7 +258,9 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     const before = (await service.store.db.selectFrom('connectors').select('id').execute()).length;
     const state = (await start(templateId, 'OAuth2.0')).searchParams.get('state') as string;
     nock('https://auth.atlassian.com').post('/oauth/token').reply(200, { access_token: 'atl-access-9', refresh_token: 'atl-refresh-9', expires_in: 3600 });
-    nock('https://api.atlassian.com').get('/oauth/token/accessible-resources').reply(200, [{ id: '99999999-0000-4000-8000-000000000000', url: 'https://other.atlassian.net', name: 'other' }]);
+    nock('https://api.atlassian.com')
+      .get('/oauth/token/accessible-resources')
+      .reply(200, [{ id: '99999999-0000-4000-8000-000000000000', url: 'https://other.atlassian.net', name: 'other' }]);
     const refused = await fetch(`${service.url}/connect/oauth/callback?code=c&state=${encodeURIComponent(state)}`);
     expect(refused.status).toBe(400);
     const text = await refused.text();
@@ -198,7 +269,7 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     expect((await service.store.db.selectFrom('connectors').select('id').execute()).length).toBe(before);
   });
 
-  it('runs Zendesk Talk\'s flow on the account\'s subdomain: consent URL, JSON exchange with PKCE, check, then refresh', async () => {
+  it("runs Zendesk Talk's flow on the account's subdomain: consent URL, JSON exchange with PKCE, check, then refresh", async () => {
     const templateId = await template('zendesk-talk', {});
     const consentUrl = await start(templateId, 'OAuth2.0 Refresh Token', { 'settings.subdomain': 'acme' });
     expect(`${consentUrl.origin}${consentUrl.pathname}`).toBe('https://acme.zendesk.com/oauth/authorizations/new');
@@ -245,10 +316,19 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
 
     const connectorId = attribute(html, 'data-connector-id') as string;
     const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', connectorId).executeTakeFirstOrThrow();
-    expect(openCredentials(service.keyring, row.id, row)).toEqual({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: 'zd-refresh-1', access_token: 'zd-access-1' });
+    expect(openCredentials(service.keyring, row.id, row)).toEqual({
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      refresh_token: 'zd-refresh-1',
+      access_token: 'zd-access-1',
+    });
 
     // Zendesk stops accepting the first token: the runtime refreshes at the same subdomain, JSON body.
-    nock('https://acme.zendesk.com').get('/api/v2/channels/voice/phone_numbers').query(true).matchHeader('authorization', 'Bearer zd-access-1').reply(401, { error: 'invalid_token' });
+    nock('https://acme.zendesk.com')
+      .get('/api/v2/channels/voice/phone_numbers')
+      .query(true)
+      .matchHeader('authorization', 'Bearer zd-access-1')
+      .reply(401, { error: 'invalid_token' });
     const refresh = nock('https://acme.zendesk.com')
       .post('/oauth/tokens', { grant_type: 'refresh_token', refresh_token: 'zd-refresh-1', client_id: CLIENT_ID, client_secret: CLIENT_SECRET })
       .matchHeader('content-type', 'application/json')
@@ -258,7 +338,11 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
       .query(true)
       .matchHeader('authorization', 'Bearer zd-access-2')
       .reply(200, { phone_numbers: [{ id: 6, number: '+14155550100', nickname: 'Support' }], next_page: null });
-    const listed = await tenant.api.post<{ result: unknown[] }>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'phone_numbers', action: 'list', params: {} });
+    const listed = await tenant.api.post<{ result: unknown[] }>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'phone_numbers',
+      action: 'list',
+      params: {},
+    });
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
     expect(listed.body.result).toEqual([{ id: 6, number: '+14155550100', nickname: 'Support' }]);
     expect(refresh.isDone()).toBe(true);

@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
 import { openCredentials } from '../../src/services/credentials.js';
-import { startFakeAuthorizationServer, startFakeVendorApi, SALESFORCE_CONTACTS, type FakeAuthorizationServer, type FakeVendorApi } from '../support/fake-oauth.js';
+import {
+  startFakeAuthorizationServer,
+  startFakeVendorApi,
+  SALESFORCE_CONTACTS,
+  type FakeAuthorizationServer,
+  type FakeVendorApi,
+} from '../support/fake-oauth.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
 const CLIENT_ID = '3MVG9-consumer-key-for-tests';
@@ -41,10 +47,25 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
       connectRedirectUris: [RETURN_TO],
     });
     tenant = await createTenant(service);
-    expect((await tenant.api.put('/api/v1/oauth/credentials', { connector_type: 'salesforce', configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } })).status).toBe(200);
-    const template = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', { actor_definition_id: salesforce.definitionId, partial_default_config: { login_environment: 'login' } });
+    expect(
+      (
+        await tenant.api.put('/api/v1/oauth/credentials', {
+          connector_type: 'salesforce',
+          configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
+        })
+      ).status,
+    ).toBe(200);
+    const template = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', {
+      actor_definition_id: salesforce.definitionId,
+      partial_default_config: { login_environment: 'login' },
+    });
     templateId = template.body.id;
-    widgetToken = (await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', { workspace_name: 'customer-7', allowed_origin: 'https://app.example.com' })).body.token;
+    widgetToken = (
+      await tenant.api.post<{ token: string }>('/api/v1/account/applications/widget-token', {
+        workspace_name: 'customer-7',
+        allowed_origin: 'https://app.example.com',
+      })
+    ).body.token;
   });
   afterAll(async () => {
     await service?.close();
@@ -54,7 +75,10 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
 
   /** Posts the consent form and returns the vendor URL the browser is sent to. */
   async function startConsent(extra: Record<string, string> = {}): Promise<URL> {
-    const response = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', name: 'Acme Salesforce', ...extra }));
+    const response = await fetch(
+      `${service.url}/connect/oauth/start`,
+      form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', name: 'Acme Salesforce', ...extra }),
+    );
     expect(response.status).toBe(303);
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
     return new URL(response.headers.get('location') ?? '');
@@ -107,7 +131,12 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
 
     const exchange = auth.requests.find((r) => r.path === '/services/oauth2/token' && r.body.grant_type === 'authorization_code');
     expect(exchange?.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(exchange?.body).toMatchObject({ code: new URL(callback).searchParams.get('code'), redirect_uri: `${service.url}/connect/oauth/callback`, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    expect(exchange?.body).toMatchObject({
+      code: new URL(callback).searchParams.get('code'),
+      redirect_uri: `${service.url}/connect/oauth/callback`,
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    });
     expect(exchange?.body.code_verifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
 
     const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', connectorId).executeTakeFirstOrThrow();
@@ -124,15 +153,27 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
     expect(workspace.name).toBe('customer-7');
 
     vendor.accepted.salesforce.add('sf-access-1');
-    const first = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'contacts', action: 'list', params: {} });
+    const first = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'contacts',
+      action: 'list',
+      params: {},
+    });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.result).toEqual(SALESFORCE_CONTACTS);
-    expect(vendor.requests.at(-1)).toMatchObject({ method: 'GET', path: '/salesforce/query', headers: expect.objectContaining({ authorization: 'Bearer sf-access-1' }) });
+    expect(vendor.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: '/salesforce/query',
+      headers: expect.objectContaining({ authorization: 'Bearer sf-access-1' }),
+    });
 
     // The vendor stops accepting the first token: the runtime refreshes at the (overridden) token URL.
     vendor.accepted.salesforce.clear();
     vendor.accepted.salesforce.add('sf-access-2');
-    const second = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'contacts', action: 'list', params: {} });
+    const second = await tenant.api.post<{ result: unknown }>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'contacts',
+      action: 'list',
+      params: {},
+    });
     expect(second.status, JSON.stringify(second.body)).toBe(200);
     const refresh = auth.requests.find((r) => r.body.grant_type === 'refresh_token');
     expect(refresh?.body).toMatchObject({ refresh_token: auth.refreshToken, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
@@ -153,7 +194,11 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
     expect(alteredPage.status).toBe(400);
     expect(await alteredPage.text()).toContain('not valid');
 
-    await service.store.db.updateTable('oauth_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('used_at', 'is', null).execute();
+    await service.store.db
+      .updateTable('oauth_sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('used_at', 'is', null)
+      .execute();
     const expired = await fetch(callback);
     expect(expired.status).toBe(400);
     expect(await expired.text()).toContain('expired');
@@ -164,15 +209,23 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
     expect((await service.store.db.selectFrom('connectors').select('id').execute()).length).toBe(before);
   });
 
-  it('fills a credential from the redirect back: Harvest\'s account id from scope=harvest:<id>', async () => {
-    const harvestAuth = await startFakeAuthorizationServer({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, instanceUrl: 'https://unused.example.com', callbackParams: { scope: 'harvest:5551234' } });
+  it("fills a credential from the redirect back: Harvest's account id from scope=harvest:<id>", async () => {
+    const harvestAuth = await startFakeAuthorizationServer({
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      instanceUrl: 'https://unused.example.com',
+      callbackParams: { scope: 'harvest:5551234' },
+    });
     try {
       service.config.oauthServerUrls = { ...service.config.oauthServerUrls, harvest: harvestAuth.url };
       // Creating the connector runs the manifest's check (GET /v2/company), answered by the fake vendor.
       service.config.upstreamBaseUrls = { ...service.config.upstreamBaseUrls, harvest: `${vendor.url}/harvest` };
       vendor.accepted.harvest.add('sf-access-1');
       await tenant.api.put('/api/v1/oauth/credentials', { connector_type: 'harvest', configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } });
-      const template = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', { actor_definition_id: connectorModules.harvest!.definition.definitionId, partial_default_config: {} });
+      const template = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', {
+        actor_definition_id: connectorModules.harvest!.definition.definitionId,
+        partial_default_config: {},
+      });
       const start = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: template.body.id, option_title: 'OAuth2.0' }));
       const authorizeUrl = new URL(start.headers.get('location') ?? '');
       expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${harvestAuth.url}/oauth2/authorize`);
@@ -181,14 +234,23 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
       const connectorId = attribute(await done.text(), 'data-connector-id') as string;
       expect(harvestAuth.requests.find((r) => r.body.grant_type === 'authorization_code')?.path).toBe('/api/v2/oauth2/token');
       const row = await service.store.db.selectFrom('connectors').selectAll().where('id', '=', connectorId).executeTakeFirstOrThrow();
-      expect(openCredentials(service.keyring, row.id, row)).toEqual({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: harvestAuth.refreshToken, access_token: 'sf-access-1', account_id: '5551234' });
+      expect(openCredentials(service.keyring, row.id, row)).toEqual({
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        refresh_token: harvestAuth.refreshToken,
+        access_token: 'sf-access-1',
+        account_id: '5551234',
+      });
     } finally {
       await harvestAuth.close();
     }
   });
 
-  it('refuses a return address that is not on the list and a consent without the organization\'s OAuth app', async () => {
-    const notListed = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', redirect_uri: 'https://evil.example.net/x' }));
+  it("refuses a return address that is not on the list and a consent without the organization's OAuth app", async () => {
+    const notListed = await fetch(
+      `${service.url}/connect/oauth/start`,
+      form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', redirect_uri: 'https://evil.example.net/x' }),
+    );
     expect(notListed.status).toBe(400);
     expect(notListed.headers.get('location')).toBeNull();
 

@@ -29,10 +29,19 @@ interface CheckBody {
 
 /** Harvest's company read, with the exact headers the check must send. */
 function companyRead(token: string) {
-  return nock(API).matchHeader('authorization', `Bearer ${token}`).matchHeader('harvest-account-id', ACCOUNT_ID).matchHeader('user-agent', USER_AGENT).get('/v2/company');
+  return nock(API)
+    .matchHeader('authorization', `Bearer ${token}`)
+    .matchHeader('harvest-account-id', ACCOUNT_ID)
+    .matchHeader('user-agent', USER_AGENT)
+    .get('/v2/company');
 }
 
-const harvestBody = (token: string): Rec => ({ workspace_name: 'default', connector_type: 'harvest', name: 'Harvest', credentials: { api_token: token, account_id: ACCOUNT_ID } });
+const harvestBody = (token: string): Rec => ({
+  workspace_name: 'default',
+  connector_type: 'harvest',
+  name: 'Harvest',
+  credentials: { api_token: token, account_id: ACCOUNT_ID },
+});
 
 describe('connector check', () => {
   let service: TestService;
@@ -81,13 +90,18 @@ describe('connector check', () => {
   });
 
   it('answers failed with what the vendor said when it refuses the credentials, never the secret', async () => {
-    const read = companyRead(WRONG_PAT).reply(401, { error: 'invalid_token', error_description: 'The access token provided is expired, revoked, malformed or invalid.' });
+    const read = companyRead(WRONG_PAT).reply(401, {
+      error: 'invalid_token',
+      error_description: 'The access token provided is expired, revoked, malformed or invalid.',
+    });
     const response = await tenant.api.post<CheckBody>(`${CONNECTORS}/check`, harvestBody(WRONG_PAT));
     expect(response.status).toBe(200);
     expect(read.isDone()).toBe(true);
     expect(response.body).toMatchObject({
       status: 'failed',
-      error_message: expect.stringContaining('Harvest refused the credentials of option "Personal Access Token" (fields api_token, account_id) at the connector check (company.get)'),
+      error_message: expect.stringContaining(
+        'Harvest refused the credentials of option "Personal Access Token" (fields api_token, account_id) at the connector check (company.get)',
+      ),
       failure_reason: { failure_origin: 'source', failure_type: 'config_error', retryable: false },
       entity_check_results: [{ entity: 'company', status: 'failed', status_code: 401 }],
     });
@@ -100,7 +114,9 @@ describe('connector check', () => {
     expect(read.isDone()).toBe(true);
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([{ field: 'credentials', error_code: 'rejected_by_vendor', message: response.body.message }]);
-    expect(response.body.message).toMatch(/^Harvest refused the credentials of option "Personal Access Token" \(fields api_token, account_id\) at the connector check \(company\.get\)\. The vendor refused the credentials \(HTTP 401\)/);
+    expect(response.body.message).toMatch(
+      /^Harvest refused the credentials of option "Personal Access Token" \(fields api_token, account_id\) at the connector check \(company\.get\)\. The vendor refused the credentials \(HTTP 401\)/,
+    );
     expect(response.body.message).toContain('check=false');
     expect(JSON.stringify(response.body)).not.toContain(WRONG_PAT);
     expect(await connectorCount()).toBe(0);

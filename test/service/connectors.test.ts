@@ -130,7 +130,13 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       expect(Number.isNaN(Date.parse(body.created_at))).toBe(false);
       expectNoCredentialValue(body);
       const row = await storedRow(body.id);
-      expect(row).toMatchObject({ organization_id: a.organizationId, connector_type: 'harvest', auth_option: 'Personal Access Token', config: {}, replication_config: {} });
+      expect(row).toMatchObject({
+        organization_id: a.organizationId,
+        connector_type: 'harvest',
+        auth_option: 'Personal Access Token',
+        config: {},
+        replication_config: {},
+      });
       expect(await storedCredentials(body.id)).toEqual(harvestPat);
     });
 
@@ -155,16 +161,33 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
         replication_config: { subdomain: 'acme' },
       });
       expect(byId.status).toBe(200);
-      expect(byId.body).toMatchObject({ connector_type: 'jira', definition_id: jira.definitionId, auth_option: 'API Token', replication_config: { subdomain: 'acme' } });
+      expect(byId.body).toMatchObject({
+        connector_type: 'jira',
+        definition_id: jira.definitionId,
+        auth_option: 'API Token',
+        replication_config: { subdomain: 'acme' },
+      });
       expect((await storedRow(byId.body.id))?.config).toEqual({ subdomain: 'acme' });
-      const byType = await create(a, { workspace_name: 'default', connector_type: 'Jira', name: 'Jira 2', credentials: jiraBasic, replication_config: { subdomain: 'beta-co' } });
+      const byType = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'Jira',
+        name: 'Jira 2',
+        credentials: jiraBasic,
+        replication_config: { subdomain: 'beta-co' },
+      });
       expect(byType.status).toBe(200);
       expect(byType.body.replication_config).toEqual({ subdomain: 'beta-co' });
       expect(await storedCredentials(byType.body.id)).toEqual(jiraBasic);
     });
 
     it('creates Linear connectors with the API key and with OAuth (access_token optional)', async () => {
-      const key = await create(a, { workspace_name: 'default', connector_type: 'linear', name: 'Linear key', credentials: { api_key: CRED.linearKey }, replication_config: null });
+      const key = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'linear',
+        name: 'Linear key',
+        credentials: { api_key: CRED.linearKey },
+        replication_config: null,
+      });
       expect(key.status).toBe(200);
       expect(key.body.auth_option).toBe('API Key');
       const oauth = { client_id: CRED.clientId, client_secret: CRED.clientSecret, refresh_token: CRED.refreshToken };
@@ -199,7 +222,13 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
     });
 
     it('requires exactly one of definition_id and connector_type (422)', async () => {
-      const both = await create(a, { workspace_name: 'default', definition_id: linear.definitionId, connector_type: 'linear', name: 'x', credentials: { api_key: CRED.linearKey } });
+      const both = await create(a, {
+        workspace_name: 'default',
+        definition_id: linear.definitionId,
+        connector_type: 'linear',
+        name: 'x',
+        credentials: { api_key: CRED.linearKey },
+      });
       expect(both.status).toBe(422);
       expect(both.body.message).toBe('Send exactly one of definition_id or connector_type, not both.');
       expect(both.body.errors.map((e) => [e.field, e.error_code])).toEqual([
@@ -209,7 +238,13 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const neither = await create(a, { workspace_name: 'default', name: 'x', credentials: { api_key: CRED.linearKey } });
       expect(neither.status).toBe(422);
       expect(neither.body.message).toBe('Send exactly one of definition_id or connector_type: neither was given.');
-      const nulls = await create(a, { workspace_name: 'default', definition_id: null, connector_type: null, name: 'x', credentials: { api_key: CRED.linearKey } });
+      const nulls = await create(a, {
+        workspace_name: 'default',
+        definition_id: null,
+        connector_type: null,
+        name: 'x',
+        credentials: { api_key: CRED.linearKey },
+      });
       expect(nulls.status).toBe(422);
       expect(nulls.body.message).toMatch(/exactly one of definition_id or connector_type/);
     });
@@ -220,7 +255,9 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       expect(byId.body.errors).toEqual([{ field: 'definition_id', error_code: 'unknown_definition', message: expect.stringContaining(ABSENT) }]);
       const byType = await create(a, { workspace_name: 'default', connector_type: 'acme-crm', name: 'x', credentials: { api_key: CRED.linearKey } });
       expect(byType.status).toBe(400);
-      expect(byType.body.message).toBe(`connector_type "acme-crm" is not offered by this service. Known types: ${Object.keys(connectorModules).sort().join(', ')}.`);
+      expect(byType.body.message).toBe(
+        `connector_type "acme-crm" is not offered by this service. Known types: ${Object.keys(connectorModules).sort().join(', ')}.`,
+      );
       expect(byType.body.errors[0]).toMatchObject({ field: 'connector_type', error_code: 'unknown_connector_type' });
     });
 
@@ -240,14 +277,29 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
         workspace_name: 'default',
         connector_type: 'harvest',
         name: 'x',
-        credentials: { api_token: CRED.harvestToken, client_id: CRED.clientId, client_secret: CRED.clientSecret, refresh_token: CRED.refreshToken, account_id: CRED.harvestAccount },
+        credentials: {
+          api_token: CRED.harvestToken,
+          client_id: CRED.clientId,
+          client_secret: CRED.clientSecret,
+          refresh_token: CRED.refreshToken,
+          account_id: CRED.harvestAccount,
+        },
       });
       expect(several.status).toBe(400);
-      expect(several.body.message).toMatch(/^The credentials provided \(api_token, client_id, client_secret, refresh_token, account_id\) match several credential options; set credentials.option_title\. Options: /);
+      expect(several.body.message).toMatch(
+        /^The credentials provided \(api_token, client_id, client_secret, refresh_token, account_id\) match several credential options; set credentials.option_title\. Options: /,
+      );
       const empty = await create(a, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: {} });
       expect(empty.status).toBe(400);
-      expect(empty.body.message).toMatch(/^The credentials provided \(none\) match no credential option\. Options: "API Key" \(requires api_key\); "OAuth2\.0" \(requires client_id, client_secret, refresh_token\)\./);
-      const badPattern = await create(a, { workspace_name: 'default', connector_type: 'harvest', name: 'x', credentials: { api_token: CRED.harvestToken, account_id: 'acct-S3CRET' } });
+      expect(empty.body.message).toMatch(
+        /^The credentials provided \(none\) match no credential option\. Options: "API Key" \(requires api_key\); "OAuth2\.0" \(requires client_id, client_secret, refresh_token\)\./,
+      );
+      const badPattern = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'harvest',
+        name: 'x',
+        credentials: { api_token: CRED.harvestToken, account_id: 'acct-S3CRET' },
+      });
       expect(badPattern.status).toBe(400);
       expect(badPattern.body.message).toBe('Invalid credentials: "account_id" does not match ^[0-9]+$.');
       expect(JSON.stringify(badPattern.body)).not.toContain('acct-S3CRET');
@@ -265,7 +317,8 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
         {
           field: 'credentials.option_title',
           error_code: 'unsupported_option',
-          message: 'credentials.option_title "Personal Access Token" is not offered by this connector. Options: "API Key" (requires api_key); "OAuth2.0" (requires client_id, client_secret, refresh_token).',
+          message:
+            'credentials.option_title "Personal Access Token" is not offered by this connector. Options: "API Key" (requires api_key); "OAuth2.0" (requires client_id, client_secret, refresh_token).',
         },
       ]);
       const noRefresh = await create(a, {
@@ -284,34 +337,71 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       });
       expect(inferred.status).toBe(400);
       expect(inferred.body.message).toMatch(/match no credential option.*"OAuth2\.0" \(requires client_id, client_secret, refresh_token, account_id\)/);
-      const extraField = await create(a, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: { option_title: 'API Token', ...jiraBasic, token: 'x1' }, replication_config: { subdomain: 'acme' } });
+      const extraField = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'jira',
+        name: 'x',
+        credentials: { option_title: 'API Token', ...jiraBasic, token: 'x1' },
+        replication_config: { subdomain: 'acme' },
+      });
       expect(extraField.status).toBe(400);
       expect(extraField.body.message).toBe('Invalid credentials: "token" is not a field of option "API Token".');
     });
 
     it('checks replication_config against the connector settings', async () => {
-      const bad = await create(a, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic, replication_config: { subdomain: 'not a subdomain!' } });
+      const bad = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'jira',
+        name: 'x',
+        credentials: jiraBasic,
+        replication_config: { subdomain: 'not a subdomain!' },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([
-        { field: 'config.subdomain', error_code: 'pattern', message: 'config.subdomain must match ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$', details: { limit: '^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$' } },
+        {
+          field: 'config.subdomain',
+          error_code: 'pattern',
+          message: 'config.subdomain must match ^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$',
+          details: { limit: '^[a-zA-Z0-9][a-zA-Z0-9-]{0,62}$' },
+        },
       ]);
       const missing = await create(a, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic });
       expect(missing.status).toBe(400);
-      expect(missing.body.errors).toEqual([{ field: 'config.subdomain', error_code: 'required', message: 'config.subdomain is required: Your Atlassian site name: acme for acme.atlassian.net' }]);
-      const unknown = await create(a, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic, replication_config: { subdomain: 'acme', region: 'eu', repos: 'a,b' } });
+      expect(missing.body.errors).toEqual([
+        { field: 'config.subdomain', error_code: 'required', message: 'config.subdomain is required: Your Atlassian site name: acme for acme.atlassian.net' },
+      ]);
+      const unknown = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'jira',
+        name: 'x',
+        credentials: jiraBasic,
+        replication_config: { subdomain: 'acme', region: 'eu', repos: 'a,b' },
+      });
       expect(unknown.status).toBe(400);
       expect(unknown.body.errors.map((e) => [e.field, e.error_code])).toEqual([
         ['config.region', 'unknown'],
         ['config.repos', 'unknown'],
       ]);
-      const linearExtra = await create(a, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: CRED.linearKey }, replication_config: { subdomain: 'acme' } });
+      const linearExtra = await create(a, {
+        workspace_name: 'default',
+        connector_type: 'linear',
+        name: 'x',
+        credentials: { api_key: CRED.linearKey },
+        replication_config: { subdomain: 'acme' },
+      });
       expect(linearExtra.status).toBe(400);
       expect(linearExtra.body.errors[0]?.field).toBe('config.subdomain');
     });
 
     it('writes nothing, not even the new workspace, when a create fails', async () => {
       const before = await service.store.db.selectFrom('connectors').select('id').where('organization_id', '=', a.organizationId).execute();
-      const failed = await create(a, { workspace_name: 'never-created', connector_type: 'jira', name: 'x', credentials: jiraBasic, replication_config: { subdomain: '-bad' } });
+      const failed = await create(a, {
+        workspace_name: 'never-created',
+        connector_type: 'jira',
+        name: 'x',
+        credentials: jiraBasic,
+        replication_config: { subdomain: '-bad' },
+      });
       expect(failed.status).toBe(400);
       const after = await service.store.db.selectFrom('connectors').select('id').where('organization_id', '=', a.organizationId).execute();
       expect(after).toHaveLength(before.length);
@@ -327,9 +417,19 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const noCredentials = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', credentials: null });
       expect(noCredentials.status).toBe(400);
       expect(noCredentials.body.errors).toEqual([
-        { field: 'credentials', error_code: 'required', message: 'Linear needs credentials: send the fields of "API Key" (api_key) or "OAuth2.0" (client_id, client_secret, refresh_token, access_token).' },
+        {
+          field: 'credentials',
+          error_code: 'required',
+          message: 'Linear needs credentials: send the fields of "API Key" (api_key) or "OAuth2.0" (client_id, client_secret, refresh_token, access_token).',
+        },
       ]);
-      const typed = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 1, connector_type: 'linear', name: ['x'], credentials: 'key', replication_config: [] });
+      const typed = await a.api.post<ErrorBody>(CONNECTORS, {
+        workspace_name: 1,
+        connector_type: 'linear',
+        name: ['x'],
+        credentials: 'key',
+        replication_config: [],
+      });
       expect(typed.status).toBe(422);
       expect(typed.body.errors.map((e) => [e.field, e.error_code])).toEqual([
         ['workspace_name', 'type'],
@@ -338,13 +438,30 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
         ['replication_config', 'type'],
       ]);
       // Numbers and booleans pass as their string form (see the Airbyte client tests); objects do not.
-      const credentialType = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: { key: 'k' } } });
+      const credentialType = await a.api.post<ErrorBody>(CONNECTORS, {
+        workspace_name: 'default',
+        connector_type: 'linear',
+        name: 'x',
+        credentials: { api_key: { key: 'k' } },
+      });
       expect(credentialType.status).toBe(422);
       expect(credentialType.body.errors).toEqual([expect.objectContaining({ field: 'credentials.api_key', error_code: 'type' })]);
-      const configType = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'jira', name: 'x', credentials: jiraBasic, replication_config: { subdomain: ['acme'] } });
+      const configType = await a.api.post<ErrorBody>(CONNECTORS, {
+        workspace_name: 'default',
+        connector_type: 'jira',
+        name: 'x',
+        credentials: jiraBasic,
+        replication_config: { subdomain: ['acme'] },
+      });
       expect(configType.status).toBe(422);
       expect(configType.body.errors[0]).toMatchObject({ field: 'replication_config.subdomain', error_code: 'type' });
-      const unknown = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: 'k' }, enviroment: {} });
+      const unknown = await a.api.post<ErrorBody>(CONNECTORS, {
+        workspace_name: 'default',
+        connector_type: 'linear',
+        name: 'x',
+        credentials: { api_key: 'k' },
+        enviroment: {},
+      });
       expect(unknown.status).toBe(422);
       expect(unknown.body.errors).toEqual([{ field: 'enviroment', message: 'body enviroment is not a known parameter', error_code: 'unknown' }]);
       const badId = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', definition_id: 'jira', name: 'x', credentials: { api_key: 'k' } });
@@ -360,7 +477,12 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const spaced = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: ' team ', connector_type: 'linear', name: 'x', credentials: { api_key: 'k' } });
       expect(spaced.status).toBe(422);
       expect(spaced.body.errors[0]).toMatchObject({ field: 'workspace_name', error_code: 'pattern' });
-      const longWorkspace = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'w'.repeat(101), connector_type: 'linear', name: 'x', credentials: { api_key: 'k' } });
+      const longWorkspace = await a.api.post<ErrorBody>(CONNECTORS, {
+        workspace_name: 'w'.repeat(101),
+        connector_type: 'linear',
+        name: 'x',
+        credentials: { api_key: 'k' },
+      });
       expect(longWorkspace.body.errors[0]).toMatchObject({ field: 'workspace_name', error_code: 'maxLength', details: { limit: 100 } });
       const malformed = await a.api.request<ErrorBody>('POST', CONNECTORS, { rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
       expect(malformed.status).toBe(400);
@@ -373,14 +495,25 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const huge = { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: 'k'.repeat(service.config.bodyLimitBytes + 10) } };
       const response = await a.api.post<ErrorBody>(CONNECTORS, huge);
       expect(response.status).toBe(413);
-      expect(response.body.errors).toEqual([{ field: null, message: 'The request body is larger than this service accepts.', error_code: 'payload_too_large' }]);
-      const tooLongValue = await a.api.post<ErrorBody>(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: 'k'.repeat(20_000) } });
+      expect(response.body.errors).toEqual([
+        { field: null, message: 'The request body is larger than this service accepts.', error_code: 'payload_too_large' },
+      ]);
+      const tooLongValue = await a.api.post<ErrorBody>(CONNECTORS, {
+        workspace_name: 'default',
+        connector_type: 'linear',
+        name: 'x',
+        credentials: { api_key: 'k'.repeat(20_000) },
+      });
       expect(tooLongValue.status).toBe(422);
       expect(tooLongValue.body.errors[0]).toMatchObject({ field: 'credentials.api_key', error_code: 'maxLength' });
     });
 
     it('requires a token', async () => {
-      const response = await a.api.post(CONNECTORS, { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: CRED.linearKey } }, { token: null });
+      const response = await a.api.post(
+        CONNECTORS,
+        { workspace_name: 'default', connector_type: 'linear', name: 'x', credentials: { api_key: CRED.linearKey } },
+        { token: null },
+      );
       expect(response.status).toBe(401);
     });
   });
@@ -395,7 +528,13 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
     beforeAll(async () => {
       tenant = await createTenant(service, 'Lister');
       harvestId = (await create(tenant, { workspace_name: 'default', connector_type: 'harvest', name: 'H', credentials: harvestPat })).body.id;
-      const jiraResponse = await create(tenant, { workspace_name: 'team', connector_type: 'jira', name: 'J', credentials: jiraBasic, replication_config: { subdomain: 'acme' } });
+      const jiraResponse = await create(tenant, {
+        workspace_name: 'team',
+        connector_type: 'jira',
+        name: 'J',
+        credentials: jiraBasic,
+        replication_config: { subdomain: 'acme' },
+      });
       jiraId = jiraResponse.body.id;
       teamWorkspaceId = jiraResponse.body.workspace_id;
       linearId = (await create(tenant, { workspace_name: 'team', connector_type: 'linear', name: 'L', credentials: { api_key: CRED.linearKey } })).body.id;
@@ -467,7 +606,15 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       const response = await tenant.api.get<ConnectorBody>(`${CONNECTORS}/${jiraId}`);
       expect(response.status).toBe(200);
       responses.push(response.body);
-      expect(response.body).toMatchObject({ id: jiraId, name: 'J', workspace_name: 'team', connector_type: 'jira', replication_config: { subdomain: 'acme' }, auth_option: 'API Token', entities: null });
+      expect(response.body).toMatchObject({
+        id: jiraId,
+        name: 'J',
+        workspace_name: 'team',
+        connector_type: 'jira',
+        replication_config: { subdomain: 'acme' },
+        auth_option: 'API Token',
+        entities: null,
+      });
       expect(response.body.source_template.user_config_spec.connectionSpecification).toMatchObject({ required: ['credentials', 'subdomain'] });
       expect(Object.keys(response.body)).not.toContain('credentials');
       expect((await tenant.api.get<ErrorBody>(`${CONNECTORS}/${ABSENT}`)).status).toBe(404);
@@ -489,7 +636,9 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
 
     it('replaces credentials, re-checked and re-sealed, possibly under another option', async () => {
       const rowBefore = await storedRow(harvestId);
-      const rotated = await tenant.api.put<ConnectorBody>(`${CONNECTORS}/${harvestId}?check=false`, { credentials: { api_token: CRED.newToken, account_id: CRED.harvestAccount } });
+      const rotated = await tenant.api.put<ConnectorBody>(`${CONNECTORS}/${harvestId}?check=false`, {
+        credentials: { api_token: CRED.newToken, account_id: CRED.harvestAccount },
+      });
       expect(rotated.status).toBe(200);
       responses.push(rotated.body);
       expect(await storedCredentials(harvestId)).toEqual({ api_token: CRED.newToken, account_id: CRED.harvestAccount });
@@ -500,12 +649,17 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
       responses.push(switched.body);
       expect(switched.body.auth_option).toBe('OAuth2.0');
       expect(await storedCredentials(harvestId)).toEqual(oauth);
-      const invalid = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${harvestId}?check=false`, { name: 'should not stick', credentials: { api_token: CRED.newToken } });
+      const invalid = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${harvestId}?check=false`, {
+        name: 'should not stick',
+        credentials: { api_token: CRED.newToken },
+      });
       expect(invalid.status).toBe(400);
       expect(invalid.body.message).toMatch(/^The credentials provided \(api_token\) match no credential option/);
       expect(await storedCredentials(harvestId)).toEqual(oauth);
       expect((await tenant.api.get<ConnectorBody>(`${CONNECTORS}/${harvestId}`)).body.name).toBe('Harvest renamed');
-      const unsupported = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${jiraId}?check=false`, { credentials: { option_title: 'Personal Access Token', api_token: CRED.newToken } });
+      const unsupported = await tenant.api.put<ErrorBody>(`${CONNECTORS}/${jiraId}?check=false`, {
+        credentials: { option_title: 'Personal Access Token', api_token: CRED.newToken },
+      });
       expect(unsupported.status).toBe(400);
       expect(unsupported.body.errors[0]).toMatchObject({ field: 'credentials.option_title', error_code: 'unsupported_option' });
     });
@@ -549,7 +703,8 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
     });
 
     it('deletes a connector with its credentials (202 and a job id), then answers 404', async () => {
-      const doomed = (await create(tenant, { workspace_name: 'team', connector_type: 'linear', name: 'Doomed', credentials: { api_key: CRED.linearKey } })).body.id;
+      const doomed = (await create(tenant, { workspace_name: 'team', connector_type: 'linear', name: 'Doomed', credentials: { api_key: CRED.linearKey } })).body
+        .id;
       expect((await tenant.api.delete(`${CONNECTORS}/${doomed}`, { token: null })).status).toBe(401);
       const response = await tenant.api.delete<{ job_id: string }>(`${CONNECTORS}/${doomed}`);
       expect(response.status).toBe(202);
@@ -578,15 +733,24 @@ describe.each(storeKinds())('connectors (%s)', (kind) => {
     let connectorId: string;
     let workspaceId: string;
     beforeAll(async () => {
-      const response = await create(a, { workspace_name: 'shared-name', connector_type: 'jira', name: 'A jira', credentials: jiraBasic, replication_config: { subdomain: 'acme' } });
+      const response = await create(a, {
+        workspace_name: 'shared-name',
+        connector_type: 'jira',
+        name: 'A jira',
+        credentials: jiraBasic,
+        replication_config: { subdomain: 'acme' },
+      });
       connectorId = response.body.id;
       workspaceId = response.body.workspace_id;
     });
 
-    it("gives another organization 404 on every route for the connector, and never lists it", async () => {
+    it('gives another organization 404 on every route for the connector, and never lists it', async () => {
       const get = await b.api.get<ErrorBody>(`${CONNECTORS}/${connectorId}`);
       expect(get.status).toBe(404);
-      expect(get.body).toEqual({ message: `No connector ${connectorId}.`, errors: [{ field: null, message: `No connector ${connectorId}.`, error_code: 'not_found' }] });
+      expect(get.body).toEqual({
+        message: `No connector ${connectorId}.`,
+        errors: [{ field: null, message: `No connector ${connectorId}.`, error_code: 'not_found' }],
+      });
       expect((await b.api.put(`${CONNECTORS}/${connectorId}`, { name: 'hijacked' })).status).toBe(404);
       expect((await b.api.put(`${CONNECTORS}/${connectorId}`, { credentials: { api_key: CRED.linearKey } })).status).toBe(404);
       expect((await b.api.delete(`${CONNECTORS}/${connectorId}`)).status).toBe(404);

@@ -24,32 +24,100 @@ interface SearchBody {
 
 const ISSUES: Rec[] = [
   {
-    id: 'iss-01', identifier: 'ENG-1', title: 'Refund for order #42', description: 'The customer wants the money back.', priority: 1, priorityLabel: 'Urgent',
-    dueDate: '2024-03-01', labelIds: ['bug', 'billing'], state: { id: 's1', name: 'Todo' }, assignee: { id: 'u1', name: 'Ada Lovelace' },
-    team: { id: 't1', name: 'Engineering' }, createdAt: '2024-01-05T10:00:00.000Z', updatedAt: '2024-01-06T10:00:00.000Z', url: 'https://linear.app/x/ENG-1',
+    id: 'iss-01',
+    identifier: 'ENG-1',
+    title: 'Refund for order #42',
+    description: 'The customer wants the money back.',
+    priority: 1,
+    priorityLabel: 'Urgent',
+    dueDate: '2024-03-01',
+    labelIds: ['bug', 'billing'],
+    state: { id: 's1', name: 'Todo' },
+    assignee: { id: 'u1', name: 'Ada Lovelace' },
+    team: { id: 't1', name: 'Engineering' },
+    createdAt: '2024-01-05T10:00:00.000Z',
+    updatedAt: '2024-01-06T10:00:00.000Z',
+    url: 'https://linear.app/x/ENG-1',
   },
   {
-    id: 'iss-02', identifier: 'ENG-2', title: 'Login broken on Safari', priority: 2, priorityLabel: 'High', labelIds: ['bug'], state: { id: 's2', name: 'Done' },
-    assignee: null, team: { id: 't1', name: 'Engineering' }, createdAt: '2024-02-05T10:00:00+02:00', updatedAt: '2024-02-06T10:00:00Z',
+    id: 'iss-02',
+    identifier: 'ENG-2',
+    title: 'Login broken on Safari',
+    priority: 2,
+    priorityLabel: 'High',
+    labelIds: ['bug'],
+    state: { id: 's2', name: 'Done' },
+    assignee: null,
+    team: { id: 't1', name: 'Engineering' },
+    createdAt: '2024-02-05T10:00:00+02:00',
+    updatedAt: '2024-02-06T10:00:00Z',
   },
   {
-    id: 'iss-03', identifier: 'ENG-3', title: 'export to CSV', priority: 3, priorityLabel: 'Normal', labelIds: [], state: { id: 's1', name: 'Todo' },
-    assignee: { id: 'u2', name: 'Grace Hopper' }, team: { id: 't2', name: 'Data' }, createdAt: '2024-03-05', updatedAt: '2024-03-05',
+    id: 'iss-03',
+    identifier: 'ENG-3',
+    title: 'export to CSV',
+    priority: 3,
+    priorityLabel: 'Normal',
+    labelIds: [],
+    state: { id: 's1', name: 'Todo' },
+    assignee: { id: 'u2', name: 'Grace Hopper' },
+    team: { id: 't2', name: 'Data' },
+    createdAt: '2024-03-05',
+    updatedAt: '2024-03-05',
   },
   {
-    id: 'iss-04', identifier: 'OPS-4', title: 'Dark mode support', priority: 0, priorityLabel: 'No priority', labelIds: ['feature'],
-    state: { id: 's3', name: 'In Progress' }, team: { id: 't2', name: 'Data' }, createdAt: '2023-12-31T23:30:00-01:00', updatedAt: '2024-01-01T00:30:00Z',
+    id: 'iss-04',
+    identifier: 'OPS-4',
+    title: 'Dark mode support',
+    priority: 0,
+    priorityLabel: 'No priority',
+    labelIds: ['feature'],
+    state: { id: 's3', name: 'In Progress' },
+    team: { id: 't2', name: 'Data' },
+    createdAt: '2023-12-31T23:30:00-01:00',
+    updatedAt: '2024-01-01T00:30:00Z',
   },
   {
-    id: 'iss-05', identifier: 'OPS-5', title: '100% coverage_goal', priority: 4, priorityLabel: 'Low', labelIds: ['chore', 'ci'], state: { id: 's2', name: 'Done' },
-    assignee: { id: 'u1', name: 'Ada Lovelace' }, team: { id: 't1', name: 'Engineering' }, createdAt: '2024-01-20T12:00:00Z', updatedAt: '2024-01-20T12:00:00Z',
+    id: 'iss-05',
+    identifier: 'OPS-5',
+    title: '100% coverage_goal',
+    priority: 4,
+    priorityLabel: 'Low',
+    labelIds: ['chore', 'ci'],
+    state: { id: 's2', name: 'Done' },
+    assignee: { id: 'u1', name: 'Ada Lovelace' },
+    team: { id: 't1', name: 'Engineering' },
+    createdAt: '2024-01-20T12:00:00Z',
+    updatedAt: '2024-01-20T12:00:00Z',
   },
 ];
 
 /** Intercom conversations: Unix-second timestamps, booleans, arrays of objects under an object. */
 const CONVERSATIONS: Rec[] = [
-  { id: '101', title: 'Where is my refund?', state: 'open', open: true, read: false, created_at: 1704448800, tags: { type: 'tag.list', tags: [{ id: '1', name: 'VIP' }, { id: '2', name: 'billing' }] } },
-  { id: '102', title: 'Password reset', state: 'closed', open: false, read: true, created_at: 1707120000, tags: { type: 'tag.list', tags: [{ id: '3', name: 'account' }] } },
+  {
+    id: '101',
+    title: 'Where is my refund?',
+    state: 'open',
+    open: true,
+    read: false,
+    created_at: 1704448800,
+    tags: {
+      type: 'tag.list',
+      tags: [
+        { id: '1', name: 'VIP' },
+        { id: '2', name: 'billing' },
+      ],
+    },
+  },
+  {
+    id: '102',
+    title: 'Password reset',
+    state: 'closed',
+    open: false,
+    read: true,
+    created_at: 1707120000,
+    tags: { type: 'tag.list', tags: [{ id: '3', name: 'account' }] },
+  },
   { id: '103', title: 'Invoice copy', state: 'snoozed', open: true, read: true, created_at: 1709640000, tags: { type: 'tag.list', tags: [] } },
 ];
 
@@ -81,11 +149,19 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
       .execute();
   }
 
-  async function syncState(connectorId: string, entity: string, status: 'initializing' | 'ready' | 'updating' | 'failed', synced: boolean, lastError?: string): Promise<void> {
+  async function syncState(
+    connectorId: string,
+    entity: string,
+    status: 'initializing' | 'ready' | 'updating' | 'failed',
+    synced: boolean,
+    lastError?: string,
+  ): Promise<void> {
     await service.store.db
       .insertInto('context_sync_state')
       .values({ connector_id: connectorId, entity, status, last_synced_at: synced ? new Date() : null, last_error: lastError ?? null })
-      .onConflict((oc) => oc.columns(['connector_id', 'entity']).doUpdateSet({ status, last_synced_at: synced ? new Date() : null, last_error: lastError ?? null }))
+      .onConflict((oc) =>
+        oc.columns(['connector_id', 'entity']).doUpdateSet({ status, last_synced_at: synced ? new Date() : null, last_error: lastError ?? null }),
+      )
       .execute();
   }
 
@@ -110,7 +186,11 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
     b = await createTenant(service, 'Globex');
     linearA = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin-key-a' } });
     linearB = await insertConnector(service, b.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin-key-b' } });
-    intercomA = await insertConnector(service, a.organizationId, { connectorType: 'intercom', authOption: 'Access Token', credentials: { access_token: 'ic-token' } });
+    intercomA = await insertConnector(service, a.organizationId, {
+      connectorType: 'intercom',
+      authOption: 'Access Token',
+      credentials: { access_token: 'ic-token' },
+    });
     await seed(linearA, a.organizationId, 'issues', ISSUES);
     await seed(linearA, a.organizationId, 'issues', [{ ...ISSUES[0], id: 'iss-99', title: 'Deleted refund issue' }], { deleted: true });
     await seed(linearB, b.organizationId, 'issues', [{ ...ISSUES[0], id: 'iss-b1', title: 'Refund of Globex' }]);
@@ -136,9 +216,20 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
     expect(meta.took_ms).toBeGreaterThanOrEqual(1);
     // every searchable field: the declared ones, then every other top-level field of the record (url)
     expect(data[0]).toEqual({
-      id: 'iss-01', identifier: 'ENG-1', title: 'Refund for order #42', description: 'The customer wants the money back.', priority: 1, priorityLabel: 'Urgent',
-      dueDate: '2024-03-01', labelIds: ['bug', 'billing'], state: { id: 's1', name: 'Todo' }, assignee: { id: 'u1', name: 'Ada Lovelace' },
-      team: { id: 't1', name: 'Engineering' }, createdAt: '2024-01-05T10:00:00.000Z', updatedAt: '2024-01-06T10:00:00.000Z', url: 'https://linear.app/x/ENG-1',
+      id: 'iss-01',
+      identifier: 'ENG-1',
+      title: 'Refund for order #42',
+      description: 'The customer wants the money back.',
+      priority: 1,
+      priorityLabel: 'Urgent',
+      dueDate: '2024-03-01',
+      labelIds: ['bug', 'billing'],
+      state: { id: 's1', name: 'Todo' },
+      assignee: { id: 'u1', name: 'Ada Lovelace' },
+      team: { id: 't1', name: 'Engineering' },
+      createdAt: '2024-01-05T10:00:00.000Z',
+      updatedAt: '2024-01-06T10:00:00.000Z',
+      url: 'https://linear.app/x/ENG-1',
     });
     // an empty query and no filter are the same
     const none = await search(linearA, { query: { filter: {} } });
@@ -238,8 +329,13 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
   it('not, and, or and any nest; several operators or fields in one object must all hold', async () => {
     expect(await ids({ not: { eq: { 'state.name': 'Todo' } } })).toEqual(['iss-02', 'iss-04', 'iss-05']);
     expect(await ids({ not: { gt: { priority: 0 } } })).toEqual(['iss-04']);
-    expect(await ids({ and: [{ eq: { 'team.name': 'Engineering' } }, { or: [{ eq: { priority: 1 } }, { eq: { priority: 4 } }] }] })).toEqual(['iss-01', 'iss-05']);
-    expect(await ids({ or: [{ contains: { title: 'dark' } }, { and: [{ eq: { 'state.name': 'Todo' } }, { not: { array_contains: { labelIds: 'bug' } } }] }] })).toEqual(['iss-03', 'iss-04']);
+    expect(await ids({ and: [{ eq: { 'team.name': 'Engineering' } }, { or: [{ eq: { priority: 1 } }, { eq: { priority: 4 } }] }] })).toEqual([
+      'iss-01',
+      'iss-05',
+    ]);
+    expect(
+      await ids({ or: [{ contains: { title: 'dark' } }, { and: [{ eq: { 'state.name': 'Todo' } }, { not: { array_contains: { labelIds: 'bug' } } }] }] }),
+    ).toEqual(['iss-03', 'iss-04']);
     expect(await ids({ eq: { 'team.name': 'Engineering', 'state.name': 'Done' } })).toEqual(['iss-02', 'iss-05']);
     expect(await ids({ eq: { 'team.name': 'Engineering' }, gt: { priority: 1 } })).toEqual(['iss-02', 'iss-05']);
     // any: an element matches the nested filter; `$` is the element of an array of scalars
@@ -280,7 +376,12 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
 
   it('pages with an opaque cursor that stays stable while records arrive: no duplicates, no skipped earlier results', async () => {
     const names = Array.from({ length: 20 }, (_, i) => `user-${String(i * 2).padStart(2, '0')}`);
-    await seed(linearA, a.organizationId, 'users', names.map((name, i) => ({ id: `usr-${String(i * 2).padStart(3, '0')}`, name, active: i % 3 !== 0 })));
+    await seed(
+      linearA,
+      a.organizationId,
+      'users',
+      names.map((name, i) => ({ id: `usr-${String(i * 2).padStart(3, '0')}`, name, active: i % 3 !== 0 })),
+    );
     await syncState(linearA, 'users', 'ready', true);
     let freshCount = 0;
     for (const sort of [undefined, [{ name: 'desc' }], [{ active: 'asc' }, { name: 'asc' }]]) {
@@ -295,7 +396,11 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
         cursor = response.body.result.meta.cursor;
         if (cursor === null) break;
         // new records land before and after the cursor position
-        const fresh = [1, 17, 39].map((n) => ({ id: `usr-new-${(freshCount += 1)}`, name: `user-${String(n).padStart(2, '0')}-new${freshCount}`, active: true }));
+        const fresh = [1, 17, 39].map((n) => ({
+          id: `usr-new-${(freshCount += 1)}`,
+          name: `user-${String(n).padStart(2, '0')}-new${freshCount}`,
+          active: true,
+        }));
         await seed(linearA, a.organizationId, 'users', fresh);
       }
       expect(cursor).toBeNull();
@@ -304,7 +409,12 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
       // the order of every page joined together is the requested order
       const originals = seen.filter((name) => names.includes(name));
       if (sort?.[0] && 'name' in sort[0]) expect(originals).toEqual([...names].reverse());
-      await service.store.db.deleteFrom('context_records').where('connector_id', '=', linearA).where('entity', '=', 'users').where('record_id', 'like', 'usr-new-%').execute();
+      await service.store.db
+        .deleteFrom('context_records')
+        .where('connector_id', '=', linearA)
+        .where('entity', '=', 'users')
+        .where('record_id', 'like', 'usr-new-%')
+        .execute();
     }
   });
 
@@ -330,15 +440,26 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
   });
 
   it('projects the requested fields (dot paths or key lists), walking arrays; select_fields applies on top', async () => {
-    const response = await search(linearA, { query: { filter: { eq: { id: 'iss-01' } } }, fields: ['title', 'state.name', ['assignee', 'name'], 'description'] });
-    expect(response.body.result.data).toEqual([{ title: 'Refund for order #42', state: { name: 'Todo' }, assignee: { name: 'Ada Lovelace' }, description: 'The customer wants the money back.' }]);
+    const response = await search(linearA, {
+      query: { filter: { eq: { id: 'iss-01' } } },
+      fields: ['title', 'state.name', ['assignee', 'name'], 'description'],
+    });
+    expect(response.body.result.data).toEqual([
+      { title: 'Refund for order #42', state: { name: 'Todo' }, assignee: { name: 'Ada Lovelace' }, description: 'The customer wants the money back.' },
+    ]);
     const missing = await search(linearA, { query: { filter: { eq: { id: 'iss-04' } } }, fields: ['assignee.name', 'title'] });
     expect(missing.body.result.data).toEqual([{ title: 'Dark mode support' }]);
-    const arrays = await a.api.post<SearchBody>(execute(intercomA), { entity: 'conversations', action: 'context_store_search', params: { query: { filter: { eq: { id: '101' } } }, fields: ['tags.tags.name'] } });
+    const arrays = await a.api.post<SearchBody>(execute(intercomA), {
+      entity: 'conversations',
+      action: 'context_store_search',
+      params: { query: { filter: { eq: { id: '101' } } }, fields: ['tags.tags.name'] },
+    });
     expect(arrays.body.result.data).toEqual([{ tags: { tags: [{ name: 'VIP' }, { name: 'billing' }] } }]);
     const selected = await search(linearA, { query: { filter: { eq: { id: 'iss-01' } } } }, undefined, { select_fields: ['id', 'state'] });
     expect(selected.body.result.data).toEqual([{ id: 'iss-01', state: { id: 's1', name: 'Todo' } }]);
-    const excluded = await search(linearA, { query: { filter: { eq: { id: 'iss-01' } } }, fields: ['id', 'title', 'state.id', 'state.name'] }, undefined, { exclude_fields: ['state.id'] });
+    const excluded = await search(linearA, { query: { filter: { eq: { id: 'iss-01' } } }, fields: ['id', 'title', 'state.id', 'state.name'] }, undefined, {
+      exclude_fields: ['state.id'],
+    });
     expect(excluded.body.result.data).toEqual([{ id: 'iss-01', title: 'Refund for order #42', state: { name: 'Todo' } }]);
   });
 
@@ -353,14 +474,23 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
 
   it('says exactly where a filter is wrong: unknown fields and operators, malformed filters, wrong values', async () => {
     const fields = connectorModules.linear?.definition.entities.issues?.search.fields.join(', ') ?? '';
-    expect(fields).toMatch(/^id, identifier, title, description, priority, priorityLabel, dueDate, labelIds, state\.id, state\.name, assignee\.id, assignee\.name, team\.id, team\.name, project\.id, project\.name, cycle\.id, createdAt, updatedAt, completedAt, number, /);
+    expect(fields).toMatch(
+      /^id, identifier, title, description, priority, priorityLabel, dueDate, labelIds, state\.id, state\.name, assignee\.id, assignee\.name, team\.id, team\.name, project\.id, project\.name, cycle\.id, createdAt, updatedAt, completedAt, number, /,
+    );
     const unknownField = await invalid({ query: { filter: { and: [{ eq: { title: 'x' } }, { eq: { titel: 'x' } }] } } });
     expect(unknownField.errors).toEqual([
       { field: 'query.filter.and[1].eq', error_code: 'unknown_field', message: `query.filter.and[1].eq: unknown field 'titel'; searchable fields: ${fields}` },
     ]);
-    expect(unknownField.message).toBe(`Invalid params for issues.context_store_search: query.filter.and[1].eq: unknown field 'titel'; searchable fields: ${fields}.`);
+    expect(unknownField.message).toBe(
+      `Invalid params for issues.context_store_search: query.filter.and[1].eq: unknown field 'titel'; searchable fields: ${fields}.`,
+    );
     const cases: Array<[unknown, string, string, RegExp]> = [
-      [{ equals: { title: 'x' } }, 'query.filter', 'unknown_operator', /unknown operator 'equals'; operators: eq, neq, gt, gte, lt, lte, in, like, startswith, endswith, contains, array_contains, fuzzy, keyword, and, or, not, any$/],
+      [
+        { equals: { title: 'x' } },
+        'query.filter',
+        'unknown_operator',
+        /unknown operator 'equals'; operators: eq, neq, gt, gte, lt, lte, in, like, startswith, endswith, contains, array_contains, fuzzy, keyword, and, or, not, any$/,
+      ],
       [{ eq: { urll: 'x' } }, 'query.filter.eq', 'unknown_field', /unknown field 'urll'/],
       [{ eq: { 'stat.name': 'x' } }, 'query.filter.eq', 'unknown_field', /unknown field 'stat.name'/],
       [{ eq: { 'state.name.': 'x' } }, 'query.filter.eq', 'invalid_field', /empty segment/],
@@ -392,7 +522,10 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
       expect(body.errors[0]?.message, JSON.stringify(filter)).toMatch(message);
       expect(body.errors[0]?.message.startsWith(`${field}: `)).toBe(true);
     }
-    const several = await invalid({ query: { filter: { or: [{ eq: { nope: 1 } }, { between: {} }, { gt: { priority: null } }] }, sort: [{ nope: 'asc' }] }, limit: 0 });
+    const several = await invalid({
+      query: { filter: { or: [{ eq: { nope: 1 } }, { between: {} }, { gt: { priority: null } }] }, sort: [{ nope: 'asc' }] },
+      limit: 0,
+    });
     expect(several.errors.map((e) => [e.field, e.error_code])).toEqual([
       ['limit', 'minimum'],
       ['query.filter.or[0].eq', 'unknown_field'],
@@ -452,7 +585,9 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
     const never = await a.api.post<ErrorBody>(execute(linearA), { entity: 'projects', action: 'context_store_search', params: { query: {} } });
     expect(never.status).toBe(400);
     expect(never.body.errors).toEqual([expect.objectContaining({ field: 'entity', error_code: 'context_store_not_ready' })]);
-    expect(never.body.message).toMatch(/projects of this connector is not ready \(not_synced\): projects has not been synchronized yet: start a sync with POST \/api\/v1\/integrations\/connectors\/[0-9a-f-]+\/sync\. Use the native actions \(list, get, create, update\) meanwhile\./);
+    expect(never.body.message).toMatch(
+      /projects of this connector is not ready \(not_synced\): projects has not been synchronized yet: start a sync with POST \/api\/v1\/integrations\/connectors\/[0-9a-f-]+\/sync\. Use the native actions \(list, get, create, update\) meanwhile\./,
+    );
     await syncState(linearA, 'projects', 'initializing', false);
     const running = await a.api.post<ErrorBody>(execute(linearA), { entity: 'projects', action: 'context_store_search', params: { query: {} } });
     expect(running.body.message).toMatch(/not ready \(initializing\): the first sync of projects is running\./);
@@ -468,11 +603,15 @@ describe.each(storeKinds())('context_store_search, filter mode (%s)', (kind) => 
       expect(kept.body.result.data).toEqual([{ id: 'prj-1', name: 'Apollo' }]);
     }
     // validation comes first: a malformed search on a never-synced entity is told what is wrong with it
-    const malformed = await a.api.post<ErrorBody>(execute(linearA), { entity: 'teams', action: 'context_store_search', params: { query: { filter: { eq: { nope: 1 } } } } });
+    const malformed = await a.api.post<ErrorBody>(execute(linearA), {
+      entity: 'teams',
+      action: 'context_store_search',
+      params: { query: { filter: { eq: { nope: 1 } } } },
+    });
     expect(malformed.body.errors[0]?.error_code).toBe('unknown_field');
   });
 
-  it('leaves out deleted records and other organizations\' records; another organization cannot reach the connector', async () => {
+  it("leaves out deleted records and other organizations' records; another organization cannot reach the connector", async () => {
     expect(await ids({ contains: { title: 'refund' } })).toEqual(['iss-01']);
     const own = await search(linearB, { query: { filter: { contains: { title: 'refund' } } } }, b);
     expect(own.status).toBe(200);

@@ -47,11 +47,21 @@ describe('stored connectors across the change to Airbyte definition ids', { time
   beforeAll(async () => {
     const pglite = await PGlite.create('memory://', { extensions: { vector, pg_trgm } });
     const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-    store = { db, kind: 'pglite', location: 'memory://', changes: StoreChanges.local(), poolState: () => ({ total: 1, idle: 1, waiting: 0 }), close: () => db.destroy() };
+    store = {
+      db,
+      kind: 'pglite',
+      location: 'memory://',
+      changes: StoreChanges.local(),
+      poolState: () => ({ total: 1, idle: 1, waiting: 0 }),
+      close: () => db.destroy(),
+    };
     const keyring = new Keyring(randomBytes(32));
 
     // The store as the previous release left it: migrations 1 to 4, connectors under the old ids.
-    await migrate(db, migrations.filter((m) => m.version <= 4));
+    await migrate(
+      db,
+      migrations.filter((m) => m.version <= 4),
+    );
     const { organization_id } = await createOrganization(db, 'Before the upgrade');
     const workspace = await ensureWorkspace(db, organization_id, 'default');
     const newIds = new Map(DEFINITION_ID_CHANGES.map(([from, to]) => [to, from]));
@@ -83,7 +93,15 @@ describe('stored connectors across the change to Airbyte definition ids', { time
     // The upgrade: opening the store runs the pending migrations.
     appliedOnUpgrade = await migrate(db);
     dataDir = mkdtempSync(path.join(tmpdir(), 'switchyard-migration-'));
-    const config: ServiceConfig = { host: '127.0.0.1', port: 0, dataDir, upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 };
+    const config: ServiceConfig = {
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      upstreamBaseUrls: {},
+      logLevel: 'silent',
+      tokenTtlSeconds: 900,
+      bodyLimitBytes: 1_048_576,
+    };
     const service = composeService({ store, keyring, config }, { ownStore: true });
     const app = buildApp(service.ctx);
     service.adopt(() => app.close());

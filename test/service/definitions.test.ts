@@ -55,7 +55,8 @@ describe.each(storeKinds())('connector definitions (%s)', (kind) => {
   });
 
   it('filters by a case-insensitive substring of the display name or connector_type', async () => {
-    const names = async (query: string) => (await tenant.api.get<{ definitions: Summary[] }>(`${SOURCES}?name=${encodeURIComponent(query)}`)).body.definitions.map((d) => d.name);
+    const names = async (query: string) =>
+      (await tenant.api.get<{ definitions: Summary[] }>(`${SOURCES}?name=${encodeURIComponent(query)}`)).body.definitions.map((d) => d.name);
     expect(await names('JIR')).toEqual(['Jira']);
     expect(await names('lIneA')).toEqual(['Linear']);
     expect(await names('vest')).toEqual(['Harvest']);
@@ -135,7 +136,10 @@ describe.each(storeKinds())('connector definitions (%s)', (kind) => {
     expect(jiraDetail.definition.spec.connectionSpecification.required).toEqual(['credentials', 'subdomain']);
     expect(jiraDetail.auth_options).toEqual([
       expect.objectContaining({ option_title: 'API Token', schema: expect.objectContaining({ required: ['email', 'api_token'] }) }),
-      expect.objectContaining({ option_title: 'OAuth2.0', schema: expect.objectContaining({ required: ['client_id', 'client_secret', 'refresh_token', 'cloud_id'] }) }),
+      expect.objectContaining({
+        option_title: 'OAuth2.0',
+        schema: expect.objectContaining({ required: ['client_id', 'client_secret', 'refresh_token', 'cloud_id'] }),
+      }),
     ]);
     const linearDetail = (await tenant.api.get<Detail>(`${SOURCES}/${linear.definitionId.toUpperCase()}`)).body;
     expect(linearDetail.id).toBe(linear.definitionId);
@@ -189,6 +193,8 @@ describe.each(storeKinds())('connector definitions (%s)', (kind) => {
   it('appears in the OpenAPI description', async () => {
     const openapi = await tenant.api.get<{ paths: Record<string, Record<string, unknown>> }>('/api/v1/openapi.json');
     expect(openapi.status).toBe(200);
-    expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/api/v1/integrations/definitions/sources', '/api/v1/integrations/definitions/sources/{id}']));
+    expect(Object.keys(openapi.body.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/integrations/definitions/sources', '/api/v1/integrations/definitions/sources/{id}']),
+    );
   });
 });

@@ -127,10 +127,18 @@ const sfAccounts = [
 const SF_NEXT = '/services/data/v62.0/query/01gDn00000XyZ12IAB-2000';
 const SF_QUERY = 'SELECT Id, Name FROM Account ORDER BY Name';
 const sfApi = () =>
-  nock(SF_INSTANCE).matchHeader('authorization', `Bearer ${SF_ACCESS}`).matchHeader('sforce-query-options', (v) => v === undefined || v === 'batchSize=200');
+  nock(SF_INSTANCE)
+    .matchHeader('authorization', `Bearer ${SF_ACCESS}`)
+    .matchHeader('sforce-query-options', (v) => v === undefined || v === 'batchSize=200');
 
 /* ----- tiktok-marketing: Access-Token header, page_number over page_info; the one get is the authorizing user ----- */
-const TIKTOK_USER = { core_user_id: '7011111111111111111', display_name: 'Acme Ads', email: 'ads@acme.example', avatar_url: 'https://p16.tiktokcdn.com/a.png', create_time: 1700000000 };
+const TIKTOK_USER = {
+  core_user_id: '7011111111111111111',
+  display_name: 'Acme Ads',
+  email: 'ads@acme.example',
+  avatar_url: 'https://p16.tiktokcdn.com/a.png',
+  create_time: 1700000000,
+};
 
 const TIKTOK_API = 'https://business-api.tiktok.com';
 const TIKTOK_TOKEN = 'tiktok-e2e-access-0009';
@@ -161,12 +169,18 @@ const CASES: Record<string, E2eCase> = {
       params: { q: SF_QUERY },
       first: {
         mock: () =>
-          sfApi().get('/services/data/v62.0/query').query({ q: SF_QUERY }).reply(200, { totalSize: 3, done: false, nextRecordsUrl: SF_NEXT, records: sfAccounts.slice(0, 2) }),
+          sfApi()
+            .get('/services/data/v62.0/query')
+            .query({ q: SF_QUERY })
+            .reply(200, { totalSize: 3, done: false, nextRecordsUrl: SF_NEXT, records: sfAccounts.slice(0, 2) }),
         result: sfAccounts.slice(0, 2),
         connector_metadata: { done: false, nextRecordsUrl: SF_NEXT, next_params: { nextRecordsUrl: SF_NEXT } },
       },
       second: {
-        mock: () => sfApi().get(SF_NEXT).reply(200, { totalSize: 3, done: true, records: sfAccounts.slice(2) }),
+        mock: () =>
+          sfApi()
+            .get(SF_NEXT)
+            .reply(200, { totalSize: 3, done: true, records: sfAccounts.slice(2) }),
         result: sfAccounts.slice(2),
         connector_metadata: { done: true, nextRecordsUrl: null },
       },
@@ -187,13 +201,19 @@ const CASES: Record<string, E2eCase> = {
       params: { advertiser_id: '7012345678901234567', page_size: 2 },
       first: {
         mock: () =>
-          tiktokApi().get('/open_api/v1.3/campaign/get/').query({ advertiser_id: '7012345678901234567', page_size: '2' }).reply(200, tiktokPage(tiktokCampaigns.slice(0, 2), 1)),
+          tiktokApi()
+            .get('/open_api/v1.3/campaign/get/')
+            .query({ advertiser_id: '7012345678901234567', page_size: '2' })
+            .reply(200, tiktokPage(tiktokCampaigns.slice(0, 2), 1)),
         result: tiktokCampaigns.slice(0, 2),
         connector_metadata: { page_info: { page: 1, page_size: 2, total_number: 3, total_page: 2 }, next_params: { page: 2 } },
       },
       second: {
         mock: () =>
-          tiktokApi().get('/open_api/v1.3/campaign/get/').query({ advertiser_id: '7012345678901234567', page_size: '2', page: '2' }).reply(200, tiktokPage(tiktokCampaigns.slice(2), 2)),
+          tiktokApi()
+            .get('/open_api/v1.3/campaign/get/')
+            .query({ advertiser_id: '7012345678901234567', page_size: '2', page: '2' })
+            .reply(200, tiktokPage(tiktokCampaigns.slice(2), 2)),
         result: tiktokCampaigns.slice(2),
         connector_metadata: { page_info: { page: 2, page_size: 2, total_number: 3, total_page: 2 } },
       },
@@ -202,7 +222,10 @@ const CASES: Record<string, E2eCase> = {
     get: {
       entity: 'user',
       params: {},
-      mock: () => tiktokApi().get('/open_api/v1.3/user/info/').reply(200, { code: 0, message: 'OK', request_id: '2025110312000011223344556677889900', data: TIKTOK_USER }),
+      mock: () =>
+        tiktokApi()
+          .get('/open_api/v1.3/user/info/')
+          .reply(200, { code: 0, message: 'OK', request_id: '2025110312000011223344556677889900', data: TIKTOK_USER }),
       result: TIKTOK_USER,
     },
   },
@@ -214,12 +237,20 @@ const CASES: Record<string, E2eCase> = {
       action: 'list',
       params: { per_page: 2 },
       first: {
-        mock: () => harvestApi().get('/v2/users').query({ per_page: '2' }).reply(200, harvestPage(harvestUsers.slice(0, 2), 1, harvestNext)),
+        mock: () =>
+          harvestApi()
+            .get('/v2/users')
+            .query({ per_page: '2' })
+            .reply(200, harvestPage(harvestUsers.slice(0, 2), 1, harvestNext)),
         result: harvestUsers.slice(0, 2),
         connector_metadata: { next_link: harvestNext, next_params: { page: 2, per_page: 2 } },
       },
       second: {
-        mock: () => harvestApi().get('/v2/users').query({ per_page: '2', page: '2' }).reply(200, harvestPage(harvestUsers.slice(2), 2, null)),
+        mock: () =>
+          harvestApi()
+            .get('/v2/users')
+            .query({ per_page: '2', page: '2' })
+            .reply(200, harvestPage(harvestUsers.slice(2), 2, null)),
         result: harvestUsers.slice(2),
         connector_metadata: { next_link: null },
       },
@@ -243,7 +274,14 @@ const CASES: Record<string, E2eCase> = {
           jiraApi()
             .get('/rest/api/3/project/search')
             .query({ maxResults: '2' })
-            .reply(200, { self: `${JIRA_API}/rest/api/3/project/search`, maxResults: 2, startAt: 0, total: 3, isLast: false, values: jiraProjects.slice(0, 2) }),
+            .reply(200, {
+              self: `${JIRA_API}/rest/api/3/project/search`,
+              maxResults: 2,
+              startAt: 0,
+              total: 3,
+              isLast: false,
+              values: jiraProjects.slice(0, 2),
+            }),
         result: jiraProjects.slice(0, 2),
         connector_metadata: { nextPageToken: 2, isLast: false, total: 3, next_params: { startAt: 2 } },
       },
@@ -273,13 +311,17 @@ const CASES: Record<string, E2eCase> = {
       params: { first: 2 },
       first: {
         mock: () =>
-          linearGraphql('list', { first: 2 }).reply(200, { data: { issues: { nodes: linearIssues.slice(0, 2), pageInfo: { hasNextPage: true, endCursor: 'cursor-2' } } } }),
+          linearGraphql('list', { first: 2 }).reply(200, {
+            data: { issues: { nodes: linearIssues.slice(0, 2), pageInfo: { hasNextPage: true, endCursor: 'cursor-2' } } },
+          }),
         result: linearIssues.slice(0, 2),
         connector_metadata: { hasNextPage: true, endCursor: 'cursor-2', next_params: { after: 'cursor-2' } },
       },
       second: {
         mock: () =>
-          linearGraphql('list', { first: 2, after: 'cursor-2' }).reply(200, { data: { issues: { nodes: linearIssues.slice(2), pageInfo: { hasNextPage: false, endCursor: 'cursor-3' } } } }),
+          linearGraphql('list', { first: 2, after: 'cursor-2' }).reply(200, {
+            data: { issues: { nodes: linearIssues.slice(2), pageInfo: { hasNextPage: false, endCursor: 'cursor-3' } } },
+          }),
         result: linearIssues.slice(2),
         connector_metadata: { hasNextPage: false, endCursor: 'cursor-3' },
       },
@@ -301,18 +343,32 @@ const CASES: Record<string, E2eCase> = {
       nock(PINTEREST_API)
         .matchHeader('authorization', `Basic ${Buffer.from(`1484362:${PINTEREST_SECRET}`).toString('base64')}`)
         .post('/v5/oauth/token', { grant_type: 'refresh_token', refresh_token: 'pinterest-e2e-refresh-1' })
-        .reply(200, { access_token: 'pinterest-e2e-access-1', refresh_token: 'pinterest-e2e-refresh-2', token_type: 'bearer', expires_in: 2592000, scope: 'boards:read' }),
+        .reply(200, {
+          access_token: 'pinterest-e2e-access-1',
+          refresh_token: 'pinterest-e2e-refresh-2',
+          token_type: 'bearer',
+          expires_in: 2592000,
+          scope: 'boards:read',
+        }),
     list: {
       entity: 'boards',
       action: 'list',
       params: { page_size: 2 },
       first: {
-        mock: () => pinterestApi().get('/v5/boards').query({ page_size: '2' }).reply(200, { items: pinterestBoards.slice(0, 2), bookmark: 'Pz9Cb2FyZDI=' }),
+        mock: () =>
+          pinterestApi()
+            .get('/v5/boards')
+            .query({ page_size: '2' })
+            .reply(200, { items: pinterestBoards.slice(0, 2), bookmark: 'Pz9Cb2FyZDI=' }),
         result: pinterestBoards.slice(0, 2),
         connector_metadata: { cursor: 'Pz9Cb2FyZDI=', next_params: { bookmark: 'Pz9Cb2FyZDI=' } },
       },
       second: {
-        mock: () => pinterestApi().get('/v5/boards').query({ page_size: '2', bookmark: 'Pz9Cb2FyZDI=' }).reply(200, { items: pinterestBoards.slice(2), bookmark: null }),
+        mock: () =>
+          pinterestApi()
+            .get('/v5/boards')
+            .query({ page_size: '2', bookmark: 'Pz9Cb2FyZDI=' })
+            .reply(200, { items: pinterestBoards.slice(2), bookmark: null }),
         result: pinterestBoards.slice(2),
         connector_metadata: { cursor: null },
       },
@@ -371,7 +427,8 @@ function configFor(definition: ConnectorDefinition): Record<string, string> {
   const config: Record<string, string> = {};
   for (const [name, field] of Object.entries(definition.config)) {
     if (!field.required || field.default !== undefined) continue;
-    const value = field.example ?? field.enum?.[0] ?? sampleValue({ type: 'string', ...(field.pattern !== undefined && { pattern: field.pattern }) }, name, 'e2e');
+    const value =
+      field.example ?? field.enum?.[0] ?? sampleValue({ type: 'string', ...(field.pattern !== undefined && { pattern: field.pattern }) }, name, 'e2e');
     if (typeof value === 'string') config[name] = value;
   }
   return config;
@@ -429,8 +486,7 @@ function paginationPlan(
     if (root === 'body') {
       if (Array.isArray(plan.body)) throw new Error(`pagination source ${source} in a body that is a list of records`);
       setPath(plan.body, rest.join('.'), value);
-    }
-    else if (root === 'headers' && value !== null) plan.headers[rest.join('.')] = String(value);
+    } else if (root === 'headers' && value !== null) plan.headers[rest.join('.')] = String(value);
   };
   const plan = (body: PagePlan['body'], fill: (p: PagePlan) => void) => {
     const p: PagePlan = { body, headers: {} };
@@ -484,9 +540,16 @@ function paginationPlan(
     case 'link_header': {
       const cursorParam = action.params[def.cursor_param];
       const wire = cursorParam?.wire ?? def.cursor_param;
-      const attributes = Object.entries(def.require_attributes ?? {}).map(([k, v]) => `; ${k}="${v}"`).join('');
+      const attributes = Object.entries(def.require_attributes ?? {})
+        .map(([k, v]) => `; ${k}="${v}"`)
+        .join('');
       return {
-        first: (b) => plan(b, (p) => (p.headers.link = `<${origin}/e2e-next?${wire}=${encodeURIComponent(cursorParam ? onWire(cursorParam, MARKER) : MARKER)}>; rel="${def.rel}"${attributes}`)),
+        first: (b) =>
+          plan(
+            b,
+            (p) =>
+              (p.headers.link = `<${origin}/e2e-next?${wire}=${encodeURIComponent(cursorParam ? onWire(cursorParam, MARKER) : MARKER)}>; rel="${def.rel}"${attributes}`),
+          ),
         second: (b) => plan(b, () => undefined),
         nextParams: { [def.cursor_param]: MARKER },
         lastPageEmpty: false,
@@ -568,12 +631,15 @@ function derivedCase(type: string): E2eCase {
   let list: { entity: string; action: ActionDefinition; params: Rec } | undefined;
   let get: { entity: string; action: ActionDefinition; params: Rec } | undefined;
   for (const [entityName, entity] of Object.entries(definition.entities)) {
-    const many = [entity.actions.list, ...Object.values(entity.actions)].find((a) => a?.result === 'many' && a.pagination !== undefined && a.guards.length === 0);
+    const many = [entity.actions.list, ...Object.values(entity.actions)].find(
+      (a) => a?.result === 'many' && a.pagination !== undefined && a.guards.length === 0,
+    );
     const params = many ? paramsFor(many) : undefined;
     if (!list && many && params && valid(entityName, many.name, params)) list = { entity: entityName, action: many, params };
     const one = entity.actions.get;
     const getParams = one ? paramsFor(one) : undefined;
-    if (one && getParams && valid(entityName, 'get', getParams) && (!get || list?.entity === entityName)) get = { entity: entityName, action: one, params: getParams };
+    if (one && getParams && valid(entityName, 'get', getParams) && (!get || list?.entity === entityName))
+      get = { entity: entityName, action: one, params: getParams };
   }
   if (!list || !get) throw new Error(`${type}: no paginated list and get whose params could be filled in; write a case in CASES`);
 
@@ -583,11 +649,14 @@ function derivedCase(type: string): E2eCase {
   const recordsPath = list.action.recordsPath === undefined ? undefined : [list.action.recordsPath].flat()[0];
   const itemPath = list.action.recordItemPath;
   const envelope = (recordsOfPage: Rec[]): PagePlan['body'] => {
-    const items = itemPath === undefined ? recordsOfPage : recordsOfPage.map((r) => {
-      const item: Rec = {};
-      setPath(item, itemPath, r);
-      return item;
-    });
+    const items =
+      itemPath === undefined
+        ? recordsOfPage
+        : recordsOfPage.map((r) => {
+            const item: Rec = {};
+            setPath(item, itemPath, r);
+            return item;
+          });
     if (recordsPath === undefined) return items;
     const body: Rec = {};
     setPath(body, recordsPath, items);
@@ -624,8 +693,20 @@ function derivedCase(type: string): E2eCase {
           return tokenScope;
         }
       : undefined;
-  const basic = option.type === 'basic' ? Buffer.from(`${renderTemplate(option.username, { credentials, config, token: {} })}:${renderTemplate(option.password, { credentials, config, token: {} })}`).toString('base64') : undefined;
-  const needles = [accessToken, ...(basic ? [basic] : []), ...Object.entries(option.fields).filter(([, f]) => f.secret).map(([n]) => credentials[n]).filter((v): v is string => Boolean(v))];
+  const basic =
+    option.type === 'basic'
+      ? Buffer.from(
+          `${renderTemplate(option.username, { credentials, config, token: {} })}:${renderTemplate(option.password, { credentials, config, token: {} })}`,
+        ).toString('base64')
+      : undefined;
+  const needles = [
+    accessToken,
+    ...(basic ? [basic] : []),
+    ...Object.entries(option.fields)
+      .filter(([, f]) => f.secret)
+      .map(([n]) => credentials[n])
+      .filter((v): v is string => Boolean(v)),
+  ];
 
   return {
     create: { connector_type: type, credentials, ...(Object.keys(config).length > 0 && { replication_config: config }) },
@@ -638,7 +719,10 @@ function derivedCase(type: string): E2eCase {
       first: {
         mock: () => vendor(list.action.method).reply(answer(firstPlan)),
         result: records.slice(0, 2),
-        connector_metadata: { ...buildBlock(list.action.pagination as NonNullable<ActionDefinition['pagination']>, view(firstPlan, plan.nextParams)), next_params: plan.nextParams },
+        connector_metadata: {
+          ...buildBlock(list.action.pagination as NonNullable<ActionDefinition['pagination']>, view(firstPlan, plan.nextParams)),
+          next_params: plan.nextParams,
+        },
       },
       second: {
         mock: () => vendor(list.action.method).reply(answer(secondPlan)),
@@ -651,7 +735,10 @@ function derivedCase(type: string): E2eCase {
       expect(seen).toHaveLength(3);
       for (const request of seen) {
         const text = JSON.stringify(request.headers) + request.uri;
-        expect(needles.some((n) => text.includes(n)), `${type}: a vendor request without the stored credentials: ${request.uri}`).toBe(true);
+        expect(
+          needles.some((n) => text.includes(n)),
+          `${type}: a vendor request without the stored credentials: ${request.uri}`,
+        ).toBe(true);
       }
       const second = seen[1] as Seen;
       for (const value of Object.values(plan.nextParams)) {
@@ -694,13 +781,21 @@ describe.each(storeKinds())('end to end (%s)', (kind) => {
     expect(token.body.organization_id).toBe(organization_id);
     api.token = token.body.access_token;
 
-    const created = record(await api.post<{ id: string; connector_type: string }>('/api/v1/integrations/connectors?check=false', { workspace_name: 'default', name: `${type} e2e`, ...c.create }));
+    const created = record(
+      await api.post<{ id: string; connector_type: string }>('/api/v1/integrations/connectors?check=false', {
+        workspace_name: 'default',
+        name: `${type} e2e`,
+        ...c.create,
+      }),
+    );
     expect(created.status).toBe(200);
     expect(created.body.connector_type).toBe(type);
     const id = created.body.id;
 
     const inspected = record(
-      await api.get<{ connector_id: string; docs_skill_id: string; entities: Array<{ name: string; actions: Array<{ name: string }> }> }>(`/api/v1/integrations/connectors/${id}/inspect`),
+      await api.get<{ connector_id: string; docs_skill_id: string; entities: Array<{ name: string; actions: Array<{ name: string }> }> }>(
+        `/api/v1/integrations/connectors/${id}/inspect`,
+      ),
     );
     expect(inspected.status).toBe(200);
     expect(inspected.body.connector_id).toBe(id);
@@ -715,7 +810,8 @@ describe.each(storeKinds())('end to end (%s)', (kind) => {
       expect(inspected.body.entities.flatMap((e) => e.actions.map((a) => a.name))).not.toContain('get');
     }
 
-    const execute = (body: Rec) => api.post<{ status: string; result: unknown; connector_metadata: Rec & { next_params?: Rec } }>(`/api/v1/integrations/connectors/${id}/execute`, body);
+    const execute = (body: Rec) =>
+      api.post<{ status: string; result: unknown; connector_metadata: Rec & { next_params?: Rec } }>(`/api/v1/integrations/connectors/${id}/execute`, body);
     const auth = c.auth?.();
     const first = c.list.first.mock();
     const page1 = record(await execute({ entity: c.list.entity, action: c.list.action, params: c.list.params }));

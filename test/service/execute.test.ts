@@ -15,8 +15,24 @@ const OAUTH_CLIENT_SECRET = 'harvest-oauth-client-secret-0001';
 type Rec = Record<string, unknown>;
 
 const USERS: Rec[] = [
-  { id: 3230547, first_name: 'Jim', last_name: 'Allen', email: 'jimallen@example.com', roles: ['Developer'], is_active: true, avatar_url: 'https://cache.harvestapp.com/a.png' },
-  { id: 1782959, first_name: 'Kim', last_name: 'Allen', email: 'kimallen@example.com', roles: [], is_active: true, avatar_url: 'https://cache.harvestapp.com/b.png' },
+  {
+    id: 3230547,
+    first_name: 'Jim',
+    last_name: 'Allen',
+    email: 'jimallen@example.com',
+    roles: ['Developer'],
+    is_active: true,
+    avatar_url: 'https://cache.harvestapp.com/a.png',
+  },
+  {
+    id: 1782959,
+    first_name: 'Kim',
+    last_name: 'Allen',
+    email: 'kimallen@example.com',
+    roles: [],
+    is_active: true,
+    avatar_url: 'https://cache.harvestapp.com/b.png',
+  },
   { id: 1782884, first_name: 'Bob', last_name: 'Powell', email: 'bobpowell@example.com', roles: ['Founder'], is_active: true, avatar_url: null },
 ];
 const TIME_ENTRY: Rec = {
@@ -94,7 +110,8 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
   });
   afterAll(async () => {
     for (const body of seen) {
-      for (const secret of [PAT, OAUTH_CLIENT_SECRET, 'refresh-token-1', 'refresh-token-2', 'refresh-token-3', 'access-token-1']) expect(body).not.toContain(secret);
+      for (const secret of [PAT, OAUTH_CLIENT_SECRET, 'refresh-token-1', 'refresh-token-2', 'refresh-token-3', 'access-token-1'])
+        expect(body).not.toContain(secret);
     }
     await service.close();
     nock.enableNetConnect();
@@ -102,7 +119,10 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
 
   it('lists users, sending the exact Harvest request, and walks to the second page with next_params', async () => {
     const next = `${API}/v2/users?page=2&per_page=2&ref=next`;
-    const first = harvestApi().get('/v2/users').query({ per_page: '2' }).reply(200, usersPage(USERS.slice(0, 2), 1, 2, next));
+    const first = harvestApi()
+      .get('/v2/users')
+      .query({ per_page: '2' })
+      .reply(200, usersPage(USERS.slice(0, 2), 1, 2, next));
     const page1 = await run(harvest, { entity: 'users', action: 'list', params: { per_page: 2 } });
     expect(page1.status).toBe(200);
     expect(page1.body).toEqual({
@@ -114,7 +134,10 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
     expect(first.isDone()).toBe(true);
 
     const metadata = page1.body.connector_metadata as { next_params: Rec };
-    const second = harvestApi().get('/v2/users').query({ per_page: '2', page: '2' }).reply(200, usersPage(USERS.slice(2), 2, 2, null));
+    const second = harvestApi()
+      .get('/v2/users')
+      .query({ per_page: '2', page: '2' })
+      .reply(200, usersPage(USERS.slice(2), 2, 2, null));
     const page2 = await run(harvest, { entity: 'users', action: 'list', params: { per_page: 2, ...metadata.next_params } });
     expect(page2.status).toBe(200);
     expect(page2.body.result).toEqual(USERS.slice(2));
@@ -144,7 +167,10 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
   });
 
   it('projects records with select_fields (which wins) or exclude_fields, through nested paths and lists', async () => {
-    harvestApi().get('/v2/users').times(3).reply(200, usersPage(USERS, 1, 2000, null));
+    harvestApi()
+      .get('/v2/users')
+      .times(3)
+      .reply(200, usersPage(USERS, 1, 2000, null));
     const selected = await run(harvest, { entity: 'users', action: 'list', select_fields: ['id', 'email', 'no_such_field'], exclude_fields: ['id'] });
     expect(selected.body.result).toEqual(USERS.map((u) => ({ id: u.id, email: u.email })));
     const excluded = await run(harvest, { entity: 'users', action: 'list', exclude_fields: ['avatar_url', 'roles', 'email'], select_fields: null });
@@ -163,11 +189,15 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
     const get = () => run<ErrorBody>(harvest, { entity: 'users', action: 'get', params: { id: 1 } });
 
     it.each([401, 403])('upstream %i -> 424 credentials_rejected, saying the stored credentials were refused', async (status) => {
-      const scope = harvestApi().get('/v2/users/1').reply(status, { error: 'invalid_token', error_description: `The access token ${PAT} is invalid` });
+      const scope = harvestApi()
+        .get('/v2/users/1')
+        .reply(status, { error: 'invalid_token', error_description: `The access token ${PAT} is invalid` });
       const response = await get();
       expect(response.status).toBe(424);
       expect(response.body.errors).toEqual([{ field: null, message: response.body.message, error_code: 'credentials_rejected' }]);
-      expect(response.body.message).toMatch(new RegExp(`^The credentials stored for connector ${harvest} were refused by Harvest\\. The vendor refused the credentials \\(HTTP ${status}\\)`));
+      expect(response.body.message).toMatch(
+        new RegExp(`^The credentials stored for connector ${harvest} were refused by Harvest\\. The vendor refused the credentials \\(HTTP ${status}\\)`),
+      );
       expect(response.body.message).toContain(`PUT /api/v1/integrations/connectors/${harvest}`);
       expect(response.body.message).not.toContain(PAT);
       expect(scope.isDone()).toBe(true);
@@ -233,7 +263,12 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
   describe('refusals before anything is sent', () => {
     it('refuses a connector of an inactive workspace with 403 saying why', async () => {
       const id = await patConnector(a, 'paused');
-      await service.store.db.updateTable('workspaces').set({ status: 'inactive' }).where('organization_id', '=', a.organizationId).where('name', '=', 'paused').execute();
+      await service.store.db
+        .updateTable('workspaces')
+        .set({ status: 'inactive' })
+        .where('organization_id', '=', a.organizationId)
+        .where('name', '=', 'paused')
+        .execute();
       const response = await run<ErrorBody>(id, { entity: 'users', action: 'list' });
       expect(response.status).toBe(403);
       expect(response.body.message).toMatch(/^Workspace "paused" is inactive, so its connectors cannot execute\./);
@@ -277,7 +312,9 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       const response = await run<ErrorBody>(harvest, { entity: 'users', action: 'context_store_search', params: { query: {} } });
       expect(response.status).toBe(400);
       expect(response.body.errors[0]?.error_code).toBe('context_store_not_ready');
-      expect(response.body.message).toMatch(/users of this connector is not ready \(not_synced\): users has not been synchronized yet: .* Use the native actions \(list, get\)/);
+      expect(response.body.message).toMatch(
+        /users of this connector is not ready \(not_synced\): users has not been synchronized yet: .* Use the native actions \(list, get\)/,
+      );
       // A single object (Harvest's company, read with get) is synced as one record and searchable too.
       const company = await run<ErrorBody>(harvest, { entity: 'company', action: 'context_store_search', params: { query: {} } });
       expect(company.status).toBe(400);
@@ -336,7 +373,12 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       const id = await oauthConnector('refresh-token-1');
       const before = await storedCredentials(service, id);
 
-      const refresh1 = tokenEndpoint('refresh-token-1').reply(200, { access_token: 'access-token-1', refresh_token: 'refresh-token-2', expires_in: 120, token_type: 'bearer' });
+      const refresh1 = tokenEndpoint('refresh-token-1').reply(200, {
+        access_token: 'access-token-1',
+        refresh_token: 'refresh-token-2',
+        expires_in: 120,
+        token_type: 'bearer',
+      });
       const call1 = harvestApi('access-token-1').get('/v2/company').reply(200, COMPANY);
       expect((await run(id, { entity: 'company', action: 'get' })).status).toBe(200);
       expect(refresh1.isDone() && call1.isDone()).toBe(true);
@@ -387,7 +429,9 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       const refresh = tokenEndpoint('refresh-token-revoked').reply(400, { error: 'invalid_grant', error_description: 'The refresh token is revoked' });
       const response = await run<ErrorBody>(id, { entity: 'company', action: 'get' });
       expect(response.status).toBe(424);
-      expect(response.body.message).toMatch(/^The credentials stored for connector .* were refused by Harvest\. The OAuth token refresh was refused \(HTTP 400\): The refresh token is revoked\./);
+      expect(response.body.message).toMatch(
+        /^The credentials stored for connector .* were refused by Harvest\. The OAuth token refresh was refused \(HTTP 400\): The refresh token is revoked\./,
+      );
       expect(response.body.message).not.toContain('refresh-token-revoked');
       expect(refresh.isDone()).toBe(true);
     });
@@ -410,7 +454,6 @@ describe.each(storeKinds())('execute (%s)', (kind) => {
       expect((await a.api.delete(`/api/v1/integrations/connectors/${id}`)).status).toBe(202);
       expect((await run(id, { entity: 'company', action: 'get' })).status).toBe(404);
     });
-
   });
 });
 

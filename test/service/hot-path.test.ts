@@ -65,7 +65,8 @@ for (const kind of storeKinds()) {
     let vendor: Vendor;
     let service: TestService;
     let tenant: Tenant;
-    const execute = (api: ApiClient, id: string) => api.post<{ result: unknown; errors?: unknown }>(`/api/v1/integrations/connectors/${id}/execute`, { entity: 'users', action: 'list' });
+    const execute = (api: ApiClient, id: string) =>
+      api.post<{ result: unknown; errors?: unknown }>(`/api/v1/integrations/connectors/${id}/execute`, { entity: 'users', action: 'list' });
 
     beforeAll(async () => {
       vendor = await startVendor();

@@ -85,22 +85,57 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .where('entity', '=', entity)
       .orderBy('record_id')
       .execute();
-    return rows.map((row) => ({ id: row.record_id, data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Record<string, unknown>, deleted: row.deleted_at !== null }));
+    return rows.map((row) => ({
+      id: row.record_id,
+      data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Record<string, unknown>,
+      deleted: row.deleted_at !== null,
+    }));
   }
 
   it('Harvest: the first sync walks everything, the next asks for updated_since (mark - 5 min), a full sweep deletes what is gone', async () => {
     const id = await create({ connector_type: 'harvest', name: 'Harvest', credentials: { api_token: 'harvest-secret-token', account_id: '123456' } });
     const t0 = Date.now() - 60 * MINUTE;
-    const client = (n: number, updated: number, name = `Client ${n}`) => ({ id: n, name, is_active: true, currency: 'EUR', created_at: isoSeconds(t0), updated_at: isoSeconds(updated) });
+    const client = (n: number, updated: number, name = `Client ${n}`) => ({
+      id: n,
+      name,
+      is_active: true,
+      currency: 'EUR',
+      created_at: isoSeconds(t0),
+      updated_at: isoSeconds(updated),
+    });
     const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-secret-token').matchHeader('harvest-account-id', '123456');
-    const page = (clients: unknown[]) => ({ clients, per_page: 2000, total_pages: 1, total_entries: clients.length, next_page: null, previous_page: null, page: 1, links: { first: '', next: null, previous: null, last: '' } });
+    const page = (clients: unknown[]) => ({
+      clients,
+      per_page: 2000,
+      total_pages: 1,
+      total_entries: clients.length,
+      next_page: null,
+      previous_page: null,
+      page: 1,
+      links: { first: '', next: null, previous: null, last: '' },
+    });
 
-    expect(await entityState(id, 'clients')).toMatchObject({ mode: 'incremental', last_mode: null, high_water_mark: null, last_full_sweep_at: null, lag_seconds: null });
+    expect(await entityState(id, 'clients')).toMatchObject({
+      mode: 'incremental',
+      last_mode: null,
+      high_water_mark: null,
+      last_full_sweep_at: null,
+      lag_seconds: null,
+    });
 
     // 1. First sync: a full walk, no change filter.
-    api().get('/v2/clients').query({ per_page: '2000' }).reply(200, page([client(1, t0), client(2, t0 + 10 * MINUTE), client(3, t0 + 20 * MINUTE)]));
+    api()
+      .get('/v2/clients')
+      .query({ per_page: '2000' })
+      .reply(200, page([client(1, t0), client(2, t0 + 10 * MINUTE), client(3, t0 + 20 * MINUTE)]));
     const first = await syncEntity(id, 'clients');
-    expect(first).toMatchObject({ status: 'ready', entity_count: 3, mode: 'incremental', last_mode: 'full', high_water_mark: new Date(isoSeconds(t0 + 20 * MINUTE)).toISOString() });
+    expect(first).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      mode: 'incremental',
+      last_mode: 'full',
+      high_water_mark: new Date(isoSeconds(t0 + 20 * MINUTE)).toISOString(),
+    });
     expect(first.last_full_sweep_at).not.toBeNull();
     expect(new Date(first.next_full_sweep_at ?? 0).getTime() - new Date(first.last_full_sweep_at ?? 0).getTime()).toBe(24 * 3_600_000);
     expect(first.lag_seconds).toBeGreaterThanOrEqual(0);
@@ -111,7 +146,12 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .query({ per_page: '2000', updated_since: isoSeconds(t0 + 15 * MINUTE) })
       .reply(200, page([client(3, t0 + 20 * MINUTE), client(2, t0 + 30 * MINUTE, 'Client 2 renamed')]));
     const second = await syncEntity(id, 'clients');
-    expect(second).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: new Date(isoSeconds(t0 + 30 * MINUTE)).toISOString() });
+    expect(second).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'incremental',
+      high_water_mark: new Date(isoSeconds(t0 + 30 * MINUTE)).toISOString(),
+    });
     expect(second.last_full_sweep_at).toBe(first.last_full_sweep_at);
     const afterIncremental = await liveRecords(id, 'clients');
     expect(afterIncremental.map((r) => [r.id, r.data.name, r.deleted])).toEqual([
@@ -121,7 +161,10 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     ]);
 
     // 3. An incremental sync that finds nothing changed: one request, the mark stays.
-    api().get('/v2/clients').query({ per_page: '2000', updated_since: isoSeconds(t0 + 25 * MINUTE) }).reply(200, page([]));
+    api()
+      .get('/v2/clients')
+      .query({ per_page: '2000', updated_since: isoSeconds(t0 + 25 * MINUTE) })
+      .reply(200, page([]));
     const quiet = await syncEntity(id, 'clients');
     expect(quiet).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: second.high_water_mark });
 
@@ -133,7 +176,10 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .where('connector_id', '=', id)
       .where('entity', '=', 'clients')
       .execute();
-    api().get('/v2/clients').query({ per_page: '2000' }).reply(200, page([client(2, t0 + 30 * MINUTE, 'Client 2 renamed'), client(3, t0 + 20 * MINUTE)]));
+    api()
+      .get('/v2/clients')
+      .query({ per_page: '2000' })
+      .reply(200, page([client(2, t0 + 30 * MINUTE, 'Client 2 renamed'), client(3, t0 + 20 * MINUTE)]));
     const swept = await syncEntity(id, 'clients');
     expect(swept).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: second.high_water_mark });
     expect(new Date(swept.last_full_sweep_at ?? 0).getTime()).toBeGreaterThan(new Date(first.last_full_sweep_at ?? 0).getTime());
@@ -156,8 +202,17 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     // 10.5 minutes ago: with the 5-minute overlap the filter reaches 15.5 minutes back, sent as 16 whole minutes.
     const updated = new Date(Date.now() - 10.5 * MINUTE);
     const jiraTime = (d: Date) => d.toISOString().replace('Z', '+0000');
-    const issue = (n: number, at: Date) => ({ id: String(10000 + n), key: `ABC-${n}`, self: `${JIRA}/rest/api/3/issue/${10000 + n}`, fields: { summary: `Issue ${n}`, updated: jiraTime(at), project: { id: '10000', key: 'ABC' } } });
-    const projects = () => api().get('/rest/api/3/project/search').query(true).reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
+    const issue = (n: number, at: Date) => ({
+      id: String(10000 + n),
+      key: `ABC-${n}`,
+      self: `${JIRA}/rest/api/3/issue/${10000 + n}`,
+      fields: { summary: `Issue ${n}`, updated: jiraTime(at), project: { id: '10000', key: 'ABC' } },
+    });
+    const projects = () =>
+      api()
+        .get('/rest/api/3/project/search')
+        .query(true)
+        .reply(200, { values: [{ id: '10000', key: 'ABC', name: 'Alpha' }], isLast: true, total: 1, startAt: 0, maxResults: 50 });
 
     projects();
     api()
@@ -173,7 +228,12 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .query({ jql: 'project = 10000 AND updated >= "-16m" ORDER BY updated ASC', fields: '*navigable', maxResults: '100' })
       .reply(200, { issues: [issue(2, updated), issue(3, new Date(updated.getTime() + MINUTE))], isLast: true });
     const second = await syncEntity(id, 'issues');
-    expect(second).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: new Date(updated.getTime() + MINUTE).toISOString() });
+    expect(second).toMatchObject({
+      status: 'ready',
+      entity_count: 3,
+      last_mode: 'incremental',
+      high_water_mark: new Date(updated.getTime() + MINUTE).toISOString(),
+    });
   });
 
   it('ClickUp: comments of incrementally read tasks still visit every task (read from the store), not only the changed ones', async () => {
@@ -187,22 +247,47 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
         const { startedAt } = await beginEntitySync(ctx.store.db, id, name);
         entities.push({ name, startedAt, lock: { connectorId: id, entity: name, lost: false, release: async () => {} } });
       }
-      const sync = new ConnectorSync({ ctx, log: pino({ level: 'silent' }), row, connector: connectorInstance(ctx, row), entities, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 }, signal: new AbortController().signal });
+      const sync = new ConnectorSync({
+        ctx,
+        log: pino({ level: 'silent' }),
+        row,
+        connector: connectorInstance(ctx, row),
+        entities,
+        retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+        signal: new AbortController().signal,
+      });
       return sync.run();
     };
     const api = () => nock('https://api.clickup.com').matchHeader('authorization', 'pk_clickup_secret');
     const parents = () => {
-      api().get('/api/v2/team').reply(200, { teams: [{ id: '1', name: 'Workspace' }] });
-      api().get('/api/v2/team/1/space').query(true).reply(200, { spaces: [{ id: '2', name: 'Space' }] });
-      api().get('/api/v2/space/2/folder').query(true).reply(200, { folders: [{ id: '3', name: 'Folder' }] });
-      api().get('/api/v2/folder/3/list').query(true).reply(200, { lists: [{ id: '4', name: 'List' }] });
+      api()
+        .get('/api/v2/team')
+        .reply(200, { teams: [{ id: '1', name: 'Workspace' }] });
+      api()
+        .get('/api/v2/team/1/space')
+        .query(true)
+        .reply(200, { spaces: [{ id: '2', name: 'Space' }] });
+      api()
+        .get('/api/v2/space/2/folder')
+        .query(true)
+        .reply(200, { folders: [{ id: '3', name: 'Folder' }] });
+      api()
+        .get('/api/v2/folder/3/list')
+        .query(true)
+        .reply(200, { lists: [{ id: '4', name: 'List' }] });
     };
     const changedAt = Date.now() - 60 * MINUTE;
     const task = (n: number, updated: number) => ({ id: `t${n}`, name: `Task ${n}`, date_updated: String(updated), list: { id: '4' } });
-    const comments = (n: number) => api().get(`/api/v2/task/t${n}/comment`).reply(200, { comments: [{ id: `c${n}`, comment_text: `Comment on ${n}`, date: String(changedAt) }] });
+    const comments = (n: number) =>
+      api()
+        .get(`/api/v2/task/t${n}/comment`)
+        .reply(200, { comments: [{ id: `c${n}`, comment_text: `Comment on ${n}`, date: String(changedAt) }] });
 
     parents();
-    api().get('/api/v2/list/4/task').query({}).reply(200, { tasks: [task(1, changedAt), task(2, changedAt + MINUTE)], last_page: true });
+    api()
+      .get('/api/v2/list/4/task')
+      .query({})
+      .reply(200, { tasks: [task(1, changedAt), task(2, changedAt + MINUTE)], last_page: true });
     comments(1);
     comments(2);
     expect((await run()).map((o) => [o.entity, o.status, o.mode, o.records, o.reason])).toEqual([
@@ -229,9 +314,20 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     const id = await create({ connector_type: 'intercom', name: 'Intercom', credentials: { access_token: 'intercom-secret-token' } });
     const api = () => nock(INTERCOM).matchHeader('authorization', 'Bearer intercom-secret-token');
     const base = Math.floor(Date.now() / 1000) - 3600;
-    const contact = (n: number, updatedAt: number) => ({ type: 'contact', id: `c${n}`, role: 'user', email: `c${n}@example.com`, name: `Contact ${n}`, created_at: base - 100, updated_at: updatedAt });
+    const contact = (n: number, updatedAt: number) => ({
+      type: 'contact',
+      id: `c${n}`,
+      role: 'user',
+      email: `c${n}@example.com`,
+      name: `Contact ${n}`,
+      created_at: base - 100,
+      updated_at: updatedAt,
+    });
 
-    api().get('/contacts').query({ per_page: '150' }).reply(200, { type: 'list', data: [contact(1, base), contact(2, base + 60)], pages: { type: 'pages', per_page: 150 } });
+    api()
+      .get('/contacts')
+      .query({ per_page: '150' })
+      .reply(200, { type: 'list', data: [contact(1, base), contact(2, base + 60)], pages: { type: 'pages', per_page: 150 } });
     const first = await syncEntity(id, 'contacts');
     expect(first).toMatchObject({ status: 'ready', entity_count: 2, last_mode: 'full', high_water_mark: new Date((base + 60) * 1000).toISOString() });
 
@@ -239,7 +335,10 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
       .post('/contacts/search', { query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) }, pagination: { per_page: 150 } })
       .reply(200, { type: 'list', data: [contact(3, base + 120)], pages: { type: 'pages', per_page: 150, next: { starting_after: 'cursor-2' } } });
     api()
-      .post('/contacts/search', { query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) }, pagination: { per_page: 150, starting_after: 'cursor-2' } })
+      .post('/contacts/search', {
+        query: { field: 'updated_at', operator: '>', value: String(base + 60 - 300) },
+        pagination: { per_page: 150, starting_after: 'cursor-2' },
+      })
       .reply(200, { type: 'list', data: [contact(1, base + 180)], pages: { type: 'pages', per_page: 150 } });
     const second = await syncEntity(id, 'contacts');
     expect(second).toMatchObject({ status: 'ready', entity_count: 3, last_mode: 'incremental', high_water_mark: new Date((base + 180) * 1000).toISOString() });
@@ -255,15 +354,24 @@ describe.each(storeKinds())('incremental syncs (%s)', (kind) => {
     const t0 = Date.now() - 30 * MINUTE;
     const api = () => nock(HARVEST).matchHeader('authorization', 'Bearer harvest-secret-token');
     const page = (tasks: unknown[]) => ({ tasks, links: { next: null } });
-    api().get('/v2/tasks').query({ per_page: '2000' }).reply(200, page([{ id: 1, name: 'Design', updated_at: isoSeconds(t0) }]));
+    api()
+      .get('/v2/tasks')
+      .query({ per_page: '2000' })
+      .reply(200, page([{ id: 1, name: 'Design', updated_at: isoSeconds(t0) }]));
     const first = await syncEntity(id, 'tasks');
     expect(first.high_water_mark).toBe(new Date(isoSeconds(t0)).toISOString());
 
-    api().get('/v2/tasks').query({ per_page: '2000', updated_since: isoSeconds(t0 - 5 * MINUTE) }).reply(400, { message: 'bad request' });
+    api()
+      .get('/v2/tasks')
+      .query({ per_page: '2000', updated_since: isoSeconds(t0 - 5 * MINUTE) })
+      .reply(400, { message: 'bad request' });
     const failed = await syncEntity(id, 'tasks');
     expect(failed).toMatchObject({ status: 'failed', last_mode: 'incremental', high_water_mark: first.high_water_mark });
 
-    api().get('/v2/tasks').query({ per_page: '2000', updated_since: isoSeconds(t0 - 5 * MINUTE) }).reply(200, page([]));
+    api()
+      .get('/v2/tasks')
+      .query({ per_page: '2000', updated_since: isoSeconds(t0 - 5 * MINUTE) })
+      .reply(200, page([]));
     expect(await syncEntity(id, 'tasks')).toMatchObject({ status: 'ready', last_mode: 'incremental', high_water_mark: first.high_water_mark });
   });
 });
@@ -287,7 +395,9 @@ describe('change filter helpers', () => {
   });
 
   it('reads change times in every field format, including Jira offsets and zone-less times as UTC', () => {
-    expect(changeTime({ fields: { updated: '2026-05-01T10:00:00.000+0200' } }, { field: 'fields.updated', fieldFormat: 'iso8601' })).toBe(Date.parse('2026-05-01T08:00:00Z'));
+    expect(changeTime({ fields: { updated: '2026-05-01T10:00:00.000+0200' } }, { field: 'fields.updated', fieldFormat: 'iso8601' })).toBe(
+      Date.parse('2026-05-01T08:00:00Z'),
+    );
     expect(changeTime({ t: '2026-05-01 10:00:00' }, { field: 't', fieldFormat: 'iso8601' })).toBe(Date.parse('2026-05-01T10:00:00Z'));
     expect(changeTime({ t: 1777636800 }, { field: 't', fieldFormat: 'unix_seconds' })).toBe(1777636800000);
     expect(changeTime({ t: '1777636800123' }, { field: 't', fieldFormat: 'unix_millis' })).toBe(1777636800123);
@@ -309,11 +419,15 @@ describe('change filter helpers', () => {
     const jira = connectorModules.jira?.definition.entities.issues;
     const jiraFilter = jira?.search.incremental;
     if (!jira?.actions.list || !jiraFilter) throw new Error('jira issues declares no change filter');
-    expect(changeFilterParams(jiraFilter, jira.actions.list, new Date('2026-05-01T11:00:00Z'), { project: 'ABC' }, now)).toEqual({ project: 'ABC AND updated >= "-60m" ORDER BY updated ASC' });
+    expect(changeFilterParams(jiraFilter, jira.actions.list, new Date('2026-05-01T11:00:00Z'), { project: 'ABC' }, now)).toEqual({
+      project: 'ABC AND updated >= "-60m" ORDER BY updated ASC',
+    });
     const intercom = connectorModules.intercom?.definition.entities.conversations;
     const intercomFilter = intercom?.search.incremental;
     if (!intercom?.actions.api_search || !intercomFilter) throw new Error('intercom conversations declares no change filter');
-    expect(changeFilterParams(intercomFilter, intercom.actions.api_search, new Date('2026-05-01T11:00:00Z'), {}, now)).toEqual({ query: { field: 'updated_at', operator: '>', value: '1777633200' } });
+    expect(changeFilterParams(intercomFilter, intercom.actions.api_search, new Date('2026-05-01T11:00:00Z'), {}, now)).toEqual({
+      query: { field: 'updated_at', operator: '>', value: '1777633200' },
+    });
   });
 
   it('progress lines say when a sync read only the changes', () => {

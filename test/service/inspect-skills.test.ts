@@ -92,7 +92,12 @@ describe.each(storeKinds())('inspect (%s)', (kind) => {
   it("answers the reference's inspect fields", async () => {
     const response = await get(a, inspect(harvest));
     expect(response.status).toBe(200);
-    const workspace = await service.store.db.selectFrom('workspaces').select('id').where('organization_id', '=', a.organizationId).where('name', '=', 'default').executeTakeFirstOrThrow();
+    const workspace = await service.store.db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('organization_id', '=', a.organizationId)
+      .where('name', '=', 'default')
+      .executeTakeFirstOrThrow();
     const definition = connectorModules.harvest?.definition;
     expect(response.body).toMatchObject({
       connector_id: harvest,
@@ -119,7 +124,19 @@ describe.each(storeKinds())('inspect (%s)', (kind) => {
     expect(users.record.fields.email).toEqual({ type: ['string', 'null'] });
     // The declared search fields first, then every other top-level record field.
     expect(users.search.semantic).toEqual([]);
-    expect(users.search.fields.slice(0, 11)).toEqual(['id', 'first_name', 'last_name', 'email', 'timezone', 'is_active', 'is_contractor', 'roles', 'access_roles', 'created_at', 'updated_at']);
+    expect(users.search.fields.slice(0, 11)).toEqual([
+      'id',
+      'first_name',
+      'last_name',
+      'email',
+      'timezone',
+      'is_active',
+      'is_contractor',
+      'roles',
+      'access_roles',
+      'created_at',
+      'updated_at',
+    ]);
     expect([...users.search.fields].sort()).toEqual(Object.keys(users.record.fields).sort());
     expect(users.actions.map((x) => x.name)).toEqual(['list', 'get']);
     const list = action(users, 'list');
@@ -196,15 +213,23 @@ describe.each(storeKinds())('inspect (%s)', (kind) => {
       credentials: { api_token: PAT, account_id: '123456' },
       workspace: 'dormant',
     });
-    await service.store.db.updateTable('workspaces').set({ status: 'inactive' }).where('organization_id', '=', a.organizationId).where('name', '=', 'dormant').execute();
+    await service.store.db
+      .updateTable('workspaces')
+      .set({ status: 'inactive' })
+      .where('organization_id', '=', a.organizationId)
+      .where('name', '=', 'dormant')
+      .execute();
     const { body } = await get(a, inspect(id));
     expect(body.warnings).toEqual(['Workspace "dormant" is inactive: execute calls on this connector are refused with 403 until it is active again.']);
   });
 
-  it("gives another organization 404, and checks the id and the token", async () => {
+  it('gives another organization 404, and checks the id and the token', async () => {
     const foreign = await get<ErrorBody>(b, inspect(harvest));
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ message: `No connector ${harvest}.`, errors: [{ field: null, message: `No connector ${harvest}.`, error_code: 'not_found' }] });
+    expect(foreign.body).toEqual({
+      message: `No connector ${harvest}.`,
+      errors: [{ field: null, message: `No connector ${harvest}.`, error_code: 'not_found' }],
+    });
     const bad = await get<ErrorBody>(a, inspect('123'));
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0]).toMatchObject({ field: 'id', error_code: 'pattern' });
@@ -300,7 +325,7 @@ describe.each(storeKinds())('skill docs (%s)', (kind) => {
     });
   });
 
-  it("reads the docs of every kind by the id inspect returns", async () => {
+  it('reads the docs of every kind by the id inspect returns', async () => {
     for (const type of types) {
       const response = await a.api.get(`/api/v1/skills/docs?id=connector:${type}`);
       expect(response.status).toBe(200);

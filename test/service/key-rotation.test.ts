@@ -22,7 +22,12 @@ import { startTestService, storeKinds, type TestService } from '../support/servi
 const HARVEST_DEFINITION = connectorModules.harvest?.definition.definitionId as string;
 
 async function insertConnector(db: Kysely<DatabaseSchema>, keyring: Keyring, organizationId: string, credentials: Record<string, string>): Promise<string> {
-  const workspace = await db.selectFrom('workspaces').select('id').where('organization_id', '=', organizationId).where('name', '=', 'default').executeTakeFirstOrThrow();
+  const workspace = await db
+    .selectFrom('workspaces')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', 'default')
+    .executeTakeFirstOrThrow();
   const id = randomUUID();
   await db
     .insertInto('connectors')
@@ -43,7 +48,11 @@ async function insertConnector(db: Kysely<DatabaseSchema>, keyring: Keyring, org
 }
 
 async function sealedRows(db: Kysely<DatabaseSchema>) {
-  return db.selectFrom('connectors').select(['id', 'credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag']).orderBy('id').execute();
+  return db
+    .selectFrom('connectors')
+    .select(['id', 'credentials_key_id', 'credentials_iv', 'credentials_ciphertext', 'credentials_tag'])
+    .orderBy('id')
+    .execute();
 }
 
 function readKey(file: string): Buffer {
@@ -171,7 +180,9 @@ describe.each(storeKinds())('master key rotation (%s)', (kind) => {
     const id = await insertConnector(db, new Keyring(current), organizationId, { api_token: 'pat-env', account_id: '9' });
 
     await expect(rotateMasterKey({ db, dataDir, masterKey })).rejects.toThrow(/put the new key .* in SWITCHYARD_NEW_MASTER_KEY/);
-    await expect(rotateMasterKey({ db, dataDir, masterKey, newMasterKey: masterKey })).rejects.toThrow('SWITCHYARD_NEW_MASTER_KEY holds the current master key');
+    await expect(rotateMasterKey({ db, dataDir, masterKey, newMasterKey: masterKey })).rejects.toThrow(
+      'SWITCHYARD_NEW_MASTER_KEY holds the current master key',
+    );
     await expect(rotateMasterKey({ db, dataDir, masterKey, newMasterKey: 'short' })).rejects.toThrow('SWITCHYARD_NEW_MASTER_KEY must hold a 32-byte key');
     expect((await sealedRows(db))[0]?.credentials_key_id).toBe(keyIdOf(current));
 

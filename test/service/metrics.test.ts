@@ -53,7 +53,9 @@ describe.each(storeKinds())('GET /metrics (%s)', (kind) => {
     expect(sample(text, 'switchyard_http_requests_total', { method: 'GET', route: '/api/v1/integrations/connectors', status_code: '200' })).toBe(1);
     expect(sample(text, 'switchyard_http_requests_total', { method: 'GET', route: '/api/v1/integrations/connectors/:id', status_code: '404' })).toBe(1);
     expect(sample(text, 'switchyard_http_requests_total', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
-    expect(sample(text, 'switchyard_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/integrations/connectors', status_code: '200' })).toBe(1);
+    expect(
+      sample(text, 'switchyard_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/integrations/connectors', status_code: '200' }),
+    ).toBe(1);
     expect(sample(text, 'switchyard_http_request_duration_seconds_bucket', { route: '/api/v1/integrations/connectors', le: '+Inf' })).toBe(1);
   });
 
@@ -101,7 +103,12 @@ describe.each(storeKinds())('GET /metrics (%s)', (kind) => {
       credentials: { client_id: 'harvest-client', client_secret: 'harvest-oauth-secret-0001', refresh_token: 'refresh-1', account_id: '123456' },
     });
     const refresh = nock(TOKEN_HOST)
-      .post('/api/v2/oauth2/token', { grant_type: 'refresh_token', refresh_token: 'refresh-1', client_id: 'harvest-client', client_secret: 'harvest-oauth-secret-0001' })
+      .post('/api/v2/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: 'refresh-1',
+        client_id: 'harvest-client',
+        client_secret: 'harvest-oauth-secret-0001',
+      })
       .reply(200, { access_token: 'access-1', refresh_token: 'refresh-2', expires_in: 3600, token_type: 'bearer' });
     const company = nock(HARVEST).matchHeader('authorization', 'Bearer access-1').get('/v2/company').reply(200, { name: 'Acme' });
     expect((await tenant.api.post(execute(id), { entity: 'company', action: 'get' })).status).toBe(200);

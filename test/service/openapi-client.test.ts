@@ -66,7 +66,18 @@ describe('a client generated from the OpenAPI description', () => {
     writeFileSync(path.join(dir, 'client.ts'), PROGRAM);
     writeFileSync(
       path.join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, files: ['client.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files: ['client.ts'],
+      }),
     );
     await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
 
@@ -76,6 +87,13 @@ describe('a client generated from the OpenAPI description', () => {
       cwd: REPO_ROOT,
       env: { ...process.env, BASE_URL: document.servers[0]?.url, CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret },
     });
-    expect(JSON.parse(output)).toEqual({ organization: organization_id, workspaces: 200, sources: 200, missing: 404, missingCode: 'not_found', ready: 'ready' });
+    expect(JSON.parse(output)).toEqual({
+      organization: organization_id,
+      workspaces: 200,
+      sources: 200,
+      missing: 404,
+      missingCode: 'not_found',
+      ready: 'ready',
+    });
   });
 });

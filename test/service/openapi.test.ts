@@ -25,14 +25,27 @@ describe("GET /api/v1/openapi.json describes Switchyard's own routes", () => {
   const routes: Array<{ method: string; url: string; public: boolean }> = [];
   /** Static assets of the connect page and the GET/DELETE /mcp 405 answers, deliberately left out of the API description. */
   const hidden = new Set<string>();
-  let document: { openapi: string; servers: unknown[]; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+  let document: {
+    openapi: string;
+    servers: unknown[];
+    paths: Record<string, Record<string, Operation>>;
+    components: { securitySchemes: Record<string, unknown> };
+  };
 
   beforeAll(async () => {
     store = await openStore({ dataDir: 'memory://' });
     const { ctx } = composeService({
       store,
       keyring: new Keyring(randomBytes(32)),
-      config: { host: '127.0.0.1', port: 0, dataDir: '/nonexistent', upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 },
+      config: {
+        host: '127.0.0.1',
+        port: 0,
+        dataDir: '/nonexistent',
+        upstreamBaseUrls: {},
+        logLevel: 'silent',
+        tokenTtlSeconds: 900,
+        bodyLimitBytes: 1_048_576,
+      },
     });
     app = buildApp(ctx);
     // Route modules are registered when the app becomes ready, so this hook sees every one of them.

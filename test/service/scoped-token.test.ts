@@ -11,7 +11,12 @@ interface ErrorBody {
   errors: Array<{ field: string | null; message: string; error_code: string }>;
 }
 
-const linear = (workspace: string, name: string) => ({ workspace_name: workspace, connector_type: 'linear', name, credentials: { api_key: 'lin_api_scoped_0001' } });
+const linear = (workspace: string, name: string) => ({
+  workspace_name: workspace,
+  connector_type: 'linear',
+  name,
+  credentials: { api_key: 'lin_api_scoped_0001' },
+});
 
 describe('scoped tokens', () => {
   let service: TestService;
@@ -37,7 +42,10 @@ describe('scoped tokens', () => {
   });
 
   it('is issued for a workspace by name, creating it on first use, and ignores region_id', async () => {
-    const issued = await tenant.api.post<{ token: string; expires_in: number; workspace_id: string }>(SCOPED, { workspace_name: 'customer-42', region_id: null });
+    const issued = await tenant.api.post<{ token: string; expires_in: number; workspace_id: string }>(SCOPED, {
+      workspace_name: 'customer-42',
+      region_id: null,
+    });
     expect(issued.status).toBe(200);
     expect(issued.body).toEqual({ token: expect.any(String), expires_in: 4, workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const workspaces = await tenant.api.get<{ data: Array<{ id: string; name: string }> }>('/api/v1/workspaces?name_contains=customer-42');
@@ -49,7 +57,12 @@ describe('scoped tokens', () => {
 
     const info = await scoped.get<Record<string, unknown>>(`${SCOPED}/info`);
     expect(info.status).toBe(200);
-    expect(info.body).toMatchObject({ organization_id: tenant.organizationId, workspace_id: issued.body.workspace_id, workspace_name: 'customer-42', expires_at: expect.any(String) });
+    expect(info.body).toMatchObject({
+      organization_id: tenant.organizationId,
+      workspace_id: issued.body.workspace_id,
+      workspace_name: 'customer-42',
+      expires_at: expect.any(String),
+    });
     expect(info.body.allowed_operations).toEqual(expect.arrayContaining([`POST ${CONNECTORS}`, `POST ${CONNECTORS}/{id}/execute`, 'GET /api/v1/skills']));
     expect(info.body.allowed_operations).not.toContain('GET /api/v1/workspaces');
     const unscoped = await tenant.api.get<ErrorBody>(`${SCOPED}/info`);

@@ -26,20 +26,61 @@ const issues = connectorModules.linear!.definition.entities.issues as EntityDefi
 type Issue = { id: string; identifier: string; title: string; description: string; state: { name: string }; assignee?: { name: string }; priority?: number };
 
 const CORPUS: Issue[] = [
-  { id: 'i-refund', identifier: 'SUP-1', title: 'Customer asks for a refund', description: 'The customer wants a refund for the annual plan because the product arrived broken.', state: { name: 'Todo' }, assignee: { name: 'Ada' } },
-  { id: 'i-address', identifier: 'SUP-2', title: 'Wrong shipping address', description: 'The shipping address on the account is wrong and must be updated before the next delivery.', state: { name: 'Done' } },
-  { id: 'i-password', identifier: 'SUP-3', title: 'Password reset email missing', description: 'A user forgot the password and the reset email never arrives in the inbox.', state: { name: 'Todo' } },
-  { id: 'i-seats', identifier: 'SUP-4', title: 'More seats', description: 'Our team needs more seats on the enterprise license for new employees.', state: { name: 'Done' } },
+  {
+    id: 'i-refund',
+    identifier: 'SUP-1',
+    title: 'Customer asks for a refund',
+    description: 'The customer wants a refund for the annual plan because the product arrived broken.',
+    state: { name: 'Todo' },
+    assignee: { name: 'Ada' },
+  },
+  {
+    id: 'i-address',
+    identifier: 'SUP-2',
+    title: 'Wrong shipping address',
+    description: 'The shipping address on the account is wrong and must be updated before the next delivery.',
+    state: { name: 'Done' },
+  },
+  {
+    id: 'i-password',
+    identifier: 'SUP-3',
+    title: 'Password reset email missing',
+    description: 'A user forgot the password and the reset email never arrives in the inbox.',
+    state: { name: 'Todo' },
+  },
+  {
+    id: 'i-seats',
+    identifier: 'SUP-4',
+    title: 'More seats',
+    description: 'Our team needs more seats on the enterprise license for new employees.',
+    state: { name: 'Done' },
+  },
   { id: 'i-dark', identifier: 'SUP-5', title: 'Dark mode', description: 'Please add a dark mode to the mobile application.', state: { name: 'Backlog' } },
-  { id: 'i-chart', identifier: 'SUP-6', title: 'Chart colors', description: 'The dashboard chart uses the wrong colors for the weekly report.', state: { name: 'Todo' } },
-  { id: 'i-billing', identifier: 'SUP-7', title: 'Charged twice', description: 'The credit card was charged twice; the client expects the duplicate payment to be returned.', state: { name: 'Done' } },
+  {
+    id: 'i-chart',
+    identifier: 'SUP-6',
+    title: 'Chart colors',
+    description: 'The dashboard chart uses the wrong colors for the weekly report.',
+    state: { name: 'Todo' },
+  },
+  {
+    id: 'i-billing',
+    identifier: 'SUP-7',
+    title: 'Charged twice',
+    description: 'The credit card was charged twice; the client expects the duplicate payment to be returned.',
+    state: { name: 'Done' },
+  },
 ];
 
 /** A long description about money being returned (several passages of the 2048-character window). */
 function longRefundStory(): string {
   const parts: string[] = [];
   for (let i = 0; i < 40; i += 1) {
-    parts.push(i % 4 === 0 ? `Paragraph ${i}: the client insists on a refund and wants the money back quickly.` : `Paragraph ${i}: notes about the delivery schedule, the warehouse and the carrier for the order.`);
+    parts.push(
+      i % 4 === 0
+        ? `Paragraph ${i}: the client insists on a refund and wants the money back quickly.`
+        : `Paragraph ${i}: notes about the delivery schedule, the warehouse and the carrier for the order.`,
+    );
   }
   return parts.join(' ');
 }
@@ -74,7 +115,10 @@ class CountingProvider implements EmbeddingProvider {
 
 interface ExecuteBody {
   status: string;
-  result: { data: Array<{ entity: Record<string, unknown>; metadata: Record<string, unknown> }>; meta: { has_more: boolean; cursor: string | null; took_ms: number } };
+  result: {
+    data: Array<{ entity: Record<string, unknown>; metadata: Record<string, unknown> }>;
+    meta: { has_more: boolean; cursor: string | null; took_ms: number };
+  };
   message?: string;
   errors?: Array<{ field: string | null; error_code: string; message: string }>;
 }
@@ -100,8 +144,18 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     return written;
   }
 
-  function search(tenant: Tenant, connectorId: string, params: Partial<SemanticParams> & { prompt: string }, options: { limit?: number; cursor?: string; fields?: string[] } = {}) {
-    return semanticSearch(ctx, { organizationId: tenant.organizationId, connectorId, entity: issues, connectorType: 'linear' }, { ...defaults, ...params }, { limit: 10, ...options });
+  function search(
+    tenant: Tenant,
+    connectorId: string,
+    params: Partial<SemanticParams> & { prompt: string },
+    options: { limit?: number; cursor?: string; fields?: string[] } = {},
+  ) {
+    return semanticSearch(
+      ctx,
+      { organizationId: tenant.organizationId, connectorId, entity: issues, connectorType: 'linear' },
+      { ...defaults, ...params },
+      { limit: 10, ...options },
+    );
   }
 
   /** Every passage's exact score, computed here from the texts (not from the store). */
@@ -121,13 +175,27 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
   async function markSynced(connectorId: string) {
     await service.store.db
       .insertInto('context_sync_state')
-      .values({ connector_id: connectorId, entity: 'issues', status: 'ready', record_count: 0, pages: 1, last_synced_at: new Date(), started_at: new Date(), finished_at: new Date() })
+      .values({
+        connector_id: connectorId,
+        entity: 'issues',
+        status: 'ready',
+        record_count: 0,
+        pages: 1,
+        last_synced_at: new Date(),
+        started_at: new Date(),
+        finished_at: new Date(),
+      })
       .onConflict((oc) => oc.columns(['connector_id', 'entity']).doUpdateSet({ status: 'ready' }))
       .execute();
   }
 
   function execute(tenant: Tenant, connectorId: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-    return tenant.api.post<ExecuteBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, { entity: 'issues', action: 'context_store_search', params, ...extra });
+    return tenant.api.post<ExecuteBody>(`/api/v1/integrations/connectors/${connectorId}/execute`, {
+      entity: 'issues',
+      action: 'context_store_search',
+      params,
+      ...extra,
+    });
   }
 
   beforeAll(async () => {
@@ -140,7 +208,9 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     connectorB = await insertConnector(service, b.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_b' } });
     await put(a, connectorA, [...CORPUS, { id: 'i-long', identifier: 'SUP-8', title: 'Long thread', description: longRefundStory(), state: { name: 'Todo' } }]);
     // Organization B holds a record that would rank first for A's prompts.
-    await put(b, connectorB, [{ id: 'b-refund', identifier: 'B-1', title: 'Refund', description: 'Refund: the customer wants the money back for the order.', state: { name: 'Todo' } }]);
+    await put(b, connectorB, [
+      { id: 'b-refund', identifier: 'B-1', title: 'Refund', description: 'Refund: the customer wants the money back for the order.', state: { name: 'Todo' } },
+    ]);
     await markSynced(connectorA);
     await markSynced(connectorB);
   });
@@ -219,7 +289,9 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     const none = await search(a, connectorA, { prompt: 'refund', min_similarity: 0.999 });
     expect(none.data).toEqual([]);
     // Negative scores exist and are returned with -1.
-    expect(all.data.length).toBe((await exactRanking([...CORPUS, { id: 'i-long', identifier: '', title: '', description: longRefundStory(), state: { name: '' } }], 'refund')).length);
+    expect(all.data.length).toBe(
+      (await exactRanking([...CORPUS, { id: 'i-long', identifier: '', title: '', description: longRefundStory(), state: { name: '' } }], 'refund')).length,
+    );
   });
 
   it('context_size trims the passage around the match; without it the whole passage comes back', async () => {
@@ -252,7 +324,12 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect('assignee_name' in other.metadata).toBe(false);
     const { metadata: _declared, ...searchWithout } = issues.search;
     const bare: EntityDefinition = { ...issues, search: searchWithout };
-    const plain = await semanticSearch(ctx, { organizationId: a.organizationId, connectorId: connectorA, entity: bare, connectorType: 'linear' }, { ...defaults, prompt: 'money back' }, { limit: 10 });
+    const plain = await semanticSearch(
+      ctx,
+      { organizationId: a.organizationId, connectorId: connectorA, entity: bare, connectorType: 'linear' },
+      { ...defaults, prompt: 'money back' },
+      { limit: 10 },
+    );
     expect(Object.keys(plain.data[0]!.metadata).sort()).toEqual(['context', 'field', 'passage', 'record_id', 'score']);
   });
 
@@ -283,12 +360,19 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     const [payload, signature] = token.split('.');
     const altered = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), s: 1 })).toString('base64url')}.${signature}`;
     await expect(search(a, connectorA, params, { limit: 2, cursor: altered })).rejects.toMatchObject({ status: 400, code: 'invalid_cursor' });
-    await expect(search(a, connectorA, { ...params, prompt: 'another prompt' }, { limit: 2, cursor: token })).rejects.toMatchObject({ status: 400, code: 'invalid_cursor' });
+    await expect(search(a, connectorA, { ...params, prompt: 'another prompt' }, { limit: 2, cursor: token })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_cursor',
+    });
     await expect(search(a, connectorA, params, { limit: 2, cursor: 'garbage' })).rejects.toMatchObject({ status: 400 });
   });
 
   it('answers context_store_search with semantic params through execute', async () => {
-    const res = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'money back', context_size: 60, min_similarity: -1 }, limit: 2, fields: ['identifier', 'state.name'] });
+    const res = await execute(a, connectorA, {
+      semantic: { field: 'description', prompt: 'money back', context_size: 60, min_similarity: -1 },
+      limit: 2,
+      fields: ['identifier', 'state.name'],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const { data, meta } = res.body.result;
     expect(data).toHaveLength(2);
@@ -299,7 +383,12 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
     expect(Object.keys(data[0]!.entity).sort()).toEqual(['identifier', 'state']);
     expect((data[0]!.metadata.context as string).length).toBeLessThanOrEqual(60);
     expect(data[0]!.metadata).toMatchObject({ field: 'description' });
-    const next = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'money back', context_size: 60, min_similarity: -1 }, limit: 2, fields: ['identifier', 'state.name'], cursor: meta.cursor });
+    const next = await execute(a, connectorA, {
+      semantic: { field: 'description', prompt: 'money back', context_size: 60, min_similarity: -1 },
+      limit: 2,
+      fields: ['identifier', 'state.name'],
+      cursor: meta.cursor,
+    });
     expect(next.status).toBe(200);
     const firstIds = data.map((hit) => hit.metadata.record_id);
     for (const hit of next.body.result.data) expect(firstIds).not.toContain(hit.metadata.record_id);
@@ -309,12 +398,24 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
   });
 
   it('combines a filter with semantic ranking', async () => {
-    const res = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'money back', filter: { eq: { 'state.name': 'Done' } }, min_similarity: -1 }, limit: 100, fields: ['id', 'state.name'] });
+    const res = await execute(a, connectorA, {
+      semantic: { field: 'description', prompt: 'money back', filter: { eq: { 'state.name': 'Done' } }, min_similarity: -1 },
+      limit: 100,
+      fields: ['id', 'state.name'],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const ids = res.body.result.data.map((hit) => hit.entity.id);
-    expect(ids.sort()).toEqual(CORPUS.filter((issue) => issue.state.name === 'Done').map((issue) => issue.id).sort());
+    expect(ids.sort()).toEqual(
+      CORPUS.filter((issue) => issue.state.name === 'Done')
+        .map((issue) => issue.id)
+        .sort(),
+    );
     expect(res.body.result.data.every((hit) => (hit.entity.state as { name: string }).name === 'Done')).toBe(true);
-    const direct = await search(a, connectorA, { prompt: 'money back', filter: { or: [{ eq: { 'state.name': 'Backlog' } }, { contains: { title: 'refund' } }] }, min_similarity: -1 });
+    const direct = await search(a, connectorA, {
+      prompt: 'money back',
+      filter: { or: [{ eq: { 'state.name': 'Backlog' } }, { contains: { title: 'refund' } }] },
+      min_similarity: -1,
+    });
     expect(direct.data.map((hit) => hit.entity.id).sort()).toEqual(['i-dark', 'i-refund']);
     // The filter is checked against the searchable fields.
     const wrong = await execute(a, connectorA, { semantic: { field: 'description', prompt: 'x', filter: { eq: { nope: 1 } } } });
@@ -342,7 +443,12 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       const again = await put(a, connectorA, CORPUS);
       expect(again.changed).toEqual([]);
       // A retried page reports the same records again: the index skips them.
-      await notifyObservers(ctx, { organizationId: a.organizationId, connectorId: connectorA, entity: 'issues', records: CORPUS.map((r) => ({ recordId: r.id, data: r })) });
+      await notifyObservers(ctx, {
+        organizationId: a.organizationId,
+        connectorId: connectorA,
+        entity: 'issues',
+        records: CORPUS.map((r) => ({ recordId: r.id, data: r })),
+      });
       expect(counting.texts).toEqual([]);
       // Only the state changes: title and description passages keep their embeddings.
       const moved = { ...CORPUS[0]!, state: { name: 'In Progress' } };
@@ -361,11 +467,21 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
   });
 
   it('leaves deleted records out of the results', async () => {
-    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_c' }, name: 'deletions' });
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_c' },
+      name: 'deletions',
+    });
     const started = new Date(Date.now() - 1000);
     await put(a, connector, CORPUS.slice(0, 3));
     expect((await search(a, connector, { prompt: 'money back', min_similarity: -1 })).data).toHaveLength(3);
-    await service.store.db.updateTable('context_records').set({ last_synced_at: new Date(Date.now() - 60_000) }).where('connector_id', '=', connector).where('record_id', '=', 'i-refund').execute();
+    await service.store.db
+      .updateTable('context_records')
+      .set({ last_synced_at: new Date(Date.now() - 60_000) })
+      .where('connector_id', '=', connector)
+      .where('record_id', '=', 'i-refund')
+      .execute();
     expect(await sweepUnseen(service.store.db, { organizationId: a.organizationId, connectorId: connector, entity: 'issues' }, started)).toBe(1);
     const after = await search(a, connector, { prompt: 'money back', min_similarity: -1 });
     expect(after.data.map((hit) => hit.entity.id).sort()).toEqual(['i-address', 'i-password']);
@@ -410,8 +526,22 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
   });
 
   it('ranks through the HNSW index on a larger scope with the same results as the exact scan', async () => {
-    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_d' }, name: 'larger' });
-    const topics = ['refund of the payment', 'password reset email', 'shipping address change', 'dark mode request', 'invoice download', 'team seats license', 'slow dashboard', 'export to spreadsheet'];
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_d' },
+      name: 'larger',
+    });
+    const topics = [
+      'refund of the payment',
+      'password reset email',
+      'shipping address change',
+      'dark mode request',
+      'invoice download',
+      'team seats license',
+      'slow dashboard',
+      'export to spreadsheet',
+    ];
     const records: Issue[] = Array.from({ length: 400 }, (_, i) => ({
       id: `n-${String(i).padStart(3, '0')}`,
       identifier: `N-${i}`,
@@ -446,11 +576,19 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       .reply(function reply(_uri, body) {
         const parsed = body as { model: string; input: string[] };
         requests.push({ body: parsed, authorization: this.req.headers.authorization });
-        return [200, { object: 'list', model: parsed.model, data: parsed.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })) }];
+        return [
+          200,
+          { object: 'list', model: parsed.model, data: parsed.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })) },
+        ];
       });
     const provider = providerFromConfig({ ...service.config, embeddings: { url: BASE, model: 'text-embedding-3-small', apiKey: KEY } });
     setEmbeddingProvider(ctx, provider);
-    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_f' }, name: 'openai' });
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_f' },
+      name: 'openai',
+    });
     try {
       const records = [CORPUS[0]!, CORPUS[2]!, CORPUS[5]!];
       await put(a, connector, records);
@@ -467,7 +605,10 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
       expect(new Set(stored.map((row) => `${row.model}/${row.dims}`))).toEqual(new Set(['openai-compatible:text-embedding-3-small/3']));
       // The endpoint failing: a 502 in the envelope, naming the status, never the key.
       nock.cleanAll();
-      nock(BASE).post('/embeddings').times(3).reply(500, { error: { message: 'model overloaded' } });
+      nock(BASE)
+        .post('/embeddings')
+        .times(3)
+        .reply(500, { error: { message: 'model overloaded' } });
       const failed = await execute(a, connector, { semantic: { field: 'description', prompt: 'refund please' } });
       expect(failed.status).toBe(502);
       expect(failed.body.message).toContain('500');
@@ -485,7 +626,12 @@ describe.each(storeKinds())('semantic search (%s)', (kind) => {
   });
 
   it('indexes records synced before the indexer existed (reconcile at start-up)', async () => {
-    const connector = await insertConnector(service, a.organizationId, { connectorType: 'linear', authOption: 'API Key', credentials: { api_key: 'lin_api_e' }, name: 'late' });
+    const connector = await insertConnector(service, a.organizationId, {
+      connectorType: 'linear',
+      authOption: 'API Key',
+      credentials: { api_key: 'lin_api_e' },
+      name: 'late',
+    });
     const prepared = preparePage(CORPUS.slice(0, 2), issues.record);
     await writePage(service.store.db, { organizationId: a.organizationId, connectorId: connector, entity: 'issues' }, prepared.records);
     expect((await search(a, connector, { prompt: 'refund', min_similarity: -1 })).data).toEqual([]);
@@ -536,9 +682,9 @@ describe.each(storeKinds())('semantic search after a real sync (%s)', (kind) => 
     expect([202, 409]).toContain(sync.status);
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const inspect = await tenant.api.get<{ context_store_readiness: { configured_cache_entities: Array<{ entity: string; status: string; semantic_search_status: Array<{ status: string }> }> } }>(
-        `/api/v1/integrations/connectors/${id}/inspect`,
-      );
+      const inspect = await tenant.api.get<{
+        context_store_readiness: { configured_cache_entities: Array<{ entity: string; status: string; semantic_search_status: Array<{ status: string }> }> };
+      }>(`/api/v1/integrations/connectors/${id}/inspect`);
       const forms = inspect.body.context_store_readiness.configured_cache_entities.find((e) => e.entity === 'forms');
       if (forms?.status === 'ready' && forms.semantic_search_status.every((s) => s.status === 'READY')) break;
       if (Date.now() > deadline) throw new Error(`forms did not become searchable: ${JSON.stringify(inspect.body)}`);

@@ -22,7 +22,11 @@ describe('npm start with an unreachable PostgreSQL', { timeout: 120_000 }, () =>
   it('says it is waiting, retries for STORE_WAIT_SECONDS, then stops with one line and exit code 1', async () => {
     const port = await closedPort();
     const where = `postgres://switchyard:***@127.0.0.1:${port}/switchyard`;
-    const result = runServiceExpectingFailure({ DATA_DIR: dataDir, DATABASE_URL: `postgres://switchyard:secret-pw@127.0.0.1:${port}/switchyard`, STORE_WAIT_SECONDS: '3' });
+    const result = runServiceExpectingFailure({
+      DATA_DIR: dataDir,
+      DATABASE_URL: `postgres://switchyard:secret-pw@127.0.0.1:${port}/switchyard`,
+      STORE_WAIT_SECONDS: '3',
+    });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([
       `Waiting for the PostgreSQL store at ${where} (ECONNREFUSED); retrying every 2 s for up to 3 s.`,

@@ -32,7 +32,11 @@ describe('npm start with the embedded store', { timeout: 120_000 }, () => {
     const service = await spawnService({ DATA_DIR: dataDir }, 90_000);
     running = service;
     expect(service.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(service.ready).toMatchObject({ store: 'pglite', location: path.join(dataDir, 'pglite'), masterKey: `${path.join(dataDir, 'master.key')} (created)` });
+    expect(service.ready).toMatchObject({
+      store: 'pglite',
+      location: path.join(dataDir, 'pglite'),
+      masterKey: `${path.join(dataDir, 'master.key')} (created)`,
+    });
     expect(service.ready.msg).toBe(`Switchyard listening on ${service.url} with the embedded PGlite store in ${path.join(dataDir, 'pglite')}`);
     const keyFile = path.join(dataDir, 'master.key');
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
@@ -132,7 +136,9 @@ describe('the embedded store lock, in one process', { timeout: 120_000 }, () => 
     expect(readFileSync(lockFile, 'utf8')).toBe(`${process.pid}\n`);
     const second = openStore({ dataDir });
     await expect(second).rejects.toBeInstanceOf(StoreLockedError);
-    await expect(second).rejects.toThrow(`The embedded store in ${path.join(dataDir, 'pglite')} is in use by process ${process.pid} (is \`npm start\` running?).`);
+    await expect(second).rejects.toThrow(
+      `The embedded store in ${path.join(dataDir, 'pglite')} is in use by process ${process.pid} (is \`npm start\` running?).`,
+    );
     await first.close();
     expect(existsSync(lockFile)).toBe(false);
 
@@ -176,7 +182,9 @@ describe.skipIf(!postgresUrl)('npm start with DATABASE_URL', { timeout: 120_000 
       await client.connect();
       const tables = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
       await client.end();
-      expect(tables.rows.map((row) => row.table_name)).toEqual(expect.arrayContaining(['organizations', 'api_clients', 'workspaces', 'connectors', 'schema_migrations']));
+      expect(tables.rows.map((row) => row.table_name)).toEqual(
+        expect.arrayContaining(['organizations', 'api_clients', 'workspaces', 'connectors', 'schema_migrations']),
+      );
       // Two services may share one PostgreSQL: no lock.
       const second = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
       expect(second.ready).toMatchObject({ store: 'postgres' });

@@ -70,10 +70,18 @@ describe('sync queue settings', () => {
   it('reads SYNC_* from the environment, with defaults, and refuses bad values naming the setting', async () => {
     expect(loadConfig({}).syncQueue).toEqual({ concurrency: 2, vendorConcurrency: {}, retryLimit: 3, retryDelaySeconds: 60, jobTimeoutMinutes: 240 });
     expect(
-      loadConfig({ SYNC_CONCURRENCY: '4', SYNC_VENDOR_CONCURRENCY: ' harvest=1, jira = 6', SYNC_RETRY_LIMIT: '0', SYNC_RETRY_DELAY_SECONDS: '5', SYNC_JOB_TIMEOUT_MINUTES: '30' }).syncQueue,
+      loadConfig({
+        SYNC_CONCURRENCY: '4',
+        SYNC_VENDOR_CONCURRENCY: ' harvest=1, jira = 6',
+        SYNC_RETRY_LIMIT: '0',
+        SYNC_RETRY_DELAY_SECONDS: '5',
+        SYNC_JOB_TIMEOUT_MINUTES: '30',
+      }).syncQueue,
     ).toEqual({ concurrency: 4, vendorConcurrency: { harvest: 1, jira: 6 }, retryLimit: 0, retryDelaySeconds: 5, jobTimeoutMinutes: 30 });
     expect(() => loadConfig({ SYNC_VENDOR_CONCURRENCY: 'harvest=0' })).toThrow(
-      new ConfigError('SYNC_VENDOR_CONCURRENCY must be a comma-separated list of connector_type=N with N from 1 to 64 (e.g. "harvest=1,jira=4"); "harvest=0" is not.'),
+      new ConfigError(
+        'SYNC_VENDOR_CONCURRENCY must be a comma-separated list of connector_type=N with N from 1 to 64 (e.g. "harvest=1,jira=4"); "harvest=0" is not.',
+      ),
     );
     expect(() => loadConfig({ SYNC_VENDOR_CONCURRENCY: 'harvest' })).toThrow(ConfigError);
     expect(() => loadConfig({ SYNC_JOB_TIMEOUT_MINUTES: '1440' })).toThrow(new ConfigError('SYNC_JOB_TIMEOUT_MINUTES must be an integer from 1 to 1439.'));
@@ -81,7 +89,9 @@ describe('sync queue settings', () => {
     // A connector type that does not exist is a typo, not a setting to ignore.
     const config = { ...loadConfig({ DATA_DIR: 'memory://' }), syncQueue: { vendorConcurrency: { harvst: 1 } } };
     const ctx = { config, store: { db: {}, kind: 'pglite' } } as unknown as ServiceContext;
-    expect(() => new SyncService(ctx, pino({ level: 'silent' }))).toThrow(/^SYNC_VENDOR_CONCURRENCY names no connector type "harvst"; connector types: .*harvest/);
+    expect(() => new SyncService(ctx, pino({ level: 'silent' }))).toThrow(
+      /^SYNC_VENDOR_CONCURRENCY names no connector type "harvst"; connector types: .*harvest/,
+    );
   });
 });
 
@@ -95,7 +105,9 @@ describe('sync jobs on the queue (PGlite)', () => {
     service = await startTestService(
       'pglite',
       { upstreamBaseUrls: { typeform: upstream.url }, upstreamRetries: 0, syncIntervalMinutes: 60 },
-      { sync: { retry: { retries: 0 }, queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5, checkSeconds: 1, vendorConcurrency: { typeform: 1 } } } },
+      {
+        sync: { retry: { retries: 0 }, queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5, checkSeconds: 1, vendorConcurrency: { typeform: 1 } } },
+      },
     );
     tenant = await createTenant(service, 'Queue');
   }, 180_000);
@@ -150,7 +162,9 @@ describe('sync jobs on the queue (PGlite)', () => {
       }
     })();
     try {
-      const answers = await Promise.all(ids.map((id) => tenant.api.post<{ results: Rec[] }>(`${CONNECTORS}/${id}/sync`, { entity: 'forms', wait: true, wait_seconds: 30 })));
+      const answers = await Promise.all(
+        ids.map((id) => tenant.api.post<{ results: Rec[] }>(`${CONNECTORS}/${id}/sync`, { entity: 'forms', wait: true, wait_seconds: 30 })),
+      );
       for (const answer of answers) expect(answer.body.results).toMatchObject([{ entity: 'forms', status: 'ready', record_count: 2 }]);
     } finally {
       sampling = false;
@@ -172,10 +186,19 @@ describe('sync jobs on the queue (PGlite)', () => {
     expect((await jobsOf(service.store, id)).map((j) => j.state)).toEqual(['completed']);
 
     // Due again once its interval has passed (the last start moved back in time): the next check (every second) queues it.
-    await service.store.db.updateTable('context_sync_state').set({ started_at: new Date(Date.now() - 61 * 60_000) }).where('connector_id', '=', id).execute();
+    await service.store.db
+      .updateTable('context_sync_state')
+      .set({ started_at: new Date(Date.now() - 61 * 60_000) })
+      .where('connector_id', '=', id)
+      .execute();
     await until('the scheduled sync', async () => ((await jobsOf(service.store, id)).filter((j) => j.state === 'completed').length === 2 ? true : undefined));
     const [, scheduled] = await jobsOf(service.store, id);
-    expect(scheduled?.output).toMatchObject({ value: [{ entity: 'forms', status: 'ready' }, { entity: 'responses', status: 'ready' }] });
+    expect(scheduled?.output).toMatchObject({
+      value: [
+        { entity: 'forms', status: 'ready' },
+        { entity: 'responses', status: 'ready' },
+      ],
+    });
 
     // Not due: a few more checks queue nothing; the connector with interval 0 was never synced.
     await sleep(2_500);
@@ -183,7 +206,9 @@ describe('sync jobs on the queue (PGlite)', () => {
     expect(await jobsOf(service.store, off)).toEqual([]);
     expect(await entityStates(service.store, off)).toEqual({});
     // The due checks are jobs too: one per period, whichever process takes it.
-    const checks = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'context-sync-due' AND state = 'completed'`.execute(service.store.db);
+    const checks = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'context-sync-due' AND state = 'completed'`.execute(
+      service.store.db,
+    );
     expect(checks.rows[0]?.n).toBeGreaterThanOrEqual(2);
   });
 });
@@ -253,7 +278,9 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
     expect(b.jobsRun).toBeGreaterThan(0);
     // The queue's own record: per connector, each job started after the one before it ended.
     for (const id of ids) {
-      const jobs = (await jobsOf(first.store, id)).filter((j) => j.started_on !== null).sort((x, y) => new Date(x.started_on as Date).getTime() - new Date(y.started_on as Date).getTime());
+      const jobs = (await jobsOf(first.store, id))
+        .filter((j) => j.started_on !== null)
+        .sort((x, y) => new Date(x.started_on as Date).getTime() - new Date(y.started_on as Date).getTime());
       expect(jobs.length).toBeGreaterThanOrEqual(2);
       for (let i = 1; i < jobs.length; i += 1) {
         expect(jobs[i]?.state).toBe('completed');
@@ -268,7 +295,10 @@ describe.runIf(inject('postgresUrl'))('two services on one PostgreSQL', () => {
     upstream.delays.set('/forms', 150);
     const id = await createTypeform(tenant, upstream);
     const store = await openStore({ databaseUrl: first.databaseUrl as string });
-    const leaving = composeService({ store, keyring: first.keyring, config: first.config }, { sync: { queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5 } } });
+    const leaving = composeService(
+      { store, keyring: first.keyring, config: first.config },
+      { sync: { queue: { retryLimit: 2, retryDelaySeconds: 1, pollSeconds: 0.5 } } },
+    );
     try {
       const started = await leaving.ctx.syncs.start({ connectorId: id, entity: 'forms', trigger: 'cli' });
       await until('the sync running in the leaving service', async () => (leaving.ctx.syncs.isRunning(id) ? true : undefined));

@@ -59,7 +59,11 @@ interface ErrorBody {
 /** `switchyard ...args` without blocking this process, which serves the stand-in upstream the CLI calls. */
 function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: REPO_ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -105,7 +109,9 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
   }
 
   async function startSync(tenant: Tenant, id: string, body?: unknown) {
-    const res = await tenant.api.post<{ connector_id: string; job_id: string; entities: Array<{ entity: string; state: string }>; results?: Rec[] } & ErrorBody>(sync(id), body);
+    const res = await tenant.api.post<
+      { connector_id: string; job_id: string; entities: Array<{ entity: string; state: string }>; results?: Rec[] } & ErrorBody
+    >(sync(id), body);
     bodies.push(JSON.stringify(res.body));
     return res;
   }
@@ -153,7 +159,10 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
   function seed(formCount: number, responsesPerForm: number): void {
     upstream.forms = Array.from({ length: formCount }, (_, i) => form(`form${i + 1}`, `Feedback survey ${i + 1}`));
     upstream.responses = new Map(
-      upstream.forms.map((f) => [f.id as string, Array.from({ length: responsesPerForm }, (_, j) => response(`${String(f.id)}-r${j + 1}`, `Answer ${j + 1} to ${String(f.id)}`))]),
+      upstream.forms.map((f) => [
+        f.id as string,
+        Array.from({ length: responsesPerForm }, (_, j) => response(`${String(f.id)}-r${j + 1}`, `Answer ${j + 1} to ${String(f.id)}`)),
+      ]),
     );
   }
 
@@ -219,7 +228,11 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(done.forms?.semantic_search_status.map((s) => s.field)).toEqual(['title', 'fields']);
     expect(done.responses).toMatchObject({ status: 'ready', ready_for_search: true, entity_count: 15, semantic_search_status: [] });
     // Forms: 3 pages at the largest page size; each form's responses: 2 pages of records, then the empty page that ends the walk.
-    expect(upstream.requests.filter((r) => r.startsWith('/forms?'))).toEqual(['/forms?page_size=200', '/forms?page_size=200&page=2', '/forms?page_size=200&page=3']);
+    expect(upstream.requests.filter((r) => r.startsWith('/forms?'))).toEqual([
+      '/forms?page_size=200',
+      '/forms?page_size=200&page=2',
+      '/forms?page_size=200&page=3',
+    ]);
     expect(upstream.requests.filter((r) => r.startsWith('/forms/form2/'))).toEqual([
       '/forms/form2/responses?page_size=1000',
       '/forms/form2/responses?page_size=1000&before=form2-r2',
@@ -229,7 +242,13 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
 
     const forms = await records(id, 'forms');
     expect(forms.map((r) => r.record_id)).toEqual(['form1', 'form2', 'form3', 'form4', 'form5']);
-    expect(forms[0]).toMatchObject({ organization_id: a.organizationId, entity: 'forms', data: upstream.forms[0], content_hash: contentHash(upstream.forms[0]), deleted_at: null });
+    expect(forms[0]).toMatchObject({
+      organization_id: a.organizationId,
+      entity: 'forms',
+      data: upstream.forms[0],
+      content_hash: contentHash(upstream.forms[0]),
+      deleted_at: null,
+    });
     const responses = await records(id, 'responses');
     expect(responses).toHaveLength(15);
     // Stored as read, plus form_id (search.derived: the parent form the record was listed under).
@@ -239,7 +258,13 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(batches.filter((x) => x.entity === 'responses').flatMap((x) => x.records)).toHaveLength(15);
     expect(batches.every((x) => x.connectorId === id && x.organizationId === a.organizationId)).toBe(true);
 
-    expect(await entityReadiness(service.store.db, id, 'forms')).toMatchObject({ status: 'ready', ready_for_search: true, record_count: 5, syncable: true, reason: null });
+    expect(await entityReadiness(service.store.db, id, 'forms')).toMatchObject({
+      status: 'ready',
+      ready_for_search: true,
+      record_count: 5,
+      syncable: true,
+      reason: null,
+    });
   });
 
   it('re-sync: unchanged records keep their content and hash, changed and new ones are rewritten and reported', async () => {
@@ -375,7 +400,11 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const conflict = await startSync(a, id, { entity: 'forms' });
     expect(conflict.status).toBe(409);
     expect(conflict.body.errors).toEqual([
-      { field: 'entity', error_code: 'sync_in_progress', message: `A sync of forms of connector ${id} is already running; wait for it to finish (inspect shows its progress).` },
+      {
+        field: 'entity',
+        error_code: 'sync_in_progress',
+        message: `A sync of forms of connector ${id} is already running; wait for it to finish (inspect shows its progress).`,
+      },
     ]);
     // The whole connector: forms is running, responses waits for it in a second job.
     const all = await startSync(a, id);
@@ -386,7 +415,9 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       { entity: 'responses', state: 'queued' },
     ]);
     // Held back until the running job ends (a fetch of it before then would fail and hold up other connectors' jobs).
-    const held = await sql<{ held: boolean }>`SELECT start_after > now() + interval '1 minute' AS held FROM pgboss.job WHERE id = ${all.body.job_id}`.execute(service.store.db);
+    const held = await sql<{ held: boolean }>`SELECT start_after > now() + interval '1 minute' AS held FROM pgboss.job WHERE id = ${all.body.job_id}`.execute(
+      service.store.db,
+    );
     expect(held.rows).toEqual([{ held: true }]);
     // Asked again: it joins that waiting job.
     const again = await startSync(a, id);
@@ -396,7 +427,9 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     expect(waited.status).toBe(200);
     expect(waited.body.job_id).toBe(all.body.job_id);
     // Read alone, responses walks its parents: each of the 4 forms gives a page of records, then the empty page.
-    expect(waited.body.results).toEqual([{ entity: 'responses', status: 'ready', records: 4, changed: 4, deleted: 0, pages: 8, record_count: 4, seconds: expect.any(Number) }]);
+    expect(waited.body.results).toEqual([
+      { entity: 'responses', status: 'ready', records: 4, changed: 4, deleted: 0, pages: 8, record_count: 4, seconds: expect.any(Number) },
+    ]);
     await settled(a, id);
     // Forms was read by the first job, then by responses' fan-out in the second, never twice at once.
     expect(upstream.requests.filter((r) => r === '/forms?page_size=200')).toHaveLength(2);
@@ -413,7 +446,10 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     seed(4, 1);
     const id = await createTypeform(a);
     const other = await openStore({ databaseUrl: service.databaseUrl as string });
-    const otherService = composeService({ store: other, keyring: service.keyring, config: service.config }, { sync: { queue: { retryLimit: 0, pollSeconds: 0.5 } } });
+    const otherService = composeService(
+      { store: other, keyring: service.keyring, config: service.config },
+      { sync: { queue: { retryLimit: 0, pollSeconds: 0.5 } } },
+    );
     const otherSyncs = otherService.ctx.syncs;
     try {
       upstream.delays.set('/forms?', 100);
@@ -463,7 +499,11 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     const jiraReadiness = await readiness(a, jira.body.id);
     expect(jiraReadiness.supported_context_store_entities.map((e) => e.entity)).toContain('issue_comments');
     expect(jiraReadiness.configured_cache_entities.map((e) => e.entity)).not.toContain('issue_comments');
-    expect(await entityReadiness(service.store.db, jira.body.id, 'issue_comments')).toMatchObject({ status: 'not_synced', syncable: false, ready_for_search: false });
+    expect(await entityReadiness(service.store.db, jira.body.id, 'issue_comments')).toMatchObject({
+      status: 'not_synced',
+      syncable: false,
+      ready_for_search: false,
+    });
 
     const extra = await startSync(a, id, { entity: 'forms', full: true });
     expect(extra.status).toBe(422);
@@ -501,7 +541,12 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       name: 'Typeform paused',
       credentials: { access_token: upstream.token },
     });
-    const workspace = await service.store.db.selectFrom('workspaces').select('id').where('organization_id', '=', a.organizationId).where('name', '=', 'paused').executeTakeFirstOrThrow();
+    const workspace = await service.store.db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('organization_id', '=', a.organizationId)
+      .where('name', '=', 'paused')
+      .executeTakeFirstOrThrow();
     await service.store.db.updateTable('workspaces').set({ status: 'inactive' }).where('id', '=', workspace.id).execute();
     expect((await startSync(a, id.body.id)).status).toBe(403);
   });
@@ -543,13 +588,20 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
     try {
-      const created = await a.api.post<{ id: string }>(CREATE, { workspace_name: 'default', connector_type: 'sentry', name: 'Sentry', credentials: { auth_token: SENTRY_TOKEN } });
+      const created = await a.api.post<{ id: string }>(CREATE, {
+        workspace_name: 'default',
+        connector_type: 'sentry',
+        name: 'Sentry',
+        credentials: { auth_token: SENTRY_TOKEN },
+      });
       expect(created.status).toBe(200);
       const api = () => nock(SENTRY).matchHeader('authorization', `Bearer ${SENTRY_TOKEN}`);
       const next = (path: string, cursor: string) => ({ link: `<${SENTRY}${path}?cursor=${cursor}>; rel="next"; results="true"; cursor="${cursor}"` });
       const end = (path: string) => ({ link: `<${SENTRY}${path}?cursor=0:100:0>; rel="next"; results="false"; cursor="0:100:0"` });
       const scopes = [
-        api().get('/api/0/organizations/').reply(200, [{ id: '1', slug: 'acme', name: 'Acme' }], end('/api/0/organizations/')),
+        api()
+          .get('/api/0/organizations/')
+          .reply(200, [{ id: '1', slug: 'acme', name: 'Acme' }], end('/api/0/organizations/')),
         api()
           .get('/api/0/organizations/acme/projects/')
           .reply(200, [{ id: '11', slug: 'web', name: 'Web' }], next('/api/0/organizations/acme/projects/', '0:1:0')),
@@ -575,7 +627,14 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       expect(done.organizations?.status).toBe('not_synced');
       expect(done.projects?.status).toBe('not_synced');
       expect((await records(created.body.id, 'issues')).map((r) => r.record_id)).toEqual(['101', '102', '201']);
-      expect(await service.store.db.selectFrom('context_records').select('entity').where('connector_id', '=', created.body.id).where('entity', '!=', 'issues').execute()).toEqual([]);
+      expect(
+        await service.store.db
+          .selectFrom('context_records')
+          .select('entity')
+          .where('connector_id', '=', created.body.id)
+          .where('entity', '!=', 'issues')
+          .execute(),
+      ).toEqual([]);
     } finally {
       nock.cleanAll();
       nock.enableNetConnect();
@@ -602,20 +661,43 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
         ...(nextLink !== undefined && { paging: { next_link: nextLink } }),
         [plural]: records.map((r) => ({ sub_request_status: 'SUCCESS', [singular]: r })),
       });
-      const campaign = (id: string, adAccountId: string, name: string) => ({ id, ad_account_id: adAccountId, name, status: 'ACTIVE', objective: 'BRAND_AWARENESS', created_at: '2026-11-01T10:00:00.000Z' });
+      const campaign = (id: string, adAccountId: string, name: string) => ({
+        id,
+        ad_account_id: adAccountId,
+        name,
+        status: 'ACTIVE',
+        objective: 'BRAND_AWARENESS',
+        created_at: '2026-11-01T10:00:00.000Z',
+      });
       const scopes = [
-        api().get('/v1/me/organizations').reply(200, wrap('organizations', 'organization', [{ id: 'org-1', name: 'Acme Brand', type: 'ENTERPRISE' }])),
+        api()
+          .get('/v1/me/organizations')
+          .reply(200, wrap('organizations', 'organization', [{ id: 'org-1', name: 'Acme Brand', type: 'ENTERPRISE' }])),
         // A sync asks for the largest page (limit 1000) and follows next_link.
         api()
           .get('/v1/organizations/org-1/adaccounts')
           .query({ limit: '1000' })
-          .reply(200, wrap('adaccounts', 'adaccount', [{ id: 'acct-1', name: 'Acme US', organization_id: 'org-1' }], `${SNAP}/v1/organizations/org-1/adaccounts?cursor=c2&limit=1000`)),
+          .reply(
+            200,
+            wrap(
+              'adaccounts',
+              'adaccount',
+              [{ id: 'acct-1', name: 'Acme US', organization_id: 'org-1' }],
+              `${SNAP}/v1/organizations/org-1/adaccounts?cursor=c2&limit=1000`,
+            ),
+          ),
         api()
           .get('/v1/organizations/org-1/adaccounts')
           .query({ cursor: 'c2', limit: '1000' })
           .reply(200, wrap('adaccounts', 'adaccount', [{ id: 'acct-2', name: 'Acme EU', organization_id: 'org-1' }])),
-        api().get('/v1/adaccounts/acct-1/campaigns').query({ limit: '1000' }).reply(200, wrap('campaigns', 'campaign', [campaign('camp-1', 'acct-1', 'Holiday launch'), campaign('camp-2', 'acct-1', 'Spring sale')])),
-        api().get('/v1/adaccounts/acct-2/campaigns').query({ limit: '1000' }).reply(200, wrap('campaigns', 'campaign', [campaign('camp-3', 'acct-2', 'Rentrée')])),
+        api()
+          .get('/v1/adaccounts/acct-1/campaigns')
+          .query({ limit: '1000' })
+          .reply(200, wrap('campaigns', 'campaign', [campaign('camp-1', 'acct-1', 'Holiday launch'), campaign('camp-2', 'acct-1', 'Spring sale')])),
+        api()
+          .get('/v1/adaccounts/acct-2/campaigns')
+          .query({ limit: '1000' })
+          .reply(200, wrap('campaigns', 'campaign', [campaign('camp-3', 'acct-2', 'Rentrée')])),
       ];
       const done = await syncAndSettle(a, created.body.id, { entity: 'campaigns' });
       for (const scope of scopes) expect(scope.isDone()).toBe(true);
@@ -623,14 +705,18 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       const stored = await records(created.body.id, 'campaigns');
       expect(stored.map((r) => r.record_id)).toEqual(['camp-1', 'camp-2', 'camp-3']);
       // The stored records are the campaigns themselves, not Snapchat's {sub_request_status, campaign} wrappers.
-      expect(stored.map((r) => r.data)).toEqual([campaign('camp-1', 'acct-1', 'Holiday launch'), campaign('camp-2', 'acct-1', 'Spring sale'), campaign('camp-3', 'acct-2', 'Rentrée')]);
+      expect(stored.map((r) => r.data)).toEqual([
+        campaign('camp-1', 'acct-1', 'Holiday launch'),
+        campaign('camp-2', 'acct-1', 'Spring sale'),
+        campaign('camp-3', 'acct-2', 'Rentrée'),
+      ]);
     } finally {
       nock.cleanAll();
       nock.enableNetConnect();
     }
   });
 
-  it('syncs a single object (Harvest\'s company) through its get, as one record', async () => {
+  it("syncs a single object (Harvest's company) through its get, as one record", async () => {
     nock.disableNetConnect();
     nock.enableNetConnect('127.0.0.1');
     try {
@@ -641,7 +727,15 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
         credentials: { option_title: 'Personal Access Token', api_token: 'harvest-pat-sync-0001', account_id: '123456' },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
-      const company = { base_uri: 'https://acme.harvestapp.com', full_domain: 'acme.harvestapp.com', name: 'Acme', is_active: true, week_start_day: 'Monday', plan_type: 'sponsored', weekly_capacity: 126000 };
+      const company = {
+        base_uri: 'https://acme.harvestapp.com',
+        full_domain: 'acme.harvestapp.com',
+        name: 'Acme',
+        is_active: true,
+        week_start_day: 'Monday',
+        plan_type: 'sponsored',
+        weekly_capacity: 126000,
+      };
       const scope = nock('https://api.harvestapp.com')
         .get('/v2/company')
         .matchHeader('authorization', 'Bearer harvest-pat-sync-0001')
@@ -728,7 +822,10 @@ describe.each(storeKinds())('context store sync (%s)', (kind) => {
       fail = false;
       const done = await syncAndSettle(a, id, { entity: 'forms' });
       expect(done.forms?.status).toBe('ready');
-      expect(seen).toEqual([['form1', 'form2'], ['form1', 'form2']]);
+      expect(seen).toEqual([
+        ['form1', 'form2'],
+        ['form1', 'form2'],
+      ]);
     } finally {
       remove();
     }
@@ -771,13 +868,19 @@ describe('switchyard sync progress display', () => {
     expect(formatBar('running', 2)).toBe('[  ===       ]');
     expect(formatBar('running', 9)).toBe('[         ===]');
     expect(formatBar('running', 10)).toBe('[        === ]');
-    expect(formatProgressLine(progress({}), 9)).toBe('forms      [            ]  running   1,200 records  12 pages  600 rec/s  2.0s'.replace('[            ]', formatBar('running', 12)));
-    expect(formatProgressLine(progress({ phase: 'ready', changed: 3, deleted: 1 }), 5)).toBe('forms  [############]  ready     1,200 records  12 pages  600 rec/s  2.0s (3 changed, 1 deleted)');
+    expect(formatProgressLine(progress({}), 9)).toBe(
+      'forms      [            ]  running   1,200 records  12 pages  600 rec/s  2.0s'.replace('[            ]', formatBar('running', 12)),
+    );
+    expect(formatProgressLine(progress({ phase: 'ready', changed: 3, deleted: 1 }), 5)).toBe(
+      'forms  [############]  ready     1,200 records  12 pages  600 rec/s  2.0s (3 changed, 1 deleted)',
+    );
     expect(formatProgressLine(progress({ phase: 'failed', reason: 'Reading forms (page 13) failed: boom' }), 5)).toBe(
       'forms  [!!!!!!!!!!!!]  failed    1,200 records  12 pages  600 rec/s  2.0s  Reading forms (page 13) failed: boom',
     );
     expect(formatProgressLine(progress({ phase: 'queued' }), 5)).toBe('forms  [            ]  queued');
-    expect(formatPlainLine(progress({ phase: 'ready', elapsedMs: 65_000, records: 65_000 }))).toBe('sync forms: ready, 65,000 records, 12 pages, 1,000 rec/s, 1m05s (0 changed)');
+    expect(formatPlainLine(progress({ phase: 'ready', elapsedMs: 65_000, records: 65_000 }))).toBe(
+      'sync forms: ready, 65,000 records, 12 pages, 1,000 rec/s, 1m05s (0 changed)',
+    );
     expect(formatPlainLine(progress({ phase: 'failed', reason: 'nope' }))).toBe('sync forms: failed after 1,200 records, 12 pages, 600 rec/s, 2.0s: nope');
   });
 
@@ -841,7 +944,12 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
         keyring: new Keyring(Buffer.from(masterKey, 'base64')),
         config: { host: '127.0.0.1', port: 0, dataDir, upstreamBaseUrls: {}, logLevel: 'silent', tokenTtlSeconds: 900, bodyLimitBytes: 1_048_576 },
       });
-      const created = await createConnector(ctx, organization_id, { workspace_name: 'default', connector_type: 'typeform', name: 'Typeform', credentials: { access_token: upstream.token } }, { check: false });
+      const created = await createConnector(
+        ctx,
+        organization_id,
+        { workspace_name: 'default', connector_type: 'typeform', name: 'Typeform', credentials: { access_token: upstream.token } },
+        { check: false },
+      );
       connectorId = created.id;
     } finally {
       await store.close();
@@ -878,7 +986,9 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     expect(json.status, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({
       connector_id: connectorId,
-      entities: [{ entity: 'forms', status: 'ready', mode: 'full', records: 4, changed: 0, deleted: 0, pages: 2, record_count: 4, seconds: expect.any(Number) }],
+      entities: [
+        { entity: 'forms', status: 'ready', mode: 'full', records: 4, changed: 0, deleted: 0, pages: 2, record_count: 4, seconds: expect.any(Number) },
+      ],
     });
     const unknown = await runCli(['sync', connectorId, '--entity', 'nope'], env());
     expect(unknown.status).toBe(1);
@@ -890,6 +1000,8 @@ describe('switchyard sync <connector_id> (CLI against a data folder and an UPSTR
     const refused = await runCli(['sync', connectorId], env());
     upstream.failures.clear();
     expect(refused.status).toBe(1);
-    expect(refused.stdout).toMatch(/^forms: failed: Reading forms \(page 1\) failed: .*\nresponses: failed: responses is read through forms, whose sync failed: /);
+    expect(refused.stdout).toMatch(
+      /^forms: failed: Reading forms \(page 1\) failed: .*\nresponses: failed: responses is read through forms, whose sync failed: /,
+    );
   });
 });

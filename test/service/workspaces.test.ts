@@ -188,7 +188,16 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
     const ids = Array.from({ length: 5 }, () => randomUUID());
     await db()
       .insertInto('workspaces')
-      .values(ids.map((id, index) => ({ id, organization_id: tenant.organizationId, name: `same-${index}`, status: 'active' as const, created_at: createdAt, updated_at: createdAt })))
+      .values(
+        ids.map((id, index) => ({
+          id,
+          organization_id: tenant.organizationId,
+          name: `same-${index}`,
+          status: 'active' as const,
+          created_at: createdAt,
+          updated_at: createdAt,
+        })),
+      )
       .execute();
     const seen: string[] = [];
     let next: string | null = `${service.url}${BASE}?limit=2`;
@@ -378,7 +387,7 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
     expect((await tenant.api.put(`${BASE}/${id}`, { status: 'active' })).status).toBe(404);
     expect((await tenant.api.delete(`${BASE}/${id}`)).status).toBe(404);
     expect((await listAll(tenant)).map((w) => w.id)).not.toContain(id);
-    expect((await listAll(tenant, '&name_contains=doomed'))).toEqual([]);
+    expect(await listAll(tenant, '&name_contains=doomed')).toEqual([]);
 
     // A later connector create in that name makes a new, empty, active workspace.
     const reborn = await workspace(tenant, 'doomed');
@@ -519,7 +528,10 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
     for (const [body, field, rule] of cases) {
       const response = await tenant.api.put<ErrorBody>(`${BASE}/${id}`, body);
       expect(response.status, JSON.stringify(body)).toBe(422);
-      expect(response.body.errors.map((e) => [e.field, e.error_code]), JSON.stringify(body)).toContainEqual([field === 'body' && rule === 'type' ? '' : field, rule]);
+      expect(
+        response.body.errors.map((e) => [e.field, e.error_code]),
+        JSON.stringify(body),
+      ).toContainEqual([field === 'body' && rule === 'type' ? '' : field, rule]);
     }
     // As Airbyte's schema allows: an update that changes nothing (empty, all null, only the ignored cache_enabled) answers the current record.
     const current = await tenant.api.get<Workspace>(`${BASE}/${id}`);
@@ -538,7 +550,10 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
     const text = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, { rawBody: 'status=active', headers: { 'content-type': 'text/plain' } });
     expect(text.status).toBe(422);
     expect(text.body.message).toMatch(/must be object/);
-    const xml = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, { rawBody: '<status>active</status>', headers: { 'content-type': 'application/xml' } });
+    const xml = await tenant.api.request<ErrorBody>('PUT', `${BASE}/${id}`, {
+      rawBody: '<status>active</status>',
+      headers: { 'content-type': 'application/xml' },
+    });
     expect(xml.status).toBe(415);
     const huge = await tenant.api.put<ErrorBody>(`${BASE}/${id}`, { name: 'x'.repeat(2 * 1024 * 1024) });
     expect(huge.status).toBe(413);
@@ -549,7 +564,9 @@ describe.each(storeKinds())('workspaces (%s)', (kind) => {
 
   it('describes the workspace routes in the OpenAPI document', async () => {
     const tenant = await createTenant(service);
-    const doc = await tenant.api.get<{ paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>> }>('/api/v1/openapi.json');
+    const doc = await tenant.api.get<{ paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, unknown> }>> }>(
+      '/api/v1/openapi.json',
+    );
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.body.paths[BASE] ?? {})).toEqual(['get']);
     expect(Object.keys(doc.body.paths[`${BASE}/stats`] ?? {})).toEqual(['get']);

@@ -13,7 +13,9 @@ describe('requiredInput', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('fails the suite under CI=true when the input is missing', () => {
-    expect(() => requiredInput(missing, 'The service contract', { CI: 'true' })).toThrow(/The service contract is missing .*service-contract\.md.*CI runs every suite/);
+    expect(() => requiredInput(missing, 'The service contract', { CI: 'true' })).toThrow(
+      /The service contract is missing .*service-contract\.md.*CI runs every suite/,
+    );
     expect(() => requiredInput(missing, 'The service contract', { CI: '1' })).toThrow();
   });
 

@@ -61,7 +61,12 @@ export interface FakeAuthorizationServer {
  * Any path ending in /authorize is the consent page and any ending in /token the token endpoint, so one fake
  * serves every vendor's layout. `callbackParams` are added to the redirect back (Harvest's scope=harvest:ID).
  */
-export async function startFakeAuthorizationServer(options: { clientId: string; clientSecret: string; instanceUrl: string; callbackParams?: Record<string, string> }): Promise<FakeAuthorizationServer> {
+export async function startFakeAuthorizationServer(options: {
+  clientId: string;
+  clientSecret: string;
+  instanceUrl: string;
+  callbackParams?: Record<string, string>;
+}): Promise<FakeAuthorizationServer> {
   const codes = new Map<string, IssuedCode>();
   const requests: RecordedRequest[] = [];
   const accessTokens: string[] = [];
@@ -83,7 +88,11 @@ export async function startFakeAuthorizationServer(options: { clientId: string; 
         return;
       }
       const code = `code-${randomBytes(8).toString('hex')}`;
-      codes.set(code, { clientId: query.client_id, redirectUri: query.redirect_uri, ...(query.code_challenge !== undefined && { challenge: query.code_challenge }) });
+      codes.set(code, {
+        clientId: query.client_id,
+        redirectUri: query.redirect_uri,
+        ...(query.code_challenge !== undefined && { challenge: query.code_challenge }),
+      });
       const allow = new URL(query.redirect_uri);
       allow.searchParams.set('code', code);
       allow.searchParams.set('state', query.state);
@@ -106,10 +115,18 @@ export async function startFakeAuthorizationServer(options: { clientId: string; 
         codes.delete(body.code as string);
         if (issued.redirectUri !== body.redirect_uri) return json(response, 400, { error: 'invalid_grant', error_description: 'redirect_uri mismatch' });
         if (issued.challenge !== undefined) {
-          const computed = createHash('sha256').update(body.code_verifier ?? '').digest('base64url');
+          const computed = createHash('sha256')
+            .update(body.code_verifier ?? '')
+            .digest('base64url');
           if (computed !== issued.challenge) return json(response, 400, { error: 'invalid_grant', error_description: 'code verifier mismatch' });
         }
-        return json(response, 200, { access_token: issueAccess(), refresh_token: refreshToken, instance_url: options.instanceUrl, token_type: 'Bearer', issued_at: String(Date.now()) });
+        return json(response, 200, {
+          access_token: issueAccess(),
+          refresh_token: refreshToken,
+          instance_url: options.instanceUrl,
+          token_type: 'Bearer',
+          issued_at: String(Date.now()),
+        });
       }
       if (body.grant_type === 'refresh_token' && body.refresh_token === refreshToken) {
         return json(response, 200, { access_token: issueAccess(), instance_url: options.instanceUrl, token_type: 'Bearer' });
@@ -119,7 +136,16 @@ export async function startFakeAuthorizationServer(options: { clientId: string; 
     json(response, 404, { error: 'not_found' });
   });
   const url = await listen(server);
-  return { url, clientId: options.clientId, clientSecret: options.clientSecret, requests, accessTokens, refreshToken, instanceUrl: options.instanceUrl, close: () => close(server) };
+  return {
+    url,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    requests,
+    accessTokens,
+    refreshToken,
+    instanceUrl: options.instanceUrl,
+    close: () => close(server),
+  };
 }
 
 export interface FakeVendorApi {
@@ -131,7 +157,9 @@ export interface FakeVendorApi {
 }
 
 export const HARVEST_USERS = [{ id: 3230547, first_name: 'Jim', last_name: 'Allen', email: 'jimallen@example.com' }];
-export const SALESFORCE_CONTACTS = [{ attributes: { type: 'Contact', url: '/services/data/v62.0/sobjects/Contact/003D000000QOJf2IAH' }, Id: '003D000000QOJf2IAH', Name: 'Ana Lima' }];
+export const SALESFORCE_CONTACTS = [
+  { attributes: { type: 'Contact', url: '/services/data/v62.0/sobjects/Contact/003D000000QOJf2IAH' }, Id: '003D000000QOJf2IAH', Name: 'Ana Lima' },
+];
 
 /** Harvest- and Salesforce-like answers; cheap reads of any other path answer an empty page. */
 export async function startFakeVendorApi(): Promise<FakeVendorApi> {
@@ -144,11 +172,24 @@ export async function startFakeVendorApi(): Promise<FakeVendorApi> {
     const [, vendor, ...rest] = url.pathname.split('/');
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if ((vendor !== 'harvest' && vendor !== 'salesforce') || token === undefined || !accepted[vendor].has(token)) {
-      return json(response, 401, vendor === 'salesforce' ? [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }] : { error: 'invalid_token' });
+      return json(
+        response,
+        401,
+        vendor === 'salesforce' ? [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }] : { error: 'invalid_token' },
+      );
     }
     const resource = rest.join('/');
     if (vendor === 'harvest' && resource === 'users') {
-      return json(response, 200, { users: HARVEST_USERS, per_page: 2000, total_pages: 1, total_entries: 1, next_page: null, previous_page: null, page: 1, links: { first: null, next: null, previous: null, last: null } });
+      return json(response, 200, {
+        users: HARVEST_USERS,
+        per_page: 2000,
+        total_pages: 1,
+        total_entries: 1,
+        next_page: null,
+        previous_page: null,
+        page: 1,
+        links: { first: null, next: null, previous: null, last: null },
+      });
     }
     if (vendor === 'salesforce' && resource === 'query') {
       return json(response, 200, { totalSize: 1, done: true, records: SALESFORCE_CONTACTS });

@@ -45,11 +45,20 @@ export async function startHarvestStandIn(): Promise<HarvestStandIn> {
     const accountId = req.headers['harvest-account-id'] as string | undefined;
     requests.push({ method: req.method ?? '', target: `${url.pathname}${url.search}`, authorization, accountId });
     if (!authorization?.startsWith('Bearer ') || accountId === undefined) {
-      return send(res, 401, { error: 'invalid_token', error_description: 'The access token provided is expired, revoked, malformed or invalid for other reasons.' });
+      return send(res, 401, {
+        error: 'invalid_token',
+        error_description: 'The access token provided is expired, revoked, malformed or invalid for other reasons.',
+      });
     }
     if (req.method !== 'GET') return send(res, 404, { error: 'not_found' });
     if (/^(?:\/v2)?\/company$/.test(url.pathname)) {
-      return send(res, 200, { base_uri: 'https://acme.harvestapp.com', full_domain: 'acme.harvestapp.com', name: 'Acme', is_active: true, week_start_day: 'Monday' });
+      return send(res, 200, {
+        base_uri: 'https://acme.harvestapp.com',
+        full_domain: 'acme.harvestapp.com',
+        name: 'Acme',
+        is_active: true,
+        week_start_day: 'Monday',
+      });
     }
     const list = /^(\/v2)?\/([a-z_]+)$/.exec(url.pathname);
     if (list) {

@@ -21,7 +21,15 @@ export interface IntercomStandIn {
 }
 
 export function contact(n: number): Record<string, unknown> {
-  return { type: 'contact', id: `c${n}`, role: 'user', email: `person${n}@example.com`, name: `Person ${n}`, created_at: 1_700_000_000 + n, updated_at: 1_700_000_000 + n };
+  return {
+    type: 'contact',
+    id: `c${n}`,
+    role: 'user',
+    email: `person${n}@example.com`,
+    name: `Person ${n}`,
+    created_at: 1_700_000_000 + n,
+    updated_at: 1_700_000_000 + n,
+  };
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
@@ -42,7 +50,8 @@ export async function startIntercomStandIn(count = 5): Promise<IntercomStandIn> 
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(value));
       };
-      if (request.headers.authorization !== 'Bearer intercom-secret-token') return send(401, { type: 'error.list', errors: [{ code: 'unauthorized', message: 'Access Token Invalid' }] });
+      if (request.headers.authorization !== 'Bearer intercom-secret-token')
+        return send(401, { type: 'error.list', errors: [{ code: 'unauthorized', message: 'Access Token Invalid' }] });
       const one = /^\/contacts\/([^/]+)$/.exec(url.pathname);
       if (request.method === 'GET' && url.pathname === '/contacts') {
         const perPage = Number(url.searchParams.get('per_page') ?? '50');
@@ -51,7 +60,12 @@ export async function startIntercomStandIn(count = 5): Promise<IntercomStandIn> 
         const page = contacts.slice(start, start + perPage);
         const last = page.at(-1);
         const more = start + perPage < contacts.length && last !== undefined;
-        return send(200, { type: 'list', data: page, total_count: contacts.length, pages: { type: 'pages', per_page: perPage, ...(more && { next: { per_page: perPage, starting_after: last.id } }) } });
+        return send(200, {
+          type: 'list',
+          data: page,
+          total_count: contacts.length,
+          pages: { type: 'pages', per_page: perPage, ...(more && { next: { per_page: perPage, starting_after: last.id } }) },
+        });
       }
       if (request.method === 'GET' && one) {
         const found = contacts.find((c) => c.id === one[1]);

@@ -44,4 +44,3 @@ entities:
         params:
           id: { in: path, required: true, schema: { type: integer } }
 `;
-

@@ -54,8 +54,15 @@ export async function startCluster(): Promise<Cluster> {
   const port = await freePort();
   run(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   run(path.join(PG_BIN, 'pg_ctl'), [
-    '-D', dataDir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'),
-    '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    '-D',
+    dataDir,
+    '-w',
+    '-t',
+    '60',
+    '-l',
+    path.join(dir, 'server.log'),
+    '-o',
+    `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
     'start',
   ]);
   return {

@@ -48,7 +48,9 @@ export interface TestService {
 export async function startTestService(
   kind: StoreKind,
   overrides: Partial<ServiceConfig> = {},
-  options: ComposeOptions & { /** How the service reaches a PostgreSQL database (e.g. through a TCP proxy that plays an outage). */ storeUrl?: (databaseUrl: string) => string } = {},
+  options: ComposeOptions & {
+    /** How the service reaches a PostgreSQL database (e.g. through a TCP proxy that plays an outage). */ storeUrl?: (databaseUrl: string) => string;
+  } = {},
 ): Promise<TestService> {
   const databaseUrl = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const store = await openStore(databaseUrl ? { databaseUrl: options.storeUrl?.(databaseUrl) ?? databaseUrl } : { dataDir: 'memory://' });

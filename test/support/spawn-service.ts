@@ -11,7 +11,25 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 /** The environment of a child: ours without the service settings, plus `env` (undefined removes a variable). */
 export function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['HOST', 'PORT', 'DATA_DIR', 'DATABASE_URL', 'SWITCHYARD_MASTER_KEY', 'SWITCHYARD_NEW_MASTER_KEY', 'UPSTREAM_BASE_URLS', 'LOG_LEVEL', 'TOKEN_TTL_SECONDS', 'SCOPED_TOKEN_TTL_SECONDS', 'BODY_LIMIT_BYTES', 'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_RETRIES', 'SWITCHYARD_OPERATOR_TOKEN', 'SWITCHYARD_URL', 'METRICS_TOKEN', 'STORE_WAIT_SECONDS']) {
+  for (const name of [
+    'HOST',
+    'PORT',
+    'DATA_DIR',
+    'DATABASE_URL',
+    'SWITCHYARD_MASTER_KEY',
+    'SWITCHYARD_NEW_MASTER_KEY',
+    'UPSTREAM_BASE_URLS',
+    'LOG_LEVEL',
+    'TOKEN_TTL_SECONDS',
+    'SCOPED_TOKEN_TTL_SECONDS',
+    'BODY_LIMIT_BYTES',
+    'UPSTREAM_TIMEOUT_MS',
+    'UPSTREAM_RETRIES',
+    'SWITCHYARD_OPERATOR_TOKEN',
+    'SWITCHYARD_URL',
+    'METRICS_TOKEN',
+    'STORE_WAIT_SECONDS',
+  ]) {
     delete result[name];
   }
   for (const [name, value] of Object.entries(env)) {
@@ -29,7 +47,12 @@ export interface CliResult {
 
 /** `switchyard ...args` (src/cli.ts) with the given settings. */
 export function runCli(args: string[], env: Record<string, string | undefined>): CliResult {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: REPO_ROOT, env: childEnv(env), encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: REPO_ROOT,
+    env: childEnv(env),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -64,7 +64,8 @@ export async function startTypeformStandIn(options: { token?: string; formsPerPa
     state.requests.push(target);
     const delay = matching(state.delays, target);
     if (delay) await new Promise((resolve) => setTimeout(resolve, delay[1]));
-    if (req.headers.authorization !== `Bearer ${state.token}`) return send(res, 401, { code: 'AUTHENTICATION_FAILED', description: 'Authentication credentials not found on the Request Headers' });
+    if (req.headers.authorization !== `Bearer ${state.token}`)
+      return send(res, 401, { code: 'AUTHENTICATION_FAILED', description: 'Authentication credentials not found on the Request Headers' });
     const failure = matching(state.failures, target);
     if (failure && failure[1].times > 0) {
       failure[1].times -= 1;

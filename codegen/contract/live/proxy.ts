@@ -71,7 +71,9 @@ function violationsOf(answer: Answer): Violation[] {
     Array.isArray(v.location) && v.location[0] !== 'request' && v.location[0] !== 'response' ? { ...v, location: ['request', ...v.location] } : v,
   );
   const all = [...parseViolations(answer.headers.get('sl-violations')), ...fromBody];
-  return all.filter((v, i) => Array.isArray(v.location) && all.findIndex((w) => w.message === v.message && w.location.join('.') === v.location.join('.')) === i);
+  return all.filter(
+    (v, i) => Array.isArray(v.location) && all.findIndex((w) => w.message === v.message && w.location.join('.') === v.location.join('.')) === i,
+  );
 }
 
 function parseJson(text: string): unknown {

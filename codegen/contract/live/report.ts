@@ -9,7 +9,10 @@ export function specLine(r: LiveSpecResult): string {
   return `${r.spec} (${r.connectors.join(', ')}): ${r.actions} actions, ${r.requests} requests, ${r.findings.length} findings, ${(r.ms / 1000).toFixed(1)} s`;
 }
 
-export function formatLiveReport(out: { results: readonly LiveSpecResult[]; unnamed: readonly string[]; archived: readonly string[] }, totalMs: number): string {
+export function formatLiveReport(
+  out: { results: readonly LiveSpecResult[]; unnamed: readonly string[]; archived: readonly string[] },
+  totalMs: number,
+): string {
   const lines: string[] = ['Live conformance against Prism mocks of the vendor OpenAPI descriptions', ''];
   for (const r of out.results) lines.push(specLine(r));
   for (const spec of out.unnamed) lines.push(`${spec}: no manifest names it; not run`);
@@ -27,6 +30,9 @@ export function formatLiveReport(out: { results: readonly LiveSpecResult[]; unna
   const findings = out.results.flatMap((r) => r.findings);
   if (findings.length > 0) lines.push('', `Findings (${findings.length}):`, ...findings.map(findingLine));
   const requests = out.results.reduce((n, r) => n + r.requests, 0);
-  lines.push('', `${findings.length > 0 ? `contract --live: FAILED (${findings.length} findings)` : 'contract --live: OK'}, ${requests} requests in ${(totalMs / 1000).toFixed(1)} s`);
+  lines.push(
+    '',
+    `${findings.length > 0 ? `contract --live: FAILED (${findings.length} findings)` : 'contract --live: OK'}, ${requests} requests in ${(totalMs / 1000).toFixed(1)} s`,
+  );
   return `${lines.join('\n')}\n`;
 }

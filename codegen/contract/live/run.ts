@@ -167,7 +167,9 @@ function paginationSources(action: ActionDefinition): { walk: Array<[string, str
 /** The JSON schema of the operation's first 2xx response, if it declares one. */
 function responseSchema(doc: Record<string, unknown>, operation: Record<string, unknown>): unknown {
   const responses = isRecord(operation['responses']) ? operation['responses'] : {};
-  const ok = Object.keys(responses).sort().find((code) => /^2/.test(code));
+  const ok = Object.keys(responses)
+    .sort()
+    .find((code) => /^2/.test(code));
   const response = ok === undefined ? undefined : resolveRef(doc, responses[ok]);
   const content = isRecord(response) && isRecord(response['content']) ? response['content'] : {};
   const media = Object.entries(content).find(([type]) => /json|\*\/\*/i.test(type))?.[1];
@@ -205,7 +207,13 @@ function pathStatus(doc: Record<string, unknown>, schema: unknown, segments: str
   if (/^\d+$/.test(head) && s['items'] !== undefined) return pathStatus(doc, s['items'], rest, depth + 1);
   const props = s['properties'];
   if (isRecord(props) && props[head] !== undefined) return pathStatus(doc, props[head], rest, depth + 1);
-  if (best === 'absent' && !isRecord(props) && s['items'] === undefined && (s['type'] === 'object' || s['type'] === undefined) && !['allOf', 'oneOf', 'anyOf'].some((k) => s[k] !== undefined)) {
+  if (
+    best === 'absent' &&
+    !isRecord(props) &&
+    s['items'] === undefined &&
+    (s['type'] === 'object' || s['type'] === undefined) &&
+    !['allOf', 'oneOf', 'anyOf'].some((k) => s[k] !== undefined)
+  ) {
     return 'opaque';
   }
   return best;
@@ -281,7 +289,11 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
     if (!answered) return undefined;
     const last = exchanges.at(-1) as Exchange;
     if (error !== undefined) {
-      add('runtime_error', `${label}${error instanceof Error ? error.message : String(error)}; the answer was ${last.responseText.slice(0, 200)}`, describeRequest(last));
+      add(
+        'runtime_error',
+        `${label}${error instanceof Error ? error.message : String(error)}; the answer was ${last.responseText.slice(0, 200)}`,
+        describeRequest(last),
+      );
       return undefined;
     }
     if (action.result === 'many') {
@@ -291,7 +303,12 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
       const unreadable = paths.filter((p) => !Array.isArray(getPath(body, p)));
       if (unreadable.length === paths.length) {
         const where = unreadable.map((p) => `"${p ?? '(root)'}"`).join(', ');
-        if (!declaresShape(spec.doc, schema)) note('records_unreadable', `${label}records at ${where} not checkable: the vendor description declares no response body for this operation`, describeRequest(last));
+        if (!declaresShape(spec.doc, schema))
+          note(
+            'records_unreadable',
+            `${label}records at ${where} not checkable: the vendor description declares no response body for this operation`,
+            describeRequest(last),
+          );
         else add('records_unreadable', `${label}no list of records at ${where} in the vendor's example`, describeRequest(last));
       }
       const status = (source: string): 'declared' | 'opaque' | 'absent' => {
@@ -303,13 +320,23 @@ async function runAction(run: ActionRun, spec: OpenApiSpec, proxy: RecordingProx
       const missingWalk = walk.filter(([, source]) => !readable(source));
       if (missingWalk.length > 0) {
         const what = missingWalk.map(([k, src]) => `${k} (${src})`).join(', ');
-        if (!declaresShape(spec.doc, schema)) note('pagination_unreadable', `${label}pagination ${what} not checkable: the vendor description declares no response body`, describeRequest(last));
-        else if (missingWalk.every(([, src]) => status(src) === 'opaque')) note('pagination_unreadable', `${label}pagination ${what} not checkable: the vendor's response schema leaves that object without properties`, describeRequest(last));
+        if (!declaresShape(spec.doc, schema))
+          note('pagination_unreadable', `${label}pagination ${what} not checkable: the vendor description declares no response body`, describeRequest(last));
+        else if (missingWalk.every(([, src]) => status(src) === 'opaque'))
+          note(
+            'pagination_unreadable',
+            `${label}pagination ${what} not checkable: the vendor's response schema leaves that object without properties`,
+            describeRequest(last),
+          );
         else add('pagination_unreadable', `${label}pagination ${what} is neither in the vendor's example nor in its response schema`, describeRequest(last));
       }
       const missingBlock = block.filter(([, source]) => !readable(source));
       if (missingBlock.length > 0 && label === '') {
-        note('pagination_unreadable', `block ${missingBlock.map(([k, src]) => `${k} (${src})`).join(', ')} is not in this response; the contract key is returned as null`, describeRequest(last));
+        note(
+          'pagination_unreadable',
+          `block ${missingBlock.map(([k, src]) => `${k} (${src})`).join(', ')} is not in this response; the contract key is returned as null`,
+          describeRequest(last),
+        );
       }
     }
     return next;
@@ -344,7 +371,9 @@ export function dropUndefinedSecurity(doc: Record<string, unknown>): { doc: Reco
       paths[p] = item;
       continue;
     }
-    paths[p] = Object.fromEntries(Object.entries(item).map(([k, op]) => [k, isRecord(op) && op['security'] !== undefined ? { ...op, security: clean(op['security']) } : op]));
+    paths[p] = Object.fromEntries(
+      Object.entries(item).map(([k, op]) => [k, isRecord(op) && op['security'] !== undefined ? { ...op, security: clean(op['security']) } : op]),
+    );
   }
   const out = { ...doc, paths, ...(doc['security'] !== undefined && { security: clean(doc['security']) }) };
   return { doc: out, dropped: [...dropped] };
@@ -374,7 +403,8 @@ export function applyLiveWaivers(
     }
   }
   waivers.forEach((w, i) => {
-    if (!used.has(i)) open.push({ connector: w.connector, action: w.action, kind: 'stale_waiver', message: `live waiver for ${w.kind} accepts nothing; remove it` });
+    if (!used.has(i))
+      open.push({ connector: w.connector, action: w.action, kind: 'stale_waiver', message: `live waiver for ${w.kind} accepts nothing; remove it` });
   });
   return { findings: open, waived };
 }
@@ -391,8 +421,22 @@ async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> 
   try {
     spec = parseOpenApi(await readFile(file, 'utf8'), file);
   } catch (e) {
-    findings.push({ connector: job.connectors.join(', '), kind: 'prism_failed', message: `unreadable OpenAPI file: ${e instanceof Error ? e.message : String(e)}` });
-    return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings, waived: [], notes, workarounds, ms: performance.now() - started };
+    findings.push({
+      connector: job.connectors.join(', '),
+      kind: 'prism_failed',
+      message: `unreadable OpenAPI file: ${e instanceof Error ? e.message : String(e)}`,
+    });
+    return {
+      spec: job.spec,
+      connectors: job.connectors,
+      actions: job.runs.length,
+      requests,
+      findings,
+      waived: [],
+      notes,
+      workarounds,
+      ms: performance.now() - started,
+    };
   }
   let prism: Awaited<ReturnType<typeof startPrism>> | undefined;
   let proxy: RecordingProxy | undefined;
@@ -403,7 +447,10 @@ async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> 
       servedDir = await mkdtemp(path.join(tmpdir(), 'live-spec-'));
       served = path.join(servedDir, 'openapi.json');
       await writeFile(served, JSON.stringify(repaired.doc));
-      workarounds.set(`security requirements name undefined schemes (${repaired.dropped.join(', ')}), a defect of the vendor description; they were dropped from the served copy`, 1);
+      workarounds.set(
+        `security requirements name undefined schemes (${repaired.dropped.join(', ')}), a defect of the vendor description; they were dropped from the served copy`,
+        1,
+      );
     }
     prism = await startPrism(served);
     proxy = await startRecordingProxy(prism.url);
@@ -417,7 +464,17 @@ async function runSpec(job: SpecJob, specsDir: string): Promise<LiveSpecResult> 
     if (servedDir !== undefined) await rm(servedDir, { recursive: true, force: true });
   }
   const outcome = applyLiveWaivers(findings, job.waivers);
-  return { spec: job.spec, connectors: job.connectors, actions: job.runs.length, requests, findings: outcome.findings, waived: outcome.waived, notes, workarounds, ms: performance.now() - started };
+  return {
+    spec: job.spec,
+    connectors: job.connectors,
+    actions: job.runs.length,
+    requests,
+    findings: outcome.findings,
+    waived: outcome.waived,
+    notes,
+    workarounds,
+    ms: performance.now() - started,
+  };
 }
 
 /** Plans and runs the live check; specs run `concurrency` at a time. */

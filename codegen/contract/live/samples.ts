@@ -71,7 +71,8 @@ export function sampleFromSchema(schemaIn: unknown, doc: Obj = {}, depth = 0, al
   switch (type) {
     case 'integer':
     case 'number': {
-      const min = typeof schema['minimum'] === 'number' ? schema['minimum'] : typeof schema['exclusiveMinimum'] === 'number' ? schema['exclusiveMinimum'] + 1 : 1;
+      const min =
+        typeof schema['minimum'] === 'number' ? schema['minimum'] : typeof schema['exclusiveMinimum'] === 'number' ? schema['exclusiveMinimum'] + 1 : 1;
       const max = typeof schema['maximum'] === 'number' ? schema['maximum'] : Number.POSITIVE_INFINITY;
       return Math.min(Math.max(min, 1), max);
     }
@@ -105,7 +106,9 @@ export function sampleFromSchema(schemaIn: unknown, doc: Obj = {}, depth = 0, al
 
 function okMedia(doc: Obj, operation: Obj): Obj | undefined {
   const responses = isRecord(operation['responses']) ? operation['responses'] : {};
-  const ok = Object.keys(responses).sort().find((code) => /^2/.test(code));
+  const ok = Object.keys(responses)
+    .sort()
+    .find((code) => /^2/.test(code));
   const response = ok === undefined ? undefined : resolveRef(doc, responses[ok]);
   const content = isRecord(response) && isRecord(response['content']) ? response['content'] : {};
   const media = Object.entries(content).find(([type]) => /json|\*\/\*/i.test(type))?.[1];
@@ -176,9 +179,13 @@ export function vendorLookup(doc: Obj, pathItem: Obj, operation: Obj): VendorPar
       if (wire !== param.wire || bodyProps[wire] === undefined) return undefined;
       return { schema: bodyProps[wire], doc };
     }
-    const spec = params.find((p) => p['in'] === param.in && (param.in === 'header' ? String(p['name']).toLowerCase() === param.wire.toLowerCase() : p['name'] === param.wire));
+    const spec = params.find(
+      (p) => p['in'] === param.in && (param.in === 'header' ? String(p['name']).toLowerCase() === param.wire.toLowerCase() : p['name'] === param.wire),
+    );
     if (!spec) return undefined;
-    const examples = isRecord(spec['examples']) ? Object.values(spec['examples']).map((e) => (isRecord(resolveRef(doc, e)) ? (resolveRef(doc, e) as Obj)['value'] : undefined)) : [];
+    const examples = isRecord(spec['examples'])
+      ? Object.values(spec['examples']).map((e) => (isRecord(resolveRef(doc, e)) ? (resolveRef(doc, e) as Obj)['value'] : undefined))
+      : [];
     return { example: spec['example'] ?? examples.find((e) => e !== undefined), schema: spec['schema'], doc };
   };
 }
@@ -206,8 +213,11 @@ export function sampleParams(action: ActionDefinition, vendor: VendorParamLookup
   const first = action.atLeastOneOf?.[0];
   for (const name of [first, ...action.guards.map((g) => g.param)]) if (name !== undefined && !names.includes(name)) names.push(name);
   // A write whose body params are all optional still sends one: an empty body proves nothing.
-  const bodyParams = Object.entries(action.params).filter(([, p]) => p.in === 'body').map(([name]) => name);
-  if (action.method !== 'GET' && action.method !== 'DELETE' && bodyParams.length > 0 && !names.some((n) => bodyParams.includes(n))) names.push(bodyParams[0] as string);
+  const bodyParams = Object.entries(action.params)
+    .filter(([, p]) => p.in === 'body')
+    .map(([name]) => name);
+  if (action.method !== 'GET' && action.method !== 'DELETE' && bodyParams.length > 0 && !names.some((n) => bodyParams.includes(n)))
+    names.push(bodyParams[0] as string);
   const params: Record<string, unknown> = {};
   const missing: string[] = [];
   for (const name of names) {

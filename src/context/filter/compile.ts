@@ -18,7 +18,20 @@ import { FUZZY_THRESHOLD } from './threshold.js';
 import { isNumericText, isoInstantSeconds, utcDay, utcSecond } from './values.js';
 
 export const COMPARISON_OPERATORS = [
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'like', 'startswith', 'endswith', 'contains', 'array_contains', 'fuzzy', 'keyword',
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'like',
+  'startswith',
+  'endswith',
+  'contains',
+  'array_contains',
+  'fuzzy',
+  'keyword',
 ] as const;
 export const LOGICAL_OPERATORS = ['and', 'or', 'not', 'any'] as const;
 export const OPERATORS: readonly string[] = [...COMPARISON_OPERATORS, ...LOGICAL_OPERATORS];
@@ -136,7 +149,13 @@ class FilterCompiler {
         case 'and':
         case 'or': {
           if (!Array.isArray(operand) || operand.length === 0) {
-            parts.push(this.problem(where, 'invalid_filter', `${operator} takes a non-empty array of filters, not ${Array.isArray(operand) ? 'an empty array' : typeName(operand)}`));
+            parts.push(
+              this.problem(
+                where,
+                'invalid_filter',
+                `${operator} takes a non-empty array of filters, not ${Array.isArray(operand) ? 'an empty array' : typeName(operand)}`,
+              ),
+            );
             break;
           }
           if (operand.length > MAX_BRANCHES) {
@@ -182,7 +201,11 @@ class FilterCompiler {
 
   private comparisons(operator: ComparisonOperator, operand: unknown, at: string, scope: Scope, taken: ReadonlySet<string> = new Set()): RawBuilder<boolean> {
     if (!isObject(operand) || Object.keys(operand).length === 0) {
-      return this.problem(at, 'invalid_filter', `${operator} maps field names to values (e.g. {"${operator}": {"status": "open"}}), not ${isObject(operand) ? 'an empty object' : typeName(operand)}`);
+      return this.problem(
+        at,
+        'invalid_filter',
+        `${operator} maps field names to values (e.g. {"${operator}": {"status": "open"}}), not ${isObject(operand) ? 'an empty object' : typeName(operand)}`,
+      );
     }
     const parts: Array<RawBuilder<boolean>> = [];
     for (const [name, value] of Object.entries(operand)) {
@@ -225,7 +248,8 @@ class FilterCompiler {
     const { scope, segments, types } = field;
     if (value === null) return sql<boolean>`(coalesce(jsonb_typeof(${jsonAt(scope, segments)}), 'null') = 'null')`;
     if (typeof value === 'string') {
-      if (value.length > MAX_TEXT_LENGTH) return this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
+      if (value.length > MAX_TEXT_LENGTH)
+        return this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
       const instant = isoInstantSeconds(value);
       if (instant !== undefined) return this.instant('=', field, instant);
       const forms: unknown[] = [value];
@@ -316,10 +340,12 @@ class FilterCompiler {
         const types = scope.record ? declaredTypes(this.entity, parsed.segments) : undefined;
         if (only(types, 'boolean', 'object', 'array')) continue;
         const field: FieldRef = { name, segments: parsed.segments, scope, types };
-        parts.push(this.instantBounds(field, [
-          { operator: RANGE_SQL[lower], seconds: low },
-          { operator: RANGE_SQL[upper], seconds: instantOf(upper, name) as string },
-        ]));
+        parts.push(
+          this.instantBounds(field, [
+            { operator: RANGE_SQL[lower], seconds: low },
+            { operator: RANGE_SQL[upper], seconds: instantOf(upper, name) as string },
+          ]),
+        );
         taken.add(`${lower} ${name}`);
         taken.add(`${upper} ${name}`);
       }
@@ -337,7 +363,8 @@ class FilterCompiler {
       return sql<boolean>`(switchyard_key(${jsonAt(scope, segments)}) ${sql.raw(op)} ${String(value)}::numeric)`;
     }
     if (typeof value === 'string') {
-      if (value.length > MAX_TEXT_LENGTH) return this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
+      if (value.length > MAX_TEXT_LENGTH)
+        return this.problem(at, 'invalid_value', `the value for '${field.name}' is longer than ${MAX_TEXT_LENGTH} characters`);
       const instant = isoInstantSeconds(value);
       if (instant !== undefined) return this.instant(op, field, instant);
       if (only(types, 'number')) {
@@ -345,12 +372,20 @@ class FilterCompiler {
       }
       return sql<boolean>`(jsonb_typeof(${jsonAt(scope, segments)}) = 'string' AND ${textAt(scope, segments)} COLLATE "C" ${sql.raw(op)} ${value})`;
     }
-    return this.problem(at, 'invalid_value', `${operator} on '${field.name}' takes a number or a string (an ISO 8601 instant, a number, or text), not ${typeName(value)}`);
+    return this.problem(
+      at,
+      'invalid_value',
+      `${operator} on '${field.name}' takes a number or a string (an ISO 8601 instant, a number, or text), not ${typeName(value)}`,
+    );
   }
 
   private in(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     if (!Array.isArray(value) || value.length === 0) {
-      return this.problem(at, 'invalid_value', `in on '${field.name}' takes a non-empty array of values, not ${Array.isArray(value) ? 'an empty array' : typeName(value)}`);
+      return this.problem(
+        at,
+        'invalid_value',
+        `in on '${field.name}' takes a non-empty array of values, not ${Array.isArray(value) ? 'an empty array' : typeName(value)}`,
+      );
     }
     if (value.length > MAX_IN_VALUES) return this.problem(at, 'too_many', `in on '${field.name}' takes at most ${MAX_IN_VALUES} values`);
     return or(value.map((item) => this.equals(field, item, at)));
@@ -413,7 +448,11 @@ class FilterCompiler {
   /** An array holding the value (every value, when given an array); objects match elements that contain them. */
   private arrayContains(field: FieldRef, value: unknown, at: string): RawBuilder<boolean> {
     if (value === null || (Array.isArray(value) && value.length === 0)) {
-      return this.problem(at, 'invalid_value', `array_contains on '${field.name}' takes a value or a non-empty array of values, not ${value === null ? 'null' : 'an empty array'}`);
+      return this.problem(
+        at,
+        'invalid_value',
+        `array_contains on '${field.name}' takes a value or a non-empty array of values, not ${value === null ? 'null' : 'an empty array'}`,
+      );
     }
     if (only(field.types, 'string', 'number', 'boolean', 'object')) {
       return this.problem(at, 'invalid_value', `'${field.name}' is not an array field; array_contains applies to arrays (use eq or contains)`);
@@ -464,7 +503,11 @@ class FilterCompiler {
   /** At least one element of the array field matches the nested filter (paths relative to the element, `$` the element itself). */
   private any(operand: unknown, at: string, scope: Scope, depth: number): RawBuilder<boolean> {
     if (!isObject(operand) || Object.keys(operand).length === 0) {
-      return this.problem(at, 'invalid_filter', `any maps an array field to a filter its elements must match (e.g. {"any": {"labels": {"eq": {"name": "bug"}}}}), not ${isObject(operand) ? 'an empty object' : typeName(operand)}`);
+      return this.problem(
+        at,
+        'invalid_filter',
+        `any maps an array field to a filter its elements must match (e.g. {"any": {"labels": {"eq": {"name": "bug"}}}}), not ${isObject(operand) ? 'an empty object' : typeName(operand)}`,
+      );
     }
     const parts: Array<RawBuilder<boolean>> = [];
     for (const [name, nested] of Object.entries(operand)) {

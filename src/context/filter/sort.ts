@@ -145,12 +145,21 @@ export function sortPlan(fields: readonly SortField[], alias: string): SortPlan 
       const texts = values?.[1] ?? null;
       // A redundant bound where the cursor is, so the index is read from there, not from the start.
       const from = (key: SortKey, value: string | null) =>
-        value === null ? sql<boolean>`true` : sql<boolean>`${key.expression} ${sql.raw(first.direction === 'asc' ? '>=' : '<=')} ${key.type === 'numeric' ? sql`${value}::numeric` : sql`${value}`}`;
+        value === null
+          ? sql<boolean>`true`
+          : sql<boolean>`${key.expression} ${sql.raw(first.direction === 'asc' ? '>=' : '<=')} ${key.type === 'numeric' ? sql`${value}::numeric` : sql`${value}`}`;
       const all: SortPhase[] = [
         { where: and([present, sql<boolean>`${numeric.expression} IS NOT NULL`, from(numeric, numbers)]), orderBy: indexOrder },
         // Written so it is no index condition: an index scan of the sort index in order, or the filter's
         // own indexes, serve this query; a bitmap of every record of the entity would not.
-        { where: and([present, sql<boolean>`jsonb_typeof(${jsonAt(recordScope(alias), [first.field])}) <> 'number'`, from(text, numbers === null ? texts : null)]), orderBy: indexOrder },
+        {
+          where: and([
+            present,
+            sql<boolean>`jsonb_typeof(${jsonAt(recordScope(alias), [first.field])}) <> 'number'`,
+            from(text, numbers === null ? texts : null),
+          ]),
+          orderBy: indexOrder,
+        },
         { where: sql<boolean>`${textAt(recordScope(alias), [first.field])} IS NULL`, orderBy: sql.join([...orderKeys(2), sql`${recordId} ASC`]) },
       ];
       if (values === undefined) return all;

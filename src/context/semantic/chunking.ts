@@ -19,7 +19,23 @@ export interface Passage {
 export const MAX_PASSAGES_PER_FIELD = 100;
 
 /** Keys whose string values are the text of an object (a conversation part's body, a block's plain text). */
-const TEXT_KEYS = new Set(['body', 'text', 'content', 'value', 'title', 'name', 'subject', 'description', 'summary', 'message', 'plain_text', 'html', 'markdown', 'note', 'comment']);
+const TEXT_KEYS = new Set([
+  'body',
+  'text',
+  'content',
+  'value',
+  'title',
+  'name',
+  'subject',
+  'description',
+  'summary',
+  'message',
+  'plain_text',
+  'html',
+  'markdown',
+  'note',
+  'comment',
+]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -96,7 +112,12 @@ function textParts(value: unknown, depth: number, out: string[]): void {
 export function fieldText(record: Record<string, unknown>, path: string): string {
   const parts: string[] = [];
   for (const value of valuesAtPath(record, path)) textParts(value, 0, parts);
-  return normalizeWhitespace(parts.map((part) => part.trim()).filter((part) => part !== '').join('\n\n'));
+  return normalizeWhitespace(
+    parts
+      .map((part) => part.trim())
+      .filter((part) => part !== '')
+      .join('\n\n'),
+  );
 }
 
 /** Overlap between consecutive passages: an eighth of the window, at most 200 characters. */

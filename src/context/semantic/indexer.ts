@@ -124,7 +124,11 @@ export async function indexRecords(
       .select(['content_hash', 'embedding'])
       .where('connector_id', '=', connectorId)
       .where('entity', '=', entity.name)
-      .where('record_id', 'in', planned.map((record) => record.recordId))
+      .where(
+        'record_id',
+        'in',
+        planned.map((record) => record.recordId),
+      )
       .where('model', '=', provider.id)
       .where('content_hash', 'in', hashes.slice(i, i + 1000))
       .execute();
@@ -344,10 +348,18 @@ export function createSemanticIndexer(ctx: ServiceContext, options: { log?: Inde
           const type = await connectorType(batch.connectorId);
           const entity = type === undefined ? undefined : semanticEntity(type, batch.entity);
           if (!entity) return;
-          await indexRecords(ctx, embeddingProvider(ctx), { connectorId: batch.connectorId, entity }, batch.records.map((record) => record.recordId));
+          await indexRecords(
+            ctx,
+            embeddingProvider(ctx),
+            { connectorId: batch.connectorId, entity },
+            batch.records.map((record) => record.recordId),
+          );
         } catch (error) {
           // The sync goes on (filter search stays fresh); reconcile() embeds these records later.
-          log.error({ err: errorMessage(error), connector_id: batch.connectorId, entity: batch.entity }, 'semantic indexing of synced records failed; retrying in a minute');
+          log.error(
+            { err: errorMessage(error), connector_id: batch.connectorId, entity: batch.entity },
+            'semantic indexing of synced records failed; retrying in a minute',
+          );
           scheduleRetry();
         }
       });

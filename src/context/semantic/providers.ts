@@ -53,7 +53,11 @@ function isEmbeddingsResponse(value: unknown): value is EmbeddingsResponse {
   if (value === null || typeof value !== 'object' || !('data' in value) || !Array.isArray(value.data)) return false;
   return value.data.every(
     (item: unknown) =>
-      item !== null && typeof item === 'object' && 'embedding' in item && Array.isArray(item.embedding) && item.embedding.every((x: unknown) => typeof x === 'number'),
+      item !== null &&
+      typeof item === 'object' &&
+      'embedding' in item &&
+      Array.isArray(item.embedding) &&
+      item.embedding.every((x: unknown) => typeof x === 'number'),
   );
 }
 
@@ -132,7 +136,8 @@ export class OpenAICompatibleEmbeddingProvider implements EmbeddingProvider {
       }
       const ordered = [...parsed.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       const dims = ordered[0]?.embedding.length ?? 0;
-      if (dims === 0 || ordered.some((item) => item.embedding.length !== dims)) throw new UpstreamError('The embeddings endpoint answered with vectors of different or zero lengths.');
+      if (dims === 0 || ordered.some((item) => item.embedding.length !== dims))
+        throw new UpstreamError('The embeddings endpoint answered with vectors of different or zero lengths.');
       return ordered.map((item) => normalize(Float32Array.from(item.embedding)));
     }
   }

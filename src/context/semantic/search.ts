@@ -131,7 +131,8 @@ export async function searchPassages(
   const fingerprint = fingerprintOf(scope, params, provider.id);
   const after = options.cursor ? readCursor(ctx, options.cursor, fingerprint) : undefined;
   const limit = Math.max(1, Math.min(100, Math.trunc(options.limit)));
-  const filterSql: RawBuilder<boolean> | undefined = params.filter === undefined || params.filter === null ? undefined : compileFilter(params.filter, entity, 'r', { at: 'semantic.filter' });
+  const filterSql: RawBuilder<boolean> | undefined =
+    params.filter === undefined || params.filter === null ? undefined : compileFilter(params.filter, entity, 'r', { at: 'semantic.filter' });
   const [query] = await provider.embed([params.prompt]);
   const empty = { data: [], meta: { has_more: false, cursor: null } };
   // A prompt without a single word has no direction to compare with.
@@ -252,6 +253,8 @@ export async function searchPassages(
   });
   const last = hits.at(-1);
   const cursor =
-    hasMore && last ? signCursor(ctx.keyring, { v: 1, f: fingerprint, s: Number(last.score), r: last.record_id, o: Number(last.ordinal), n: (after?.n ?? 0) + hits.length }) : null;
+    hasMore && last
+      ? signCursor(ctx.keyring, { v: 1, f: fingerprint, s: Number(last.score), r: last.record_id, o: Number(last.ordinal), n: (after?.n ?? 0) + hits.length })
+      : null;
   return { data, meta: { has_more: hasMore, cursor } };
 }

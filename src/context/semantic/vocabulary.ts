@@ -45,7 +45,12 @@ export const VOCABULARY_PATH = fileURLToPath(new URL('./vocabulary.bin', import.
  * script keeps only words this tokenizer can produce, so every vocabulary entry is reachable.
  */
 export function tokenize(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 export interface VocabularyData {
@@ -205,7 +210,7 @@ export class Vocabulary {
       state ^= state << 13;
       state ^= state >>> 17;
       state ^= state << 5;
-      vector[d] = ((state >>> 0) / 0x80000000) - 1;
+      vector[d] = (state >>> 0) / 0x80000000 - 1;
     }
     let norm = 0;
     for (let d = 0; d < dims; d += 1) norm += vector[d]! ** 2;

@@ -205,7 +205,12 @@ export class ConnectorSync {
   }
 
   /** One list call with page-level retries for transient failures. */
-  private async list(entity: string, actionName: string, params: Record<string, unknown>, where: string): Promise<{ data: unknown; next_params?: Record<string, unknown> }> {
+  private async list(
+    entity: string,
+    actionName: string,
+    params: Record<string, unknown>,
+    where: string,
+  ): Promise<{ data: unknown; next_params?: Record<string, unknown> }> {
     const { retry, signal, connector } = this.input;
     for (let attempt = 0; ; attempt += 1) {
       if (signal.aborted) throw new StopRun('interrupted: the service is stopping');
@@ -221,7 +226,10 @@ export class ConnectorSync {
           throw new PageError(entity, `Reading ${entity} (${where}) failed: ${message(error)}`, error);
         }
         const delay = retryAfter ?? backoffDelay(attempt, retry);
-        this.input.log.warn({ connector_id: this.input.row.id, entity, attempt: attempt + 1, delay_ms: delay, err: message(error) }, 'sync page failed; retrying');
+        this.input.log.warn(
+          { connector_id: this.input.row.id, entity, attempt: attempt + 1, delay_ms: delay, err: message(error) },
+          'sync page failed; retrying',
+        );
         await sleep(delay, signal);
       }
     }
@@ -243,7 +251,8 @@ export class ConnectorSync {
     for (const [key, value] of Object.entries(context)) if (key in action.params) passed[key] = value;
     let params: Record<string, unknown> = { ...requiredDefaults(action), ...pageSizeParams(action), ...passed };
     const filter = changeFilterOf(this.entity(name));
-    if (decision.mode === 'incremental' && filter && decision.since) params = { ...params, ...changeFilterParams(filter, action, decision.since, params, walk.now) };
+    if (decision.mode === 'incremental' && filter && decision.since)
+      params = { ...params, ...changeFilterParams(filter, action, decision.since, params, walk.now) };
     const fannedOut = Object.keys(context).length > 0;
     for (let page = 1; ; page += 1) {
       let result;
@@ -280,7 +289,9 @@ export class ConnectorSync {
     const declared = listAction(entity).params;
     const failed = this.failedParents.get(fanOut.entity);
     if (failed !== undefined) throw new PageError(name, `${name} is read through ${fanOut.entity}, whose sync failed: ${failed}`, undefined);
-    const parents = this.memo.get(fanOut.entity) ?? (this.readFromStore(fanOut.entity, name) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
+    const parents =
+      this.memo.get(fanOut.entity) ??
+      (this.readFromStore(fanOut.entity, name) ? this.storedParents(fanOut.entity, fanOut.field) : this.liveParents(fanOut.entity, [fanOut.field]));
     const seen = new Set<string>();
     for await (const parent of parents) {
       const value = parent.values[fanOut.field];
@@ -377,13 +388,18 @@ export class ConnectorSync {
           outcomes.push({ entity: item.name, status: 'skipped', records: 0, changed: 0, deleted: 0, pages: 0, recordCount: 0, elapsedMs: 0, reason: stopped });
           continue;
         }
-        const outcome = await this.syncEntity(item, entities.slice(index + 1).map((e) => e.name));
+        const outcome = await this.syncEntity(
+          item,
+          entities.slice(index + 1).map((e) => e.name),
+        );
         outcomes.push(outcome);
         if (outcome.status === 'skipped') stopped = outcome.reason;
       } catch (error) {
         // A store failure outside the walk (finishing the entity): recorded like any failure, when the store lets us.
         this.input.log.error({ err: error, connector_id: this.input.row.id, entity: item.name }, 'sync failed unexpectedly');
-        outcomes.push(await this.fail(item, `The sync could not be completed: ${message(error)}`, { records: 0, changed: 0, pages: 0, started: performance.now() }));
+        outcomes.push(
+          await this.fail(item, `The sync could not be completed: ${message(error)}`, { records: 0, changed: 0, pages: 0, started: performance.now() }),
+        );
       } finally {
         await item.lock.release();
       }
@@ -422,7 +438,18 @@ export class ConnectorSync {
     let latestChange: number | undefined;
     const counts: WalkCounts = { records: 0, changed: 0, pages: 0, started: performance.now(), mode };
     const progress = (phase: SyncPhase, extra: Partial<SyncProgress> = {}) =>
-      this.emit({ connectorId: row.id, entity: name, phase, mode, records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs: performance.now() - counts.started, ...extra });
+      this.emit({
+        connectorId: row.id,
+        entity: name,
+        phase,
+        mode,
+        records: counts.records,
+        changed: counts.changed,
+        pages: counts.pages,
+        deleted: 0,
+        elapsedMs: performance.now() - counts.started,
+        ...extra,
+      });
     progress('running');
     this.input.log.info({ connector_id: row.id, entity: name, mode, why: walk.decision.why, since: walk.decision.since?.toISOString() }, 'sync started');
     try {
@@ -445,7 +472,11 @@ export class ConnectorSync {
           try {
             await notifyObservers(ctx, { organizationId: row.organization_id, connectorId: row.id, entity: name, records: written.changed });
           } catch (error) {
-            await forgetHashes(ctx.store.db, scope, written.changed.map((r) => r.recordId));
+            await forgetHashes(
+              ctx.store.db,
+              scope,
+              written.changed.map((r) => r.recordId),
+            );
             throw new PageError(name, `Indexing the records of ${name} failed: ${message(error)}`, error);
           }
           progress('running');
@@ -455,7 +486,18 @@ export class ConnectorSync {
       if (!(await this.connectorExists())) {
         const reason = 'the connector was deleted';
         progress('skipped', { reason });
-        return { entity: name, status: 'skipped', mode, records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount: 0, elapsedMs: performance.now() - counts.started, reason };
+        return {
+          entity: name,
+          status: 'skipped',
+          mode,
+          records: counts.records,
+          changed: counts.changed,
+          deleted: 0,
+          pages: counts.pages,
+          recordCount: 0,
+          elapsedMs: performance.now() - counts.started,
+          reason,
+        };
       }
       if (!(error instanceof PageError) && !(error instanceof StopRun) && !(error instanceof SwitchyardError)) {
         this.input.log.error({ err: error, connector_id: row.id, entity: name }, 'sync failed unexpectedly');
@@ -468,15 +510,18 @@ export class ConnectorSync {
       pages: counts.pages,
       latestChange: latestChange === undefined ? null : new Date(latestChange),
     });
-    await ctx.statistics.noteRowsWritten('context_records', counts.changed + deleted).catch((error: unknown) =>
-      this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
-    );
+    await ctx.statistics
+      .noteRowsWritten('context_records', counts.changed + deleted)
+      .catch((error: unknown) => this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'));
     // An incremental walk saw only the changed records: children read the parents from the store instead.
     if (mode === 'incremental') this.incrementallyRead.add(name);
     else if (memo) this.memo.set(name, memo);
     const elapsedMs = performance.now() - counts.started;
     progress('ready', { deleted });
-    this.input.log.info({ connector_id: row.id, entity: name, mode, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, ms: Math.round(elapsedMs) }, 'sync finished');
+    this.input.log.info(
+      { connector_id: row.id, entity: name, mode, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, ms: Math.round(elapsedMs) },
+      'sync finished',
+    );
     return { entity: name, status: 'ready', mode, records: counts.records, changed: counts.changed, deleted, pages: counts.pages, recordCount, elapsedMs };
   }
 
@@ -490,8 +535,30 @@ export class ConnectorSync {
       this.input.log.error({ err: error, connector_id: row.id, entity: item.name }, 'could not record the sync failure');
     }
     const elapsedMs = performance.now() - counts.started;
-    this.emit({ connectorId: row.id, entity: item.name, phase: 'failed', ...(counts.mode !== undefined && { mode: counts.mode }), records: counts.records, changed: counts.changed, pages: counts.pages, deleted: 0, elapsedMs, reason });
+    this.emit({
+      connectorId: row.id,
+      entity: item.name,
+      phase: 'failed',
+      ...(counts.mode !== undefined && { mode: counts.mode }),
+      records: counts.records,
+      changed: counts.changed,
+      pages: counts.pages,
+      deleted: 0,
+      elapsedMs,
+      reason,
+    });
     this.input.log.warn({ connector_id: row.id, entity: item.name, reason }, 'sync failed');
-    return { entity: item.name, status: 'failed', ...(counts.mode !== undefined && { mode: counts.mode }), records: counts.records, changed: counts.changed, deleted: 0, pages: counts.pages, recordCount, elapsedMs, reason };
+    return {
+      entity: item.name,
+      status: 'failed',
+      ...(counts.mode !== undefined && { mode: counts.mode }),
+      records: counts.records,
+      changed: counts.changed,
+      deleted: 0,
+      pages: counts.pages,
+      recordCount,
+      elapsedMs,
+      reason,
+    };
   }
 }

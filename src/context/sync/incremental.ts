@@ -88,7 +88,13 @@ export function formatMark(since: Date, format: ChangeFilter['format'], now: Dat
  * The params that carry the change filter, to merge over the ones the walk would send otherwise
  * (`current`: defaults, page size, fan-out values).
  */
-export function changeFilterParams(filter: ChangeFilter, action: ActionDefinition, since: Date, current: Record<string, unknown>, now: Date): Record<string, unknown> {
+export function changeFilterParams(
+  filter: ChangeFilter,
+  action: ActionDefinition,
+  since: Date,
+  current: Record<string, unknown>,
+  now: Date,
+): Record<string, unknown> {
   const value = formatMark(since, filter.format, now);
   if (filter.template === undefined) return { [filter.param]: value };
   const before = current[filter.param];

@@ -108,7 +108,8 @@ export function requiredDefaults(action: ActionDefinition): Record<string, unkno
 function singleObjectGet(entity: EntityDefinition): ActionDefinition | undefined {
   const get = entity.actions.get;
   // A singleton (record.singleton) has no identifier to store it under.
-  if (entity.record.singleton || entity.actions.list !== undefined || entity.search.fanOut !== undefined || get === undefined || get.result !== 'one') return undefined;
+  if (entity.record.singleton || entity.actions.list !== undefined || entity.search.fanOut !== undefined || get === undefined || get.result !== 'one')
+    return undefined;
   const needed = Object.values(get.params).some((param) => param.required && param.schema.default === undefined);
   return needed ? undefined : get;
 }

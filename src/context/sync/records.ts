@@ -159,7 +159,9 @@ export async function writePage(db: Db, scope: RecordScope, records: PreparedRec
               last_synced_at: sql`now()`,
               deleted_at: null,
             })
-            .where((eb) => eb.or([eb('context_records.content_hash', '<>', eb.ref('excluded.content_hash')), eb('context_records.deleted_at', 'is not', null)])),
+            .where((eb) =>
+              eb.or([eb('context_records.content_hash', '<>', eb.ref('excluded.content_hash')), eb('context_records.deleted_at', 'is not', null)]),
+            ),
         )
         .returning('record_id')
         .execute();
@@ -224,4 +226,3 @@ export async function liveCount(db: Db, scope: RecordScope): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
-

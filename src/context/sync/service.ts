@@ -116,7 +116,10 @@ async function findConnectorAnyOrganization(ctx: ServiceContext, connectorId: st
 function definitionOf(row: ConnectorRow): ConnectorDefinition {
   const definition = connectorModules[row.connector_type]?.definition;
   if (!definition) {
-    throw new BadRequestError(`Connector ${row.id} is of type "${row.connector_type}", which this service no longer offers: it cannot be synchronized.`, 'connector_type_unavailable');
+    throw new BadRequestError(
+      `Connector ${row.id} is of type "${row.connector_type}", which this service no longer offers: it cannot be synchronized.`,
+      'connector_type_unavailable',
+    );
   }
   return definition;
 }
@@ -161,7 +164,9 @@ function asDate(value: unknown): Date | undefined {
 }
 
 function isOutcome(value: unknown): value is EntityOutcome {
-  return value !== null && typeof value === 'object' && typeof (value as EntityOutcome).entity === 'string' && typeof (value as EntityOutcome).status === 'string';
+  return (
+    value !== null && typeof value === 'object' && typeof (value as EntityOutcome).entity === 'string' && typeof (value as EntityOutcome).status === 'string'
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -207,7 +212,9 @@ export class SyncService {
     };
     const unknown = Object.keys(this.settings.vendorConcurrency).filter((type) => !connectorModules[type]);
     if (unknown.length > 0) {
-      throw new ConfigError(`SYNC_VENDOR_CONCURRENCY names no connector type ${unknown.map((t) => `"${t}"`).join(', ')}; connector types: ${Object.keys(connectorModules).sort().join(', ')}.`);
+      throw new ConfigError(
+        `SYNC_VENDOR_CONCURRENCY names no connector type ${unknown.map((t) => `"${t}"`).join(', ')}; connector types: ${Object.keys(connectorModules).sort().join(', ')}.`,
+      );
     }
     this.boss = this.newBoss();
   }
@@ -313,8 +320,10 @@ export class SyncService {
         const ids: string[] = [];
         for (let i = 0; i < this.concurrencyOf(connectorType); i += 1) {
           ids.push(
-            await this.boss.work<SyncJobData>(name, { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: this.settings.pollSeconds }, async ([job]) =>
-              job ? this.runJob(job) : undefined,
+            await this.boss.work<SyncJobData>(
+              name,
+              { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: this.settings.pollSeconds },
+              async ([job]) => (job ? this.runJob(job) : undefined),
             ),
           );
         }
@@ -350,7 +359,13 @@ export class SyncService {
    * Puts the entities on the connector's queue: joins the job that waits (adding what it lacks), or sends
    * a new one. Entities the running job covers are `already_running`; a 409 when that is all of them.
    */
-  private async enqueue(row: ConnectorRow, definition: ConnectorDefinition, names: string[], trigger: SyncTrigger, wholeConnector: boolean): Promise<{ jobId: string; states: StartedSync['entities'] }> {
+  private async enqueue(
+    row: ConnectorRow,
+    definition: ConnectorDefinition,
+    names: string[],
+    trigger: SyncTrigger,
+    wholeConnector: boolean,
+  ): Promise<{ jobId: string; states: StartedSync['entities'] }> {
     // Two requests that both read "no job waits" before either sends would queue two jobs: one at a time, the
     // second sees the first's job and joins it (or gets a 409 once it runs).
     const turn = (this.enqueueing.get(row.id) ?? Promise.resolve())
@@ -364,7 +379,13 @@ export class SyncService {
     }
   }
 
-  private async enqueueNow(row: ConnectorRow, definition: ConnectorDefinition, names: string[], trigger: SyncTrigger, wholeConnector: boolean): Promise<{ jobId: string; states: StartedSync['entities'] }> {
+  private async enqueueNow(
+    row: ConnectorRow,
+    definition: ConnectorDefinition,
+    names: string[],
+    trigger: SyncTrigger,
+    wholeConnector: boolean,
+  ): Promise<{ jobId: string; states: StartedSync['entities'] }> {
     await this.worked(row.connector_type);
     const name = queueName(row.connector_type);
     for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -378,7 +399,10 @@ export class SyncService {
         const message = `A sync of ${which} is already running; wait for it to finish (inspect shows its progress).`;
         throw new ConflictError(message, { issues: [{ field: wholeConnector ? 'connector' : 'entity', rule: 'sync_in_progress', message }] });
       }
-      const states = names.map((entity) => ({ entity, state: (runningNames.has(entity) ? 'already_running' : active ? 'queued' : 'started') as EntityRequestState }));
+      const states = names.map((entity) => ({
+        entity,
+        state: (runningNames.has(entity) ? 'already_running' : active ? 'queued' : 'started') as EntityRequestState,
+      }));
       if (waiting) {
         const entities = inSyncOrder(definition, [...waiting.data.entities, ...rest]);
         // Asked for now: a job waiting out a retry delay starts at once (one held back behind a running job stays so).
@@ -414,7 +438,10 @@ export class SyncService {
   async start(options: StartSyncOptions): Promise<StartedSync> {
     if (this.closing) throw new ConflictError('The service is stopping: no new sync starts.');
     const { ctx } = this;
-    const row = options.organizationId !== undefined ? await findConnector(ctx.store.db, options.organizationId, options.connectorId) : await findConnectorAnyOrganization(ctx, options.connectorId);
+    const row =
+      options.organizationId !== undefined
+        ? await findConnector(ctx.store.db, options.organizationId, options.connectorId)
+        : await findConnectorAnyOrganization(ctx, options.connectorId);
     assertWorkspaceActive(await findWorkspace(ctx.store.db, row.organization_id, row.workspace_id));
     const definition = definitionOf(row);
     const names = entitiesToSync(definition, options.entity);
@@ -432,7 +459,13 @@ export class SyncService {
    * Follows the job until its attempt ends (completed, failed, or failed and waiting for a retry), then
    * answers the outcomes of `names`; undefined when `timeoutMs` passes first.
    */
-  private async waitFor(row: ConnectorRow, jobId: string, names: string[], onProgress: ((progress: SyncProgress) => void) | undefined, timeoutMs?: number): Promise<EntityOutcome[] | undefined> {
+  private async waitFor(
+    row: ConnectorRow,
+    jobId: string,
+    names: string[],
+    onProgress: ((progress: SyncProgress) => void) | undefined,
+    timeoutMs?: number,
+  ): Promise<EntityOutcome[] | undefined> {
     const wanted = new Set(names);
     const listener = onProgress ? (progress: SyncProgress) => wanted.has(progress.entity) && onProgress(progress) : undefined;
     if (listener) {
@@ -449,13 +482,26 @@ export class SyncService {
       for (;;) {
         if (this.closing) return undefined;
         const job = await this.boss.getJobById<SyncJobData>(name, jobId, { includeArchive: true });
-        if (!job) return names.map((entity) => ({ entity, status: 'skipped', records: 0, changed: 0, deleted: 0, pages: 0, recordCount: 0, elapsedMs: 0, reason: 'the sync job was removed from the queue' }));
+        if (!job)
+          return names.map((entity) => ({
+            entity,
+            status: 'skipped',
+            records: 0,
+            changed: 0,
+            deleted: 0,
+            pages: 0,
+            recordCount: 0,
+            elapsedMs: 0,
+            reason: 'the sync job was removed from the queue',
+          }));
         const startedOn = asDate(job.startedOn)?.getTime();
         // A job that was already waiting for a retry when we joined it: its earlier attempt is not ours.
         if (firstStart === null) firstStart = job.state === 'retry' ? startedOn : undefined;
-        const attemptEnded = job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled' || (job.state === 'retry' && startedOn !== firstStart);
+        const attemptEnded =
+          job.state === 'completed' || job.state === 'failed' || job.state === 'cancelled' || (job.state === 'retry' && startedOn !== firstStart);
         if (attemptEnded) return await this.outcomesOf(row, job, names);
-        if (listener && job.state === 'active' && !this.running.has(row.id) && startedOn !== undefined) await this.remoteProgress(row, names, startedOn, listener, lastRemote);
+        if (listener && job.state === 'active' && !this.running.has(row.id) && startedOn !== undefined)
+          await this.remoteProgress(row, names, startedOn, listener, lastRemote);
         if (Date.now() >= deadline) return undefined;
         await sleep(job.state === 'active' ? 250 : 100);
       }
@@ -469,7 +515,13 @@ export class SyncService {
   }
 
   /** Progress of a job another process runs, as the sync state in the store shows it. */
-  private async remoteProgress(row: ConnectorRow, names: string[], startedOn: number, listener: (progress: SyncProgress) => void, last: Map<string, string>): Promise<void> {
+  private async remoteProgress(
+    row: ConnectorRow,
+    names: string[],
+    startedOn: number,
+    listener: (progress: SyncProgress) => void,
+    last: Map<string, string>,
+  ): Promise<void> {
     const rows = await this.ctx.store.db
       .selectFrom('context_sync_state')
       .select(['entity', 'status', 'record_count', 'pages', 'started_at', 'finished_at', 'last_error'])
@@ -556,7 +608,11 @@ export class SyncService {
         WHERE name = ${job.name} AND singleton_key = ${job.data.connectorId} AND state = 'created' AND start_after > now()`.execute(this.ctx.store.db);
     } catch (error) {
       // Left to its start_after (the running job's timeout).
-      if (!this.closing) this.log.warn({ err: error instanceof Error ? error.message : String(error), connector_id: job.data.connectorId }, 'could not release the next sync job of the connector');
+      if (!this.closing)
+        this.log.warn(
+          { err: error instanceof Error ? error.message : String(error), connector_id: job.data.connectorId },
+          'could not release the next sync job of the connector',
+        );
     }
   }
 
@@ -577,7 +633,9 @@ export class SyncService {
       }
       throw error;
     }
-    let names = inSyncOrder(definition, data.entities).filter((name) => Object.hasOwn(definition.entities, name) && syncProblem(definition, name) === undefined);
+    let names = inSyncOrder(definition, data.entities).filter(
+      (name) => Object.hasOwn(definition.entities, name) && syncProblem(definition, name) === undefined,
+    );
     const skip = await this.alreadyDone(job, names);
     names = names.filter((name) => !skip.has(name));
     if (names.length === 0) return [];
@@ -674,7 +732,8 @@ export class SyncService {
       if (names.length === 0) return;
       await this.enqueue(row, definition, names, 'created', true);
     })().catch((error: unknown) => {
-      if (!(error instanceof SwitchyardError) && !this.closing) this.log.error({ err: error, connector_id: connectorId }, 'could not queue the first sync of a connector');
+      if (!(error instanceof SwitchyardError) && !this.closing)
+        this.log.error({ err: error, connector_id: connectorId }, 'could not queue the first sync of a connector');
     });
   }
 

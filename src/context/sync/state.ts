@@ -95,7 +95,20 @@ function fromRow(connectorId: string, row: StateRow | undefined, entity: string,
 async function stateRows(db: Db, connectorId: string, entity?: string): Promise<StateRow[]> {
   let query = db
     .selectFrom('context_sync_state')
-    .select(['entity', 'status', 'record_count', 'pages', 'last_synced_at', 'last_error', 'started_at', 'finished_at', 'last_mode', 'high_water_mark', 'last_full_sweep_at', 'synced_through'])
+    .select([
+      'entity',
+      'status',
+      'record_count',
+      'pages',
+      'last_synced_at',
+      'last_error',
+      'started_at',
+      'finished_at',
+      'last_mode',
+      'high_water_mark',
+      'last_full_sweep_at',
+      'synced_through',
+    ])
     .where('connector_id', '=', connectorId);
   if (entity !== undefined) query = query.where('entity', '=', entity);
   return query.execute();
@@ -233,7 +246,11 @@ export async function noteSyncMode(db: Db, connectorId: string, entity: string, 
  * Marks the entity as syncing (initializing before its first complete sync, updating after) and
  * returns the database time the sync started at, which the final sweep compares last_synced_at with.
  */
-export async function beginEntitySync(db: Db, connectorId: string, entity: string): Promise<{ startedAt: Date; previous: { started_at: Date | null } | undefined }> {
+export async function beginEntitySync(
+  db: Db,
+  connectorId: string,
+  entity: string,
+): Promise<{ startedAt: Date; previous: { started_at: Date | null } | undefined }> {
   return db.transaction().execute(async (trx) => {
     const previous = await trx
       .selectFrom('context_sync_state')
@@ -280,9 +297,7 @@ export async function completeEntitySync(db: Db, scope: RecordScope, walk: Compl
     const recordCount = await liveCount(trx, scope);
     const latest = walk.latestChange?.toISOString() ?? null;
     const mark =
-      walk.mode === 'full'
-        ? sql<Date | null>`${latest}::timestamptz`
-        : sql<Date | null>`GREATEST(context_sync_state.high_water_mark, ${latest}::timestamptz)`;
+      walk.mode === 'full' ? sql<Date | null>`${latest}::timestamptz` : sql<Date | null>`GREATEST(context_sync_state.high_water_mark, ${latest}::timestamptz)`;
     await trx
       .updateTable('context_sync_state')
       .set({
