@@ -176,6 +176,30 @@ function exchangeSettings(option: ConsentOption): {
   return { tokenUrl: flow.tokenUrl ?? '', clientAuth: flow.clientAuth ?? 'body', bodyFormat: flow.bodyFormat ?? 'form', tokenHeaders: {} };
 }
 
+/**
+ * Sends one request of the sign-in to the vendor and reads its JSON answer (`json` is undefined when the
+ * body is not JSON). A network failure is the one consent error both steps share.
+ */
+async function vendorJson(
+  ctx: ServiceContext,
+  definition: ConnectorDefinition,
+  request: Parameters<typeof sendRequest>[0],
+  idempotent: boolean,
+): Promise<{ status: number; json: unknown }> {
+  const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
+  let response;
+  try {
+    response = await sendRequest(request, http, idempotent);
+  } catch {
+    throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
+  }
+  try {
+    return { status: response.status, json: JSON.parse(response.text) };
+  } catch {
+    return { status: response.status, json: undefined };
+  }
+}
+
 /** POST the token URL with grant_type=authorization_code, as the option's refresh requests are sent. */
 async function exchangeCode(
   ctx: ServiceContext,
@@ -208,26 +232,14 @@ async function exchangeCode(
     body = new URLSearchParams(params).toString();
   }
   const url = target.toString();
-  const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
-  let response;
-  try {
-    response = await sendRequest({ method: 'POST', url, headers, ...(body !== undefined && { body }) }, http, false);
-  } catch {
-    throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
-  }
-  let token: unknown;
-  try {
-    token = JSON.parse(response.text);
-  } catch {
-    token = undefined;
-  }
-  if (response.status < 200 || response.status >= 300 || token === null || typeof token !== 'object') {
+  const { status, json: token } = await vendorJson(ctx, definition, { method: 'POST', url, headers, ...(body !== undefined && { body }) }, false);
+  if (status < 200 || status >= 300 || token === null || typeof token !== 'object') {
     const vendorCode =
       token !== null && typeof token === 'object' && typeof (token as Record<string, unknown>).error === 'string'
         ? ` (${String((token as Record<string, unknown>).error).slice(0, 100)})`
         : '';
     throw new ConsentError(
-      `${definition.displayName} refused to finish the sign-in: HTTP ${response.status}${vendorCode}. Start again from the connect page.`,
+      `${definition.displayName} refused to finish the sign-in: HTTP ${status}${vendorCode}. Start again from the connect page.`,
       'token_exchange_failed',
     );
   }
@@ -278,26 +290,15 @@ async function lookupCredentials(
 ): Promise<Record<string, string>> {
   const context = { credentials: {}, config: checkReplicationConfig(definition, settings), token: {} };
   const url = withOrigin(renderTemplate(lookup.url, context), ctx.config.oauthServerUrls?.[definition.connectorType]);
-  const http = { ...DEFAULT_HTTP_OPTIONS, ...(ctx.config.upstreamTimeoutMs !== undefined && { timeoutMs: ctx.config.upstreamTimeoutMs }) };
-  let response;
-  try {
-    response = await sendRequest(
-      { method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` } },
-      http,
-      true,
-    );
-  } catch {
-    throw new ConsentError(`${definition.displayName} could not be reached to finish the sign-in. Try again in a moment.`, 'token_exchange_failed');
-  }
-  let items: unknown;
-  try {
-    items = JSON.parse(response.text);
-  } catch {
-    items = undefined;
-  }
-  if (response.status < 200 || response.status >= 300 || !Array.isArray(items)) {
+  const { status, json: items } = await vendorJson(
+    ctx,
+    definition,
+    { method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${String(token.access_token ?? '')}` } },
+    true,
+  );
+  if (status < 200 || status >= 300 || !Array.isArray(items)) {
     throw new ConsentError(
-      `${definition.displayName} refused to finish the sign-in: HTTP ${response.status}. Start again from the connect page.`,
+      `${definition.displayName} refused to finish the sign-in: HTTP ${status}. Start again from the connect page.`,
       'token_exchange_failed',
     );
   }
