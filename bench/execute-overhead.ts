@@ -8,7 +8,8 @@
  * the added p50, the target (ratio >= 0.8, added p50 <= 1 ms) and the service's RSS after the run.
  * On a shared machine compare the ratios, not the absolute times.
  *
- *   npm run bench execute-overhead       (ROUNDS=3 SECONDS=5 CONNECTIONS=10 by default)
+ *   npm run bench execute-overhead       (ROUNDS=3 SECONDS=5 CONNECTIONS=10 by default; PROFILE_DIR=dir
+ *                                        writes the service's CPU profile there)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +25,8 @@ type Row = Record<string, string | number>;
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 10);
+/** Where the service writes a CPU profile (.cpuprofile, for Chrome DevTools) when it exits; off unless set. */
+const PROFILE_DIR = process.env.PROFILE_DIR;
 export const TARGET_RATIO = 0.8;
 export const TARGET_ADDED_P50_MS = 1;
 
@@ -37,8 +40,8 @@ interface Child {
 }
 
 /** Runs one of the benchmark's processes and waits for the JSON line it prints when it is ready. */
-async function startChild(script: string, env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'execute-overhead', script)], {
+async function startChild(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(HERE, 'execute-overhead', script)], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -116,14 +119,18 @@ async function drive(target: Target, load: Load): Promise<void> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function measure(label: string, serviceEnv: Record<string, string>, passthrough: Target, upstreamUrl: string): Promise<Row[]> {
-  const service = await startChild('service.ts', {
-    ...serviceEnv,
-    UPSTREAM_URL: upstreamUrl,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    SYNC_INTERVAL_MINUTES: '0',
-  });
+  const service = await startChild(
+    'service.ts',
+    {
+      ...serviceEnv,
+      UPSTREAM_URL: upstreamUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      SYNC_INTERVAL_MINUTES: '0',
+    },
+    PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`],
+  );
   try {
     const base = service.info.url as string;
     const token = await json(`${base}/api/v1/account/applications/token`, {
