@@ -1,5 +1,6 @@
 import ky, { TimeoutError } from 'ky';
 import { RateLimitedError, SwitchyardError, UpstreamError, UpstreamTimeoutError } from './errors.js';
+import { pooledFetch, ResponseTooLargeError } from './transport.js';
 
 export interface HttpOptions {
   /** Per-request timeout. */
@@ -69,51 +70,35 @@ function megabytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }
 
-/** The body as text, abandoned as soon as it is larger than the cap (before it is held whole in memory). */
-async function readCapped(response: Response, request: HttpRequest, maxBytes: number): Promise<string> {
-  const tooLarge = () =>
-    new UpstreamError(
-      `The vendor's response to ${request.method} ${redactUrl(request.url)} is larger than ${megabytes(maxBytes)}, the most this service reads of one response; ` +
-        'ask for smaller pages (a page size or limit param) or raise the cap (UPSTREAM_MAX_RESPONSE_BYTES, or the http.maxResponseBytes option).',
-      { upstreamStatus: response.status },
-    );
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total).toString('utf8');
+function tooLarge(request: HttpRequest, status: number, maxBytes: number): UpstreamError {
+  return new UpstreamError(
+    `The vendor's response to ${request.method} ${redactUrl(request.url)} is larger than ${megabytes(maxBytes)}, the most this service reads of one response; ` +
+      'ask for smaller pages (a page size or limit param) or raise the cap (UPSTREAM_MAX_RESPONSE_BYTES, or the http.maxResponseBytes option).',
+    { upstreamStatus: status },
+  );
 }
 
+/** One request through ky on the pooled transport, which reads the body whole but never more than the cap. */
 async function sendOnce(request: HttpRequest, options: HttpOptions): Promise<HttpResponse> {
-  const response = await ky(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-    timeout: options.timeoutMs,
-    retry: 0,
-    throwHttpErrors: false,
-    redirect: 'manual',
-  });
-  if (REDIRECT_STATUSES.has(response.status)) {
-    await response.body?.cancel().catch(() => undefined);
-    return { status: response.status, headers: response.headers, text: '' };
+  const limits = { maxResponseBytes: options.maxResponseBytes };
+  let response: Response;
+  try {
+    response = await ky(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      timeout: options.timeoutMs,
+      retry: 0,
+      throwHttpErrors: false,
+      redirect: 'manual',
+      fetch: (input) => pooledFetch(input as Request, limits),
+    });
+  } catch (error) {
+    if (error instanceof ResponseTooLargeError) throw tooLarge(request, error.status, error.maxBytes);
+    throw error;
   }
-  return { status: response.status, headers: response.headers, text: await readCapped(response, request, options.maxResponseBytes) };
+  if (REDIRECT_STATUSES.has(response.status)) return { status: response.status, headers: response.headers, text: '' };
+  return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 /**

@@ -132,7 +132,7 @@ describe('connector check', () => {
   });
 
   it('answers 424 with a check=false hint when the vendor cannot be reached; check=false stores without calling it', async () => {
-    const read = companyRead(PAT).replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' });
+    const read = companyRead(PAT).replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     const response = await tenant.api.post<ErrorBody>(CONNECTORS, harvestBody(PAT));
     expect(read.isDone()).toBe(true);
     expect(response.status).toBe(424);

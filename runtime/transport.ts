@@ -1,0 +1,170 @@
+/**
+ * The fetch function ky sends vendor requests through: node:http(s) with keep-alive connection pools per
+ * upstream origin, instead of the platform fetch. The platform fetch spends most of a call's CPU on
+ * WHATWG streams, signals and body mixins (measured with `npm run bench execute-overhead`); this one
+ * reads the body into one buffer, capped while it arrives, and hands ky a Response over that buffer.
+ * Interceptors of node:http (nock, the tests' vendor mocks) see every request.
+ *
+ * What it keeps of fetch: redirects are returned, never followed (the caller applies its own rules);
+ * `accept-encoding: gzip, deflate, br` is sent unless the caller set one, and gzip, deflate and br
+ * bodies are decoded (the cap counts decoded bytes, so a compressed bomb stops at the cap); the
+ * request's abort signal (ky's timeout) ends the request.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import zlib from 'node:zlib';
+
+/** Idle pooled connections are closed after this long: vendors close idle keep-alive connections too, and a request sent on one they closed fails. */
+const IDLE_SOCKET_MS = 4_000;
+/** Concurrent connections to one origin; further requests wait for a free one. */
+const MAX_SOCKETS_PER_ORIGIN = 128;
+
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo' }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, maxSockets: MAX_SOCKETS_PER_ORIGIN, scheduling: 'lifo' }),
+};
+
+/** Errors of requests that failed on a reused connection before any answer. */
+const staleFailures = new WeakSet<Error>();
+
+/** Statuses whose Response must have no body. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** A body that grew past the cap while it arrived: the request was destroyed. */
+export class ResponseTooLargeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly maxBytes: number,
+  ) {
+    super(`The response is larger than ${maxBytes} bytes.`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+export interface TransportLimits {
+  /** Largest body (after decoding) read of one response. */
+  maxResponseBytes: number;
+}
+
+function decoder(encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      // Vendors sometimes end gzip streams without the trailer; fetch accepts that too.
+      return zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    case 'deflate':
+      return zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    case 'br':
+      return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+    default:
+      return undefined;
+  }
+}
+
+function responseHeaders(raw: string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index] as string, raw[index + 1] as string);
+  return headers;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** Sends one request on the origin's pool and resolves with the whole (capped, decoded) response. */
+function exchange(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  signal: AbortSignal | null,
+  limits: TransportLimits,
+): Promise<Response> {
+  const agent = agents[url.protocol as keyof typeof agents];
+  if (agent === undefined) return Promise.reject(new TypeError(`Unsupported protocol ${url.protocol}`));
+  const send = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise<Response>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      request.destroy();
+      reject(error);
+    };
+    const onAbort = () => fail(abortReason(signal as AbortSignal));
+    const request = send(url, { method, headers, agent }, (response) => {
+      const status = response.statusCode ?? 0;
+      // A declared length over the cap fails before a byte is read (decoding never makes a body smaller).
+      if (Number(response.headers['content-length']) > limits.maxResponseBytes) {
+        fail(new ResponseTooLargeError(status, limits.maxResponseBytes));
+        return;
+      }
+      const decoded = NULL_BODY_STATUSES.has(status) || method === 'HEAD' ? undefined : decoder(response.headers['content-encoding']);
+      const source: NodeJS.ReadableStream = decoded === undefined ? response : response.pipe(decoded);
+      const chunks: Buffer[] = [];
+      let total = 0;
+      source.on('data', (chunk: Buffer) => {
+        total += chunk.byteLength;
+        if (total > limits.maxResponseBytes) {
+          decoded?.destroy();
+          fail(new ResponseTooLargeError(status, limits.maxResponseBytes));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      source.on('error', fail);
+      response.on('error', fail);
+      response.on('aborted', () => fail(Object.assign(new Error('The connection closed before the response ended.'), { code: 'ECONNRESET' })));
+      source.on('end', () => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        const nullBody = NULL_BODY_STATUSES.has(status);
+        resolve(
+          new Response(nullBody ? null : Buffer.concat(chunks, total), {
+            status,
+            statusText: response.statusMessage ?? '',
+            headers: responseHeaders(response.rawHeaders),
+          }),
+        );
+      });
+    });
+    request.on('error', (error: Error) => {
+      // A pooled connection the vendor closed while it sat idle fails on its first write.
+      if (request.reusedSocket && (error as { code?: unknown }).code === 'ECONNRESET') staleFailures.add(error);
+      fail(error);
+    });
+    if (signal !== null) {
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    request.end(body);
+  });
+}
+
+/** Whether a failed request may be sent again at once: it failed on a reused pooled connection the vendor had closed, and its method does not change data. */
+function staleConnection(error: unknown, method: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && error instanceof Error && staleFailures.has(error);
+}
+
+/** A fetch for ky: sends `input` (a Request ky built) on the pooled transport. */
+export async function pooledFetch(input: Request, limits: TransportLimits): Promise<Response> {
+  const url = new URL(input.url);
+  const headers: Record<string, string> = {};
+  input.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  headers['accept-encoding'] ??= 'gzip, deflate, br';
+  const body = input.body === null ? undefined : Buffer.from(await input.arrayBuffer());
+  if (body !== undefined) headers['content-length'] = String(body.byteLength);
+  try {
+    return await exchange(url, input.method, headers, body, input.signal, limits);
+  } catch (error) {
+    if (!staleConnection(error, input.method) || input.signal.aborted) throw error;
+    return exchange(url, input.method, headers, body, input.signal, limits);
+  }
+}
