@@ -209,8 +209,8 @@ export interface AuthCommon {
    * credentials: the hosted connect page sends the end user to authorization_url and exchanges the
    * returned code for tokens. In an oauth2_refresh option the exchange goes to the option's token_url
    * (same client_auth, body_format and token_headers) and must return a refresh_token; in any other
-   * option (a token that does not expire, sent as is) the block names its own token_url and the exchange
-   * fills the option's access_token field.
+   * option (a token sent as is, that does not expire or is renewed by connecting again) the block names
+   * its own token_url and the exchange fills the option's access_token field.
    */
   authorization_code?: AuthorizationCode;
 }
