@@ -369,9 +369,9 @@ export interface AuthorizationCode {
   tokenPath?: string;
   /**
    * For a code exchange that answers failures with HTTP 200 and a status field in the body (TikTok's
-   * code != 0): the same rule as the connector's error_in_body; an answer whose field at path is not one
-   * of success fails the sign-in with the vendor's code and message (secrets removed). Only on an option
-   * that is not oauth2_refresh.
+   * code != 0): the same rule as the connector's error_in_body; an answer whose field at path is present
+   * and not one of success fails the sign-in with the vendor's code and message (secrets removed). Only
+   * on an option that is not oauth2_refresh.
    */
   errorInBody?: ErrorInBody;
   /**

@@ -210,10 +210,11 @@ function scrub(text: string, secrets: string[]): string {
  */
 function refuseErrorInBody(definition: ConnectorDefinition, rule: ErrorInBody | undefined, answer: unknown, secrets: string[]): void {
   if (rule === undefined) return;
+  // As the connector's own rule: an answer without the status field is read as it is (a missing token fails later).
   const value = getPath(answer, rule.path);
-  if (rule.success.includes(value as string | number | boolean)) return;
+  if (value === undefined || rule.success.includes(value as string | number | boolean)) return;
   const said = rule.message === undefined ? undefined : getPath(answer, rule.message);
-  const detail = `${rule.path} ${value === undefined ? 'missing' : scrub(JSON.stringify(value), secrets)}${typeof said === 'string' && said !== '' ? `: ${scrub(said, secrets)}` : ''}`;
+  const detail = `${rule.path} ${scrub(JSON.stringify(value), secrets)}${typeof said === 'string' && said !== '' ? `: ${scrub(said, secrets)}` : ''}`;
   throw new ConsentError(`${definition.displayName} refused to finish the sign-in (${detail}). Start again from the connect page.`, 'token_exchange_failed');
 }
 
@@ -343,7 +344,7 @@ async function followUpExchange(
     follow.method === 'GET',
   );
   if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
-  refuseErrorInBody(definition, follow.errorInBody, answer, [app.client_secret, ...Object.values(token)]);
+  refuseErrorInBody(definition, follow.errorInBody, answer, [app.client_secret, token.access_token ?? '']);
   return readTokenAnswer(answer as Record<string, unknown>, follow.tokenPath);
 }
 
