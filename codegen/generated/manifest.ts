@@ -209,8 +209,8 @@ export interface AuthCommon {
    * credentials: the hosted connect page sends the end user to authorization_url and exchanges the
    * returned code for tokens. In an oauth2_refresh option the exchange goes to the option's token_url
    * (same client_auth, body_format and token_headers) and must return a refresh_token; in any other
-   * option (a token that does not expire, sent as is) the block names its own token_url and the exchange
-   * fills the option's access_token field.
+   * option (a token sent as is, that does not expire or is renewed by connecting again) the block names
+   * its own token_url and the exchange fills the option's access_token field.
    */
   authorization_code?: AuthorizationCode;
 }
@@ -325,7 +325,8 @@ export interface AuthorizationCode {
   }>;
   /**
    * Credential fields filled from a string value of the token response (field -> response key, e.g.
-   * instance_url).
+   * instance_url, or a dot path such as data.advertiser_id); the answer of follow_up_exchange when there
+   * is one.
    * @default {}
    */
   from_token?: Record<string, string>;
@@ -344,6 +345,68 @@ export interface AuthorizationCode {
    * query for vendors that document the exchange's parameters in the query string of an empty POST.
    */
   body_format?: 'form' | 'json' | 'query';
+  /**
+   * HTTP method of the code exchange of an option that is not oauth2_refresh: POST (the default) or GET,
+   * for vendors that document the exchange as a GET with its parameters in the query string (Facebook
+   * Login); GET needs body_format query.
+   */
+  token_method?: 'POST' | 'GET';
+  /**
+   * Renames of the standard OAuth 2.0 parameters, for vendors whose flow is OAuth-like under other names
+   * (TikTok's app_id, secret and auth_code): client_id and redirect_uri in the authorization URL and the
+   * code exchange, client_secret in the exchange, code in the redirect back (where the standard code is
+   * read when the renamed one is absent) and in the exchange. Only on an option that is not
+   * oauth2_refresh.
+   */
+  param_names?: {
+    client_id?: string;
+    client_secret?: string;
+    code?: string;
+    redirect_uri?: string;
+  };
+  /**
+   * Standard parameters the vendor's flow does not take: response_type (left out of the authorization
+   * URL), grant_type and redirect_uri (left out of the code exchange). Only on an option that is not
+   * oauth2_refresh.
+   */
+  omit_params?: Array<'response_type' | 'grant_type' | 'redirect_uri'>;
+  /**
+   * Dot path of the access token in the code exchange's JSON answer, for vendors that wrap it (TikTok's
+   * data.access_token); access_token when absent. Only on an option that is not oauth2_refresh.
+   */
+  token_path?: string;
+  /**
+   * For a code exchange that answers failures with HTTP 200 and a status field in the body (TikTok's
+   * code != 0): the same rule as the connector's error_in_body; an answer whose field at path is present
+   * and not one of success fails the sign-in with the vendor's code and message (secrets removed). Only
+   * on an option that is not oauth2_refresh.
+   */
+  error_in_body?: ErrorInBody;
+  /**
+   * A second token request made right after the code exchange, whose answer replaces the first one: for
+   * vendors whose code yields a short-lived token that must be traded for a long-lived one (Facebook's
+   * grant_type=fb_exchange_token). params are templates that see the OAuth app
+   * ({{credentials.client_id}}, {{credentials.client_secret}}), the first answer ({{token.access_token}}
+   * and its other top-level string values) and the settings ({{config.X}}); a GET sends them in the
+   * query string, a POST form-encoded. Only on an option that is not oauth2_refresh.
+   */
+  follow_up_exchange?: {
+    /** @default "GET" */
+    method?: 'GET' | 'POST';
+    /** https:// or a template of config values ({{config.X}}). */
+    url: string;
+    /** Parameter name -> template of its value. */
+    params: Record<string, string>;
+    /**
+     * Dot path of the access token in this request's JSON answer.
+     * @default "access_token"
+     */
+    token_path?: string;
+    /** As error_in_body of the code exchange, for this request's answer. */
+    error_in_body?: ErrorInBody;
+    /** The vendor's page describing this request. */
+    docs: string;
+  };
   /**
    * A read made with the new access token right after the exchange, for credential values that neither
    * the token answer nor the redirect carry (Jira's cloud id): GET url (an https URL or a template of

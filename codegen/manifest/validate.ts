@@ -158,7 +158,7 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
     if (flow !== undefined) {
       const flowAt = [...at, 'authorization_code'];
       if (option.type === 'oauth2_refresh') {
-        for (const key of ['token_url', 'client_auth', 'body_format'] as const) {
+        for (const key of ['token_url', 'client_auth', 'body_format', 'token_method'] as const) {
           if (flow[key] !== undefined)
             report(
               [...flowAt, key],
@@ -166,7 +166,71 @@ export function checkSemantics(manifest: LoadedManifest): Diagnostic[] {
               `${key} belongs to the oauth2_refresh option itself: its code exchange goes where its refresh requests go`,
             );
         }
+        for (const key of ['param_names', 'omit_params', 'token_path', 'error_in_body', 'follow_up_exchange'] as const) {
+          if (flow[key] !== undefined)
+            report(
+              [...flowAt, key],
+              'authorization-fields',
+              `${key} is only for an option that is not oauth2_refresh: an oauth2_refresh option's code exchange is read like its refresh requests (standard names, access_token and refresh_token at the top level)`,
+            );
+        }
       } else {
+        if (flow.token_method === 'GET' && flow.body_format !== 'query') {
+          report(
+            [...flowAt, 'token_method'],
+            'authorization-fields',
+            'token_method GET sends no body: add body_format: query (the exchange parameters go in the query string)',
+          );
+        }
+        const exchangeNames = new Map<string, string>();
+        for (const standard of ['client_id', 'client_secret', 'code', 'redirect_uri', 'grant_type', 'code_verifier'] as const) {
+          const renamed = (flow.param_names as Record<string, string | undefined> | undefined)?.[standard] ?? standard;
+          const previous = exchangeNames.get(renamed);
+          if (previous !== undefined) {
+            report(
+              [...flowAt, 'param_names', standard],
+              'authorization-fields',
+              `param_names sends ${standard} as "${renamed}", the name ${previous} already has: choose another name`,
+            );
+          }
+          exchangeNames.set(renamed, standard);
+        }
+        const follow = flow.follow_up_exchange;
+        if (follow !== undefined) {
+          const followAt = [...flowAt, 'follow_up_exchange'];
+          const app = ['client_id', 'client_secret'];
+          const templates: Array<[string[], string]> = [
+            [['url'], follow.url],
+            ...Object.entries(follow.params).map(([name, template]): [string[], string] => [['params', name], template]),
+          ];
+          for (const [segments, template] of templates) {
+            for (const ref of templateReferences(template)) {
+              if (ref.source === 'config' && !configNames.has(ref.name)) {
+                report([...followAt, ...segments], 'unknown-config', `template references config "${ref.name}", which config does not declare`);
+              } else if (ref.source === 'credentials' && !app.includes(ref.name)) {
+                report(
+                  [...followAt, ...segments],
+                  'authorization-fields',
+                  `follow_up_exchange sees only the OAuth app's credentials (client_id, client_secret), not "${ref.name}"${didYouMean(ref.name, app)}`,
+                );
+              } else if (ref.source === 'token' && segments[0] === 'url') {
+                report([...followAt, 'url'], 'authorization-fields', 'follow_up_exchange url may use only {{config.X}}: send token values as params');
+              } else if (ref.source === 'credentials' && segments[0] === 'url') {
+                report([...followAt, 'url'], 'authorization-fields', 'follow_up_exchange url may use only {{config.X}}: send the client as params');
+              }
+            }
+            const stray = template.replace(/\{\{\s*(credentials|config|token)\.[A-Za-z0-9_]+\s*\}\}/g, '');
+            if (stray.includes('{{') || stray.includes('}}'))
+              report([...followAt, ...segments], 'template-syntax', 'malformed template: use {{credentials.X}}, {{config.X}} or {{token.X}}');
+          }
+          if (!Object.values(follow.params).some((template) => templateReferences(template).some((ref) => ref.source === 'token'))) {
+            report(
+              [...followAt, 'params'],
+              'authorization-fields',
+              'follow_up_exchange params send no value of the first answer (e.g. {{token.access_token}}): the request could not trade the token it follows',
+            );
+          }
+        }
         if (flow.token_url === undefined) {
           report(flowAt, 'authorization-fields', 'an authorization_code on an option that is not oauth2_refresh needs token_url (where the code is exchanged)');
         } else {

@@ -33,7 +33,8 @@ export type ConsentOption = AuthOption & { authorizationCode: NonNullable<AuthOp
 
 /**
  * The options of a definition whose vendor offers the consent flow (manifest key authorization_code):
- * oauth2_refresh options, and options whose token does not expire and is sent as is.
+ * oauth2_refresh options, and options whose token is sent as is (one that does not expire, or one the end
+ * user renews by connecting again, like Facebook's long-lived user token).
  */
 export function consentOptions(definition: ConnectorDefinition): ConsentOption[] {
   return definition.auth.filter((option): option is ConsentOption => option.authorizationCode !== undefined);

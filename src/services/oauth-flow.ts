@@ -10,8 +10,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { DEFAULT_HTTP_OPTIONS, sendRequest } from '../../runtime/http.js';
+import { getPath } from '../../runtime/paths.js';
 import { renderTemplate } from '../../runtime/templates.js';
-import { withOrigin, type ConnectorDefinition } from '../../runtime/index.js';
+import { withOrigin, type ConnectorDefinition, type ErrorInBody } from '../../runtime/index.js';
 import type { ServiceContext } from '../service-context.js';
 import { BadRequestError } from '../errors.js';
 import { openPayload, signPayload } from '../security/signed-payload.js';
@@ -115,9 +116,10 @@ export async function startConsent(ctx: ServiceContext, start: ConsentStart, wid
   // URL templates see the connector configuration with its defaults (Intercom's region_host: api).
   const base = renderTemplate(flow.authorizationUrl, { credentials: {}, config: checkReplicationConfig(definition, settings), token: {} });
   const url = new URL(withOrigin(base, ctx.config.oauthServerUrls?.[definition.connectorType]));
-  url.searchParams.set('response_type', 'code');
-  url.searchParams.set('client_id', app.client_id);
-  url.searchParams.set('redirect_uri', start.callbackUrl);
+  const names = paramNames(option);
+  if (!flow.omitParams?.includes('response_type')) url.searchParams.set('response_type', 'code');
+  url.searchParams.set(names.client_id, app.client_id);
+  url.searchParams.set(names.redirect_uri, start.callbackUrl);
   url.searchParams.set('state', state);
   if (flow.scopes.length > 0) url.searchParams.set('scope', flow.scopes.join(flow.scopeSeparator));
   if (pkce) {
@@ -150,6 +152,17 @@ async function spendSession(ctx: ServiceContext, state: string) {
   return { row, details: openCredentials(ctx.keyring, row.id, row) };
 }
 
+/** The names the vendor gives the standard OAuth 2.0 parameters (manifest key param_names; TikTok's app_id, secret, auth_code). */
+function paramNames(option: ConsentOption): Record<'client_id' | 'client_secret' | 'code' | 'redirect_uri', string> {
+  const renamed = option.authorizationCode.paramNames ?? {};
+  return {
+    client_id: renamed.client_id ?? 'client_id',
+    client_secret: renamed.client_secret ?? 'client_secret',
+    code: renamed.code ?? 'code',
+    redirect_uri: renamed.redirect_uri ?? 'redirect_uri',
+  };
+}
+
 function callbackValue(query: Record<string, string>, source: { param: string; pattern?: string }): string | undefined {
   const raw = query[source.param];
   if (raw === undefined || raw === '') return undefined;
@@ -164,16 +177,67 @@ function callbackValue(query: Record<string, string>, source: { param: string; p
  */
 function exchangeSettings(option: ConsentOption): {
   tokenUrl: string;
+  method: 'POST' | 'GET';
   clientAuth: 'body' | 'basic';
   bodyFormat: 'form' | 'json' | 'query';
   tokenHeaders: Record<string, string>;
 } {
   if (option.type === 'oauth2_refresh') {
-    return { tokenUrl: option.tokenUrl, clientAuth: option.clientAuth, bodyFormat: option.bodyFormat, tokenHeaders: option.tokenHeaders };
+    return { tokenUrl: option.tokenUrl, method: 'POST', clientAuth: option.clientAuth, bodyFormat: option.bodyFormat, tokenHeaders: option.tokenHeaders };
   }
   const flow = option.authorizationCode;
-  // The generator refuses a flow on such an option without token_url (rule authorization-fields).
-  return { tokenUrl: flow.tokenUrl ?? '', clientAuth: flow.clientAuth ?? 'body', bodyFormat: flow.bodyFormat ?? 'form', tokenHeaders: {} };
+  // The generator refuses a flow on such an option without token_url (rule authorization-fields), and
+  // token_method GET without body_format query.
+  return {
+    tokenUrl: flow.tokenUrl ?? '',
+    method: flow.tokenMethod ?? 'POST',
+    clientAuth: flow.clientAuth ?? 'body',
+    bodyFormat: flow.bodyFormat ?? 'form',
+    tokenHeaders: {},
+  };
+}
+
+/** The values a vendor's message must never carry back to the end user (the app's secret, the code, tokens). */
+function scrub(text: string, secrets: string[]): string {
+  let clean = text;
+  for (const secret of secrets) if (secret.length >= 4) clean = clean.split(secret).join('[redacted]');
+  return clean.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+/**
+ * A 2xx answer that reports a failure in its body (the flow's error_in_body: TikTok's code != 0) fails the
+ * sign-in with the vendor's code and message, secrets removed.
+ */
+function refuseErrorInBody(definition: ConnectorDefinition, rule: ErrorInBody | undefined, answer: unknown, secrets: string[]): void {
+  if (rule === undefined) return;
+  // As the connector's own rule: an answer without the status field is read as it is (a missing token fails later).
+  const value = getPath(answer, rule.path);
+  if (value === undefined || rule.success.includes(value as string | number | boolean)) return;
+  const said = rule.message === undefined ? undefined : getPath(answer, rule.message);
+  const detail = `${rule.path} ${scrub(JSON.stringify(value), secrets)}${typeof said === 'string' && said !== '' ? `: ${scrub(said, secrets)}` : ''}`;
+  throw new ConsentError(`${definition.displayName} refused to finish the sign-in (${detail}). Start again from the connect page.`, 'token_exchange_failed');
+}
+
+/**
+ * The token answer as the rest of the flow reads it: the vendor's JSON object, with access_token taken
+ * from tokenPath when the vendor wraps it (TikTok's data.access_token).
+ */
+function readTokenAnswer(answer: Record<string, unknown>, tokenPath: string | undefined): Record<string, unknown> {
+  if (tokenPath === undefined || tokenPath === 'access_token') return answer;
+  const value = getPath(answer, tokenPath);
+  const { access_token: _ignored, ...rest } = answer;
+  return typeof value === 'string' ? { ...rest, access_token: value } : rest;
+}
+
+function refused(definition: ConnectorDefinition, status: number, answer: unknown): ConsentError {
+  const vendorCode =
+    answer !== null && typeof answer === 'object' && typeof (answer as Record<string, unknown>).error === 'string'
+      ? ` (${String((answer as Record<string, unknown>).error).slice(0, 100)})`
+      : '';
+  return new ConsentError(
+    `${definition.displayName} refused to finish the sign-in: HTTP ${status}${vendorCode}. Start again from the connect page.`,
+    'token_exchange_failed',
+  );
 }
 
 /**
@@ -209,16 +273,22 @@ async function exchangeCode(
   input: { code: string; callbackUrl: string; verifier?: string; settings: Record<string, string> },
 ): Promise<Record<string, unknown>> {
   const settings = exchangeSettings(option);
+  const flow = option.authorizationCode;
+  const names = paramNames(option);
+  const omitted = new Set<string>(flow.omitParams ?? []);
   const context = { credentials: { ...app }, config: checkReplicationConfig(definition, input.settings), token: {} };
-  const params: Record<string, string> = { grant_type: 'authorization_code', code: input.code, redirect_uri: input.callbackUrl };
+  const params: Record<string, string> = {};
+  if (!omitted.has('grant_type')) params.grant_type = 'authorization_code';
+  params[names.code] = input.code;
+  if (!omitted.has('redirect_uri')) params[names.redirect_uri] = input.callbackUrl;
   if (input.verifier !== undefined) params.code_verifier = input.verifier;
   const headers: Record<string, string> = { accept: 'application/json' };
   for (const [name, template] of Object.entries(settings.tokenHeaders)) headers[name.toLowerCase()] = renderTemplate(template, context);
   if (settings.clientAuth === 'basic') {
     headers.authorization = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`;
   } else {
-    params.client_id = app.client_id;
-    params.client_secret = app.client_secret;
+    params[names.client_id] = app.client_id;
+    params[names.client_secret] = app.client_secret;
   }
   let body: string | undefined;
   const target = new URL(withOrigin(renderTemplate(settings.tokenUrl, context), ctx.config.oauthServerUrls?.[definition.connectorType]));
@@ -232,18 +302,50 @@ async function exchangeCode(
     body = new URLSearchParams(params).toString();
   }
   const url = target.toString();
-  const { status, json: token } = await vendorJson(ctx, definition, { method: 'POST', url, headers, ...(body !== undefined && { body }) }, false);
-  if (status < 200 || status >= 300 || token === null || typeof token !== 'object') {
-    const vendorCode =
-      token !== null && typeof token === 'object' && typeof (token as Record<string, unknown>).error === 'string'
-        ? ` (${String((token as Record<string, unknown>).error).slice(0, 100)})`
-        : '';
-    throw new ConsentError(
-      `${definition.displayName} refused to finish the sign-in: HTTP ${status}${vendorCode}. Start again from the connect page.`,
-      'token_exchange_failed',
-    );
+  const { status, json: answer } = await vendorJson(ctx, definition, { method: settings.method, url, headers, ...(body !== undefined && { body }) }, false);
+  if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
+  refuseErrorInBody(definition, flow.errorInBody, answer, [app.client_secret, input.code]);
+  const token = readTokenAnswer(answer as Record<string, unknown>, flow.tokenPath);
+  return flow.followUpExchange === undefined ? token : followUpExchange(ctx, definition, flow.followUpExchange, app, token, context.config);
+}
+
+type FollowUp = NonNullable<ConsentOption['authorizationCode']['followUpExchange']>;
+
+/**
+ * The manifest's follow_up_exchange: trades the first answer's token for the one the connection keeps
+ * (Facebook's short-lived user token for a long-lived one), whose answer replaces the first.
+ */
+async function followUpExchange(
+  ctx: ServiceContext,
+  definition: ConnectorDefinition,
+  follow: FollowUp,
+  app: { client_id: string; client_secret: string },
+  first: Record<string, unknown>,
+  config: Record<string, string>,
+): Promise<Record<string, unknown>> {
+  const token: Record<string, string> = {};
+  for (const [name, value] of Object.entries(first)) if (typeof value === 'string') token[name] = value;
+  const context = { credentials: { ...app }, config, token };
+  const target = new URL(withOrigin(renderTemplate(follow.url, context), ctx.config.oauthServerUrls?.[definition.connectorType]));
+  const params: Record<string, string> = {};
+  for (const [name, template] of Object.entries(follow.params)) params[name] = renderTemplate(template, context);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  let body: string | undefined;
+  if (follow.method === 'GET') {
+    for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
+  } else {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(params).toString();
   }
-  return token as Record<string, unknown>;
+  const { status, json: answer } = await vendorJson(
+    ctx,
+    definition,
+    { method: follow.method, url: target.toString(), headers, ...(body !== undefined && { body }) },
+    follow.method === 'GET',
+  );
+  if (status < 200 || status >= 300 || answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw refused(definition, status, answer);
+  refuseErrorInBody(definition, follow.errorInBody, answer, [app.client_secret, token.access_token ?? '']);
+  return readTokenAnswer(answer as Record<string, unknown>, follow.tokenPath);
 }
 
 /**
@@ -332,21 +434,23 @@ export async function completeConsent(ctx: ServiceContext, query: Record<string,
     const reason = (query.error_description || query.error).slice(0, 300);
     throw new ConsentError(`${definition.displayName} did not grant access: ${reason}.`, 'consent_refused');
   }
-  if (!query.code)
-    throw new ConsentError(`${definition.displayName} answered without an authorization code. Start again from the connect page.`, 'consent_refused');
   const option = findConsentOption(definition, row.option_title);
+  // A vendor that renames the code (TikTok's auth_code) is read under its name, else the standard one.
+  const code = query[paramNames(option).code] || query.code;
+  if (!code) throw new ConsentError(`${definition.displayName} answered without an authorization code. Start again from the connect page.`, 'consent_refused');
   const app = await findOAuthApp(ctx, row.organization_id, definition.connectorType);
   if (!app) throw new ConsentError(`The application removed its ${definition.displayName} OAuth app during the sign-in.`, 'oauth_app_missing');
   const settings = JSON.parse(details.settings ?? '{}') as Record<string, string>;
   const token = await exchangeCode(ctx, definition, option, app, {
-    code: query.code,
+    code,
     callbackUrl: details.callback_url ?? '',
     ...(details.code_verifier !== undefined && { verifier: details.code_verifier }),
     settings,
   });
   const credentials = consentCredentials(definition, option, app, token);
-  for (const [field, key] of Object.entries(option.authorizationCode.fromToken)) {
-    if (typeof token[key] === 'string' && token[key] !== '') credentials[field] = token[key];
+  for (const [field, path] of Object.entries(option.authorizationCode.fromToken)) {
+    const value = getPath(token, path);
+    if (typeof value === 'string' && value !== '') credentials[field] = value;
   }
   for (const [field, source] of Object.entries(option.authorizationCode.fromCallback)) {
     const value = callbackValue(query, source);

@@ -257,4 +257,79 @@ describe('manifest validation: auth options', () => {
       );
     expect(diagnose(fixed)).toEqual([]);
   });
+
+  it('checks the declarative exchange keys: renames, GET, the wrapped token, the follow-up exchange', () => {
+    const tiktokLike = `  - type: api_key
+    option_title: Access token
+    in: header
+    name: Access-Token
+    value: "{{credentials.access_token}}"
+    authorization_code:
+      authorization_url: https://acme.example/portal/auth
+      token_url: https://acme.example/oauth2/access_token/
+      token_method: GET
+      body_format: json
+      param_names: { client_id: app_id, client_secret: secret, code: app_id }
+      omit_params: [response_type, grant_type, redirect_uri]
+      token_path: data.access_token
+      error_in_body: { path: code, success: [0], message: message }
+      follow_up_exchange:
+        url: "https://acme.example/oauth/{{token.access_token}}"
+        params: { grant_type: exchange, key: "{{credentials.client_secrett}}", other: "{{credentials.access_token}}" }
+        docs: https://acme.example/docs/long-lived
+      docs: https://acme.example/docs/oauth
+    fields:
+      access_token: { description: Token }
+      account: { description: Account id, secret: false }
+`;
+    const yaml = VALID.replace('pagination:\n', `${tiktokLike}pagination:\n`);
+    const found = diagnose(yaml);
+    expect(found.map((d) => `${d.path} ${d.rule}`)).toEqual([
+      'auth.1.authorization_code.token_method authorization-fields',
+      'auth.1.authorization_code.param_names.code authorization-fields',
+      'auth.1.authorization_code.follow_up_exchange.url authorization-fields',
+      'auth.1.authorization_code.follow_up_exchange.params.key authorization-fields',
+      'auth.1.authorization_code.follow_up_exchange.params.other authorization-fields',
+      'auth.1.authorization_code.follow_up_exchange.params authorization-fields',
+    ]);
+    // Each names its line, and a misspelt client credential gets a suggestion.
+    expect(found[0]).toMatchObject({ line: lineOf(yaml, 'token_method: GET') });
+    expect(found[1]).toMatchObject({ line: lineOf(yaml, 'param_names:') });
+    expect(found[3]?.message).toContain('not "client_secrett"; did you mean "client_secret"?');
+    expect(found[5]?.message).toContain('{{token.access_token}}');
+    const fixed = yaml
+      .replace('      token_method: GET\n', '')
+      .replace('code: app_id }', 'code: auth_code }')
+      .replace('/oauth/{{token.access_token}}"', '/oauth/long"')
+      .replace(
+        'key: "{{credentials.client_secrett}}", other: "{{credentials.access_token}}"',
+        'key: "{{credentials.client_secret}}", token: "{{token.access_token}}"',
+      );
+    expect(diagnose(fixed)).toEqual([]);
+
+    // An unknown rename is a schema error with a suggestion; the keys are refused on an oauth2_refresh option.
+    const misspelt = diagnose(fixed.replace('client_secret: secret,', 'client_secert: secret,'));
+    expect(misspelt.map((d) => `${d.path} ${d.rule}`)).toEqual(['auth.1.authorization_code.param_names.client_secert unknown-key']);
+    expect(misspelt[0]?.message).toContain('did you mean "client_secret"?');
+    const refresh = `  - type: oauth2_refresh
+    option_title: OAuth
+    token_url: https://acme.example/oauth/token
+    authorization_code:
+      authorization_url: https://acme.example/oauth/authorize
+      token_method: GET
+      param_names: { client_id: app_id }
+      token_path: data.access_token
+      docs: https://acme.example/docs/oauth
+    fields:
+      client_id: { description: Client id, secret: false }
+      client_secret: { description: Client secret }
+      refresh_token: { description: Refresh token }
+      account: { description: Account id, secret: false }
+`;
+    expect(diagnose(VALID.replace('pagination:\n', `${refresh}pagination:\n`)).map((d) => `${d.path} ${d.rule}`)).toEqual([
+      'auth.1.authorization_code.token_method authorization-fields',
+      'auth.1.authorization_code.param_names authorization-fields',
+      'auth.1.authorization_code.token_path authorization-fields',
+    ]);
+  });
 });

@@ -4,7 +4,10 @@
  *   token endpoint that checks the code, the client, the redirect URI and the PKCE verifier exactly as
  *   issued, and answers refresh grants;
  * - a fake vendor API answering Harvest's and Salesforce's reads (under /harvest and /salesforce), which
- *   accepts only the tokens it is told to.
+ *   accepts only the tokens it is told to;
+ * - a scripted token server for flows that are OAuth-like rather than OAuth (Facebook's GET exchanges,
+ *   TikTok's JSON body and 200 errors): it answers each request with the test's function and keeps the
+ *   request exactly as received (raw body included).
  * Every request is recorded so tests can assert what was sent.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -146,6 +149,41 @@ export async function startFakeAuthorizationServer(options: {
     instanceUrl: options.instanceUrl,
     close: () => close(server),
   };
+}
+
+/** A request as the scripted token server received it: the raw body, so tests assert its exact encoding. */
+export interface RawRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface ScriptedTokenServer {
+  url: string;
+  requests: RawRequest[];
+  close(): Promise<void>;
+}
+
+/** Answers every request with `answer` (JSON) and records it; the test decides what each path returns. */
+export async function startScriptedTokenServer(answer: (request: RawRequest) => { status: number; body: unknown }): Promise<ScriptedTokenServer> {
+  const requests: RawRequest[] = [];
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const recorded: RawRequest = {
+      method: request.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: request.headers,
+      text: await readBody(request),
+    };
+    requests.push(recorded);
+    const { status, body } = answer(recorded);
+    json(response, status, body);
+  });
+  const url = await listen(server);
+  return { url, requests, close: () => close(server) };
 }
 
 export interface FakeVendorApi {

@@ -133,7 +133,7 @@ export const definition: ConnectorDefinition = {
         "OAuth 2.0 Authentication",
         "Service Account Key Authentication"
       ],
-      "description": "A Meta access token with ads_read (and ads_management for create/update) - a long-lived user token or a system user token from Business Manager. Marketing API calls pass it as the access_token parameter of every request.",
+      "description": "A Meta access token with ads_read (and ads_management for create/update) - a long-lived user token or a system user token from Business Manager. Marketing API calls pass it as the access_token parameter of every request. Connecting through the connect page (Facebook Login) stores a long-lived user token, which expires after about 60 days: the end user then connects again. System user tokens do not expire.",
       "fields": {
         "client_id": {
           "description": "Client ID of the Meta app that obtained the token. Accepted from OAuth clients (Airbyte's OAuth 2.0 option sends it); not needed, the access token is sent as is.",
@@ -155,6 +155,37 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://www.facebook.com/v25.0/dialog/oauth",
+        "scopes": [
+          "ads_read",
+          "ads_management"
+        ],
+        "scopeSeparator": ",",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "tokenUrl": "https://graph.facebook.com/v25.0/oauth/access_token",
+        "bodyFormat": "query",
+        "tokenMethod": "GET",
+        "omitParams": [
+          "grant_type"
+        ],
+        "followUpExchange": {
+          "method": "GET",
+          "url": "https://graph.facebook.com/v25.0/oauth/access_token",
+          "params": {
+            "grant_type": "fb_exchange_token",
+            "client_id": "{{credentials.client_id}}",
+            "client_secret": "{{credentials.client_secret}}",
+            "fb_exchange_token": "{{token.access_token}}"
+          },
+          "tokenPath": "access_token",
+          "docs": "https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived"
+        },
+        "docs": "https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow"
+      },
       "type": "api_key",
       "in": "query",
       "name": "access_token",

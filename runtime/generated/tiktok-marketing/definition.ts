@@ -77,6 +77,36 @@ export const definition: ConnectorDefinition = {
         }
       },
       "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://business-api.tiktok.com/portal/auth",
+        "scopes": [],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "tokenUrl": "https://business-api.tiktok.com/open_api/v1.3/oauth2/access_token/",
+        "bodyFormat": "json",
+        "paramNames": {
+          "client_id": "app_id",
+          "client_secret": "secret",
+          "code": "auth_code"
+        },
+        "omitParams": [
+          "response_type",
+          "grant_type",
+          "redirect_uri"
+        ],
+        "tokenPath": "data.access_token",
+        "errorInBody": {
+          "path": "code",
+          "success": [
+            0
+          ],
+          "message": "message"
+        },
+        "docs": "https://business-api.tiktok.com/portal/docs?id=1738373141733378"
+      },
       "type": "api_key",
       "in": "header",
       "name": "Access-Token",

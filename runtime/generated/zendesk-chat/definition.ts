@@ -103,6 +103,53 @@ export const definition: ConnectorDefinition = {
       "type": "bearer",
       "token": "{{credentials.access_token}}",
       "scheme": "Bearer"
+    },
+    {
+      "optionTitle": "OAuth2.0",
+      "description": "A Zendesk Chat OAuth API client (Zendesk Chat > Settings > Account > API & SDKs > Add API Client) and the refresh token of its authorization code grant. The access token is renewed at https://{subdomain}.zendesk.com/oauth2/chat/token (grant_type=refresh_token, client in the form body) and sent as \"Authorization: Bearer <access_token>\". Connect through the connect page to obtain the tokens.",
+      "fields": {
+        "client_id": {
+          "description": "Client ID of the Zendesk Chat OAuth API client.",
+          "required": true,
+          "secret": false
+        },
+        "client_secret": {
+          "description": "Client secret of the Zendesk Chat OAuth API client.",
+          "required": true,
+          "secret": true
+        },
+        "refresh_token": {
+          "description": "Refresh token of the authorization code grant.",
+          "required": true,
+          "secret": true
+        },
+        "access_token": {
+          "description": "Current access token, if known (refreshed when missing or rejected).",
+          "required": false,
+          "secret": true
+        }
+      },
+      "headers": {},
+      "authorizationCode": {
+        "authorizationUrl": "https://{{config.subdomain}}.zendesk.com/oauth2/chat/authorizations/new",
+        "scopes": [
+          "read"
+        ],
+        "scopeSeparator": " ",
+        "pkce": false,
+        "extraParams": {},
+        "fromCallback": {},
+        "fromToken": {},
+        "docs": "https://developer.zendesk.com/documentation/live-chat/getting-started/auth/"
+      },
+      "type": "oauth2_refresh",
+      "tokenUrl": "https://{{config.subdomain}}.zendesk.com/oauth2/chat/token",
+      "clientAuth": "body",
+      "bodyFormat": "form",
+      "scheme": "Bearer",
+      "extraTokenParams": {},
+      "tokenHeaders": {},
+      "keep": []
     }
   ],
   "guidance": "Chats and the agent timeline are incremental exports: pass start_time (Unix epoch seconds for chats, microseconds for agent_timeline; it must be at least five minutes in the past) and merge next_params into the next call. Zendesk always returns a next_page URL, even when the export has caught up: stop when the pagination block's count is lower than the limit you asked for (1000 by default) instead of waiting for next_params to disappear. Records are only fully expanded with the fields parameter; it defaults to chats(*) and agent_timeline(*). Agents and bans are ordered by id and paged with since_id and limit: to read the next page, call again with since_id set to the id of the last record plus 1 (since_id is inclusive); an empty page ends the walk. Chat ids are strings such as 1712.4987.QeUipU4eZOoO3. The API is read here only; boolean-like flags such as enabled are integers (1 or 0) on agents, departments, goals and triggers.",
