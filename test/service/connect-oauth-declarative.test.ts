@@ -9,21 +9,13 @@
  */
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { connectorModules } from '../../runtime/index.js';
 import { openCredentials } from '../../src/services/credentials.js';
 import { startScriptedTokenServer, type RawRequest, type ScriptedTokenServer } from '../support/fake-oauth.js';
+import { attribute, consentTemplate, startConsentAt } from '../support/connect-flow.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 const CLIENT_ID = 'client-id-for-tests';
 const CLIENT_SECRET = 'client-secret-S3CRET-5d1e';
-
-function form(fields: Record<string, string>): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' };
-}
-
-function attribute(html: string, name: string): string | undefined {
-  return new RegExp(`${name}="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
-}
 
 /** What a test asserts of a request: method, path, query, the headers that carry meaning, the raw body. */
 function sent(request: RawRequest | undefined) {
@@ -76,31 +68,11 @@ describe('OAuth consent for OAuth-like flows declared in the manifest: Facebook,
     await tokens?.close();
   });
 
-  async function template(connectorType: 'facebook-marketing' | 'tiktok-marketing' | 'zendesk-chat', config: Record<string, string>): Promise<string> {
-    expect(
-      (
-        await tenant.api.put('/api/v1/oauth/credentials', {
-          connector_type: connectorType,
-          configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
-        })
-      ).status,
-    ).toBe(200);
-    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', {
-      actor_definition_id: connectorModules[connectorType]!.definition.definitionId,
-      partial_default_config: config,
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    return created.body.id;
-  }
+  const template = (connectorType: 'facebook-marketing' | 'tiktok-marketing' | 'zendesk-chat', config: Record<string, string>) =>
+    consentTemplate(tenant, connectorType, { client_id: CLIENT_ID, client_secret: CLIENT_SECRET }, config);
 
-  async function start(templateId: string, optionTitle: string): Promise<URL> {
-    const response = await fetch(
-      `${service.url}/connect/oauth/start`,
-      form({ token: widgetToken, template: templateId, option_title: optionTitle, name: 'Connected' }),
-    );
-    expect(response.status, await response.clone().text()).toBe(303);
-    return new URL(response.headers.get('location') ?? '');
-  }
+  const start = (templateId: string, optionTitle: string) =>
+    startConsentAt(service.url, { token: widgetToken, template: templateId, option_title: optionTitle, name: 'Connected' });
 
   async function connectorCount(): Promise<number> {
     return (await service.store.db.selectFrom('connectors').select('id').execute()).length;

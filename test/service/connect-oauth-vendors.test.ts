@@ -12,19 +12,12 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectorModules } from '../../runtime/index.js';
 import { openCredentials } from '../../src/services/credentials.js';
+import { attribute, consentTemplate, startConsentAt } from '../support/connect-flow.js';
 import { createTenant, startTestService, type Tenant, type TestService } from '../support/service.js';
 
 const CLIENT_ID = 'client-id-for-tests';
 const CLIENT_SECRET = 'client-secret-S3CRET-5d1e';
 const RETURN_TO = 'https://app.example.com/connected';
-
-function form(fields: Record<string, string>): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' };
-}
-
-function attribute(html: string, name: string): string | undefined {
-  return new RegExp(`${name}="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
-}
 
 describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom, ClickUp), a lookup (Jira), a subdomain flow (Zendesk Talk)', () => {
   let service: TestService;
@@ -52,31 +45,11 @@ describe('OAuth consent beyond Salesforce: non-expiring bearer tokens (Intercom,
     await service?.close();
   });
 
-  async function template(connectorType: 'intercom' | 'zendesk-talk' | 'jira', config: Record<string, string>): Promise<string> {
-    expect(
-      (
-        await tenant.api.put('/api/v1/oauth/credentials', {
-          connector_type: connectorType,
-          configuration: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
-        })
-      ).status,
-    ).toBe(200);
-    const created = await tenant.api.post<{ id: string }>('/api/v1/integrations/templates/sources', {
-      actor_definition_id: connectorModules[connectorType]!.definition.definitionId,
-      partial_default_config: config,
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(200);
-    return created.body.id;
-  }
+  const template = (connectorType: 'intercom' | 'zendesk-talk' | 'jira', config: Record<string, string>) =>
+    consentTemplate(tenant, connectorType, { client_id: CLIENT_ID, client_secret: CLIENT_SECRET }, config);
 
-  async function start(templateId: string, optionTitle: string, extra: Record<string, string> = {}): Promise<URL> {
-    const response = await fetch(
-      `${service.url}/connect/oauth/start`,
-      form({ token: widgetToken, template: templateId, option_title: optionTitle, name: 'Connected', ...extra }),
-    );
-    expect(response.status, await response.clone().text()).toBe(303);
-    return new URL(response.headers.get('location') ?? '');
-  }
+  const start = (templateId: string, optionTitle: string, extra: Record<string, string> = {}) =>
+    startConsentAt(service.url, { token: widgetToken, template: templateId, option_title: optionTitle, name: 'Connected', ...extra });
 
   it('offers the consent for the bearer option once the OAuth app exists, and fills access_token from the exchange', async () => {
     const templateId = await template('intercom', { region_host: 'api.eu' });

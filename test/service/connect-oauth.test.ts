@@ -14,21 +14,13 @@ import {
   type FakeAuthorizationServer,
   type FakeVendorApi,
 } from '../support/fake-oauth.js';
+import { attribute, formPost } from '../support/connect-flow.js';
 import { createTenant, startTestService, storeKinds, type Tenant, type TestService } from '../support/service.js';
 
 const CLIENT_ID = '3MVG9-consumer-key-for-tests';
 const CLIENT_SECRET = 'consumer-secret-S3CRET-81c2';
 const RETURN_TO = 'https://app.example.com/connected';
 const salesforce = connectorModules.salesforce!.definition;
-
-function form(fields: Record<string, string>): RequestInit {
-  return { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' };
-}
-
-function attribute(html: string, name: string): string | undefined {
-  const match = new RegExp(`${name}="([^"]*)"`).exec(html);
-  return match?.[1]?.replace(/&amp;/g, '&');
-}
 
 describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
   let auth: FakeAuthorizationServer;
@@ -77,7 +69,7 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
   async function startConsent(extra: Record<string, string> = {}): Promise<URL> {
     const response = await fetch(
       `${service.url}/connect/oauth/start`,
-      form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', name: 'Acme Salesforce', ...extra }),
+      formPost({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', name: 'Acme Salesforce', ...extra }),
     );
     expect(response.status).toBe(303);
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
@@ -226,7 +218,7 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
         actor_definition_id: connectorModules.harvest!.definition.definitionId,
         partial_default_config: {},
       });
-      const start = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: template.body.id, option_title: 'OAuth2.0' }));
+      const start = await fetch(`${service.url}/connect/oauth/start`, formPost({ token: widgetToken, template: template.body.id, option_title: 'OAuth2.0' }));
       const authorizeUrl = new URL(start.headers.get('location') ?? '');
       expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${harvestAuth.url}/oauth2/authorize`);
       expect(authorizeUrl.searchParams.has('code_challenge')).toBe(false);
@@ -249,7 +241,7 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
   it("refuses a return address that is not on the list and a consent without the organization's OAuth app", async () => {
     const notListed = await fetch(
       `${service.url}/connect/oauth/start`,
-      form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', redirect_uri: 'https://evil.example.net/x' }),
+      formPost({ token: widgetToken, template: templateId, option_title: 'OAuth2.0', redirect_uri: 'https://evil.example.net/x' }),
     );
     expect(notListed.status).toBe(400);
     expect(notListed.headers.get('location')).toBeNull();
@@ -257,7 +249,7 @@ describe.each(storeKinds())('OAuth consent round trip on %s', (kind) => {
     expect((await tenant.api.delete('/api/v1/oauth/credentials/connector_type/salesforce')).status).toBe(204);
     const page = await (await fetch(`${service.url}/connect?token=${widgetToken}&connector_type=salesforce`)).text();
     expect(page).not.toContain('/connect/oauth/start');
-    const direct = await fetch(`${service.url}/connect/oauth/start`, form({ token: widgetToken, template: templateId, option_title: 'OAuth2.0' }));
+    const direct = await fetch(`${service.url}/connect/oauth/start`, formPost({ token: widgetToken, template: templateId, option_title: 'OAuth2.0' }));
     expect(direct.status).toBe(400);
     expect(await direct.text()).toContain('has not configured its OAuth app');
   });
