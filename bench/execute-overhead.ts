@@ -6,6 +6,8 @@
  * when the server binaries exist). Every process (upstream, pass-through, service) is a child of its
  * own; the load generator runs here. Prints req/s, p50 and p99 of each side, the throughput ratio,
  * the added p50, the target (ratio >= 0.8, added p50 <= 1 ms) and the service's RSS after the run.
+ * Each side's CPU time per request (user + system of its process, from /proc) is printed too: on a
+ * machine other work is loading, it moves less than the throughput does.
  * On a shared machine compare the ratios, not the absolute times.
  *
  *   npm run bench execute-overhead       (ROUNDS=3 SECONDS=5 CONNECTIONS=10 by default; PROFILE_DIR=dir
@@ -69,6 +71,13 @@ async function startChild(script: string, env: Record<string, string>, nodeArgs:
   };
 }
 
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc. */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name; clock ticks are 100 per second on Linux.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -87,12 +96,16 @@ async function json(url: string, init: { method: string; headers?: Record<string
 }
 
 interface Target {
+  /** The process that serves it. */
+  pid: number | undefined;
   url: string;
   headers: Record<string, string>;
   body: string;
 }
 
 interface Load {
+  /** CPU seconds the side's process used while it was driven. */
+  cpuSeconds: number;
   requests: number;
   seconds: number;
   p50: number[];
@@ -101,6 +114,7 @@ interface Load {
 }
 
 async function drive(target: Target, load: Load): Promise<void> {
+  const cpuBefore = cpuSeconds(target.pid);
   const result = await autocannon({
     url: target.url,
     method: 'POST',
@@ -109,6 +123,7 @@ async function drive(target: Target, load: Load): Promise<void> {
     connections: CONNECTIONS,
     duration: SECONDS,
   });
+  load.cpuSeconds += cpuSeconds(target.pid) - cpuBefore;
   load.requests += result.requests.total;
   load.seconds += result.duration;
   load.p50.push(result.latency.p50);
@@ -150,6 +165,7 @@ async function measure(label: string, serviceEnv: Record<string, string>, passth
       },
     });
     const executeTarget: Target = {
+      pid: service.process.pid,
       url: `${base}/api/v1/integrations/connectors/${String(connector.id)}/execute`,
       headers: { authorization },
       body: JSON.stringify({ entity: 'users', action: 'list', params: {} }),
@@ -158,7 +174,7 @@ async function measure(label: string, serviceEnv: Record<string, string>, passth
     if (!Array.isArray(check.result) || check.result.length !== 50) throw new Error(`execute answered ${JSON.stringify(check).slice(0, 300)}`);
 
     // Warm-up of both sides (JIT, pools, caches), not counted.
-    const discard = (): Load => ({ requests: 0, seconds: 0, p50: [], p99: [], failures: 0 });
+    const discard = (): Load => ({ cpuSeconds: 0, requests: 0, seconds: 0, p50: [], p99: [], failures: 0 });
     await drive(passthrough, discard());
     await drive(executeTarget, discard());
     const proxy = discard();
@@ -178,6 +194,7 @@ async function measure(label: string, serviceEnv: Record<string, string>, passth
       'req/s': Math.round(rate),
       'p50 ms': median(load.p50),
       'p99 ms': median(load.p99),
+      'CPU µs/req': Math.round((load.cpuSeconds / load.requests) * 1e6),
       failures: load.failures,
     });
     return [
@@ -189,6 +206,7 @@ async function measure(label: string, serviceEnv: Record<string, string>, passth
         'req/s': `${ratio.toFixed(2)}x ${ratio >= TARGET_RATIO ? 'met' : 'MISSED'}`,
         'p50 ms': `+${addedP50.toFixed(2)} ${addedP50 <= TARGET_ADDED_P50_MS ? 'met' : 'MISSED'}`,
         'p99 ms': '',
+        'CPU µs/req': `${(execute.cpuSeconds / execute.requests / (proxy.cpuSeconds / proxy.requests)).toFixed(2)}x the CPU`,
         failures: `service RSS ${rss} MB`,
       },
     ];
@@ -202,6 +220,7 @@ export async function run(): Promise<Row[]> {
   const upstreamUrl = upstream.info.url as string;
   const proxyChild = await startChild('passthrough.ts', { UPSTREAM_URL: upstreamUrl });
   const passthrough: Target = {
+    pid: proxyChild.process.pid,
     url: `${proxyChild.info.url}/execute`,
     headers: { authorization: 'Bearer x' },
     body: JSON.stringify({ entity: 'users', action: 'list', params: {} }),
