@@ -539,9 +539,10 @@ export class ConnectorSync {
       pages: counts.pages,
       latestChange: latestChange === undefined ? null : new Date(latestChange),
     });
-    await ctx.statistics
-      .noteRowsWritten('context_records', counts.changed + deleted)
-      .catch((error: unknown) => this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'));
+    // In the background: the outcome does not wait for ANALYZE (seconds on a large table); searches do.
+    ctx.statistics.noteRowsWrittenLater('context_records', counts.changed + deleted, (error: unknown) =>
+      this.input.log.warn({ err: message(error) }, 'could not refresh the statistics of context_records'),
+    );
     // An incremental walk saw only the changed records: children read the parents from the store instead.
     if (mode === 'incremental') this.incrementallyRead.add(name);
     else if (memo) this.memo.set(name, memo);
